@@ -1,0 +1,1 @@
+"""Built-in checks: one module per check, each exposing ``CHECK`` with its own examples."""

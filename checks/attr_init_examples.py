@@ -1,0 +1,2 @@
+VALID = ()
+INVALID = ()

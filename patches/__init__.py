@@ -1,0 +1,1 @@
+"""Built-in patches: one sub-package per patch, each exposing ``PATCH``."""

@@ -1,0 +1,157 @@
+"""Code the dynamic-spec-disable patch inserts. Every piece carries the ``patchkit`` name so a
+reader of the patched SGLang tree can tell it from upstream code."""
+
+HELP = ("patchkit dynamic-spec-disable: for decode batches with more requests than this, skip EAGLE "
+        "drafting and verify one token per request (a normal decode step). Default: "
+        "$SGLANG_SPEC_DISABLE_BATCH_THRESHOLD, else off.")
+
+FIELD_PLAIN = """
+speculative_disable_batch_threshold: Optional[int] = None  # patchkit: dynamic-spec-disable
+"""
+
+FIELD_ANNOTATED = f"""
+speculative_disable_batch_threshold: A[  # patchkit: dynamic-spec-disable
+    Optional[int],
+    "{HELP}",
+] = None
+"""
+
+ARGPARSE = f"""
+parser.add_argument(  # patchkit: dynamic-spec-disable
+    "--speculative-disable-batch-threshold",
+    type=int,
+    default=ServerArgs.speculative_disable_batch_threshold,
+    help="{HELP}",
+)
+"""
+
+INIT_ATTRS = """
+self.spec_disable_batch_threshold = _patchkit_spec_disable_threshold(server_args)
+self.spec_disabled_steps = 0
+self.spec_enabled_steps = 0
+self.spec_disable_switches = 0
+self._patchkit_spec_disabled = False
+self._patchkit_spec_states = None
+"""
+
+RESOLVER_NAME = "_patchkit_spec_disable_threshold"
+
+RESOLVER = '''
+def _patchkit_spec_disable_threshold(server_args):
+    """patchkit dynamic-spec-disable: the batch-size threshold from
+    --speculative-disable-batch-threshold, else $SGLANG_SPEC_DISABLE_BATCH_THRESHOLD, else None (off)."""
+    import os as _os
+
+    value = getattr(server_args, "speculative_disable_batch_threshold", None)
+    source = "--speculative-disable-batch-threshold"
+    if value is None:
+        raw = _os.environ.get("SGLANG_SPEC_DISABLE_BATCH_THRESHOLD", "").strip()
+        if not raw:
+            return None
+        source = "SGLANG_SPEC_DISABLE_BATCH_THRESHOLD"
+        try:
+            value = int(raw)
+        except ValueError:
+            raise ValueError(
+                f"{source}={raw!r}: expected a non-negative integer batch size"
+            ) from None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"{source}={value!r}: expected a non-negative integer batch size")
+    return value
+'''
+
+INIT_METHOD = '''
+def _patchkit_init_spec_disable(self):
+    """patchkit dynamic-spec-disable: build the zero-step runtime state (one verify token) once."""
+    if self.spec_disable_batch_threshold is None:
+        return
+    if self.adaptive_controller is not None:
+        raise ValueError(
+            "--speculative-disable-batch-threshold cannot be combined with --speculative-adaptive"
+        )
+    with ({with_items}):
+        full = {state}
+        zero = self.build_adaptive_runtime_state(0, 1)
+    self.apply_runtime_state(full)
+    self._patchkit_spec_states = {{"full": full, "zero": zero}}
+    logger.info(
+        "patchkit-spec-disable: ready threshold=%d steps=%d",
+        self.spec_disable_batch_threshold,
+        full.speculative_num_steps,
+    )
+'''
+
+SELECT_METHOD = '''
+def _patchkit_select_spec_state(self, batch):
+    """patchkit dynamic-spec-disable: above the threshold decode without drafting."""
+    if self._patchkit_spec_states is None:
+        return
+    bs = int(batch.seq_lens.shape[0])
+    disable = bs > self.spec_disable_batch_threshold
+    if disable != self._patchkit_spec_disabled:
+        self._patchkit_spec_disabled = disable
+        self.spec_disable_switches += 1
+        self.apply_runtime_state(self._patchkit_spec_states["zero" if disable else "full"])
+        logger.info(
+            "patchkit-spec-disable: %s batch_size=%d threshold=%d switches=%d "
+            "disabled_steps=%d enabled_steps=%d",
+            "OFF" if disable else "ON",
+            bs,
+            self.spec_disable_batch_threshold,
+            self.spec_disable_switches,
+            self.spec_disabled_steps,
+            self.spec_enabled_steps,
+        )
+    if disable:
+        self.spec_disabled_steps += 1
+    else:
+        self.spec_enabled_steps += 1
+'''
+
+TRIVIAL_METHOD = '''
+def _patchkit_trivial_verify_input(self, batch):
+    """patchkit dynamic-spec-disable: one-node EagleVerifyInput at the previous bonus token."""
+    # The equivalent of upstream's _build_trivial_verify_input (0.5.14+): the verify kernel
+    # accepts the root and samples one new token from the target logits, a plain decode.
+    if batch.forward_mode.is_idle():
+        return EagleVerifyInput.create_idle_input(self.topk, 0, 1)
+    draft_input = batch.spec_info
+    bs = batch.seq_lens.shape[0]
+    device = self.device
+    retrieve_index = torch.arange(bs, dtype=torch.long, device=device).unsqueeze(1)
+    retrieve_next_token = torch.full((bs, 1), -1, dtype=torch.long, device=device)
+    retrieve_next_sibling = torch.full((bs, 1), -1, dtype=torch.long, device=device)
+    attn_backend = self._target_worker.model_runner.attn_backend
+    mask_buf, position_buf = attn_backend.get_verify_buffers_to_fill_after_draft()
+    if mask_buf is not None:
+        custom_mask = mask_buf
+        custom_mask.fill_(True)
+    else:
+        if batch.seq_lens_sum is not None:
+            seq_lens_sum = batch.seq_lens_sum
+        elif batch.seq_lens_cpu is not None:
+            seq_lens_sum = int(batch.seq_lens_cpu.sum())
+        else:
+            seq_lens_sum = int(batch.seq_lens.sum())
+        custom_mask = torch.ones(seq_lens_sum + bs, dtype=torch.bool, device=device)
+    if position_buf is not None:
+        positions = position_buf
+        positions[:bs].copy_(batch.seq_lens)
+    else:
+        positions = batch.seq_lens.to(torch.int64)
+    return EagleVerifyInput(
+        draft_token=draft_input.bonus_tokens,
+        custom_mask=custom_mask,
+        positions=positions,
+        retrieve_index=retrieve_index,
+        retrieve_next_token=retrieve_next_token,
+        retrieve_next_sibling=retrieve_next_sibling,
+        retrieve_cum_len=None,
+        spec_steps=0,
+        topk=self.topk,
+        draft_token_num=1,
+        capture_hidden_mode=CaptureHiddenMode.FULL,
+        seq_lens_sum=None,
+        seq_lens_cpu=None,
+    )
+'''

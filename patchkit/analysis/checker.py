@@ -1,0 +1,485 @@
+"""The attribute-initialization check: every ``self.x`` read has an assignment on all
+construction paths. Builds each concrete class's MRO, walks construction (flow.py), then
+judges every read in every method against the states construction can end in."""
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+from typing import Optional
+
+from ..ftypes import Finding, Severity
+from . import messages as M
+from .flow import Constructor, State, norm_test
+from .model import ClassInfo, ModuleInfo, dotted, first_param
+from .project import Project
+from .reads import collect_reads
+
+ORDINARY = {"object", "ABC", "abc.ABC", "Generic", "typing.Generic"}
+TORCH_MODULE_ATTRS = frozenset("""training _parameters _buffers _non_persistent_buffers_set _backward_pre_hooks
+_backward_hooks _is_full_backward_hook _forward_hooks _forward_hooks_with_kwargs _forward_hooks_always_called
+_forward_pre_hooks _forward_pre_hooks_with_kwargs _state_dict_hooks _state_dict_pre_hooks
+_load_state_dict_pre_hooks _load_state_dict_post_hooks _modules call_super_init forward register_buffer
+register_parameter add_module register_module get_submodule get_parameter get_buffer get_extra_state
+set_extra_state apply cuda ipu xpu mtia cpu type float double half bfloat16 to_empty to
+register_full_backward_pre_hook register_backward_hook register_full_backward_hook register_forward_pre_hook
+register_forward_hook state_dict load_state_dict parameters named_parameters buffers named_buffers children
+named_children modules named_modules train eval requires_grad_ zero_grad share_memory extra_repr compile
+dump_patches _version _apply _call_impl _wrapped_call_impl _get_name _load_from_state_dict _save_to_state_dict
+_named_members _register_state_dict_hook _register_load_state_dict_pre_hook register_load_state_dict_post_hook
+_replicate_for_data_parallel __call__ __dict__ __class__""".split())
+EXC_ATTRS = frozenset("args with_traceback add_note __traceback__ __cause__ __context__ __suppress_context__ __notes__ "
+                      "errno strerror filename filename2 msg lineno offset text name obj path code value".split())
+THREAD_ATTRS = frozenset("name daemon ident native_id start run join is_alive isDaemon setDaemon getName setName "
+                         "_target _args _kwargs _name _daemonic _started _is_stopped _stderr _invoke_excepthook "
+                         "_tstate_lock _ident".split())
+OBJECT_ATTRS = frozenset(dir(object())) | {"__dict__", "__class__", "__module__", "__weakref__", "__orig_class__"}
+FIELD_BASES = {"BaseModel": "pydantic", "BaseSettings": "pydantic", "RootModel": "pydantic",
+               "Struct": "msgspec", "NamedTuple": "namedtuple"}
+SKIP_BASES = {"TypedDict", "Protocol", "Enum", "IntEnum", "StrEnum", "Flag", "IntFlag", "ReprEnum"}
+BUILTIN_EXC = {n for n in dir(__builtins__ if isinstance(__builtins__, dict) else __import__("builtins"))
+               if n.endswith(("Error", "Exception", "Warning", "Exit", "Interrupt")) or n == "StopIteration"}
+NOT_CHECKED_METHODS = {"__init__", "__new__", "__init_subclass__", "__post_init__", "__del__", "__setstate__",
+                       "__getstate__", "__reduce__", "__reduce_ex__", "__class_getitem__", "__set_name__",
+                       "__getattr__", "__getattribute__", "__setattr__", "__delattr__", "__copy__", "__deepcopy__"}
+_SUPPRESS = re.compile(r"#\s*patchkit:\s*ignore(?:\[([A-Z0-9, ]+)\])?")
+_FUZZY = re.compile(r"\b(?:[A-Za-z_]\w*\.)+([A-Za-z_]\w*)\b")
+
+
+@dataclass(frozen=True)
+class Settings:
+    #: "quiet": a class with a base outside the analysed code is judged only on what it
+    #: assigns itself; "strict": unknown bases provide nothing
+    unknown_bases: str = "quiet"
+    #: report reads of attributes assigned only outside construction (two-phase init) as errors
+    strict_two_phase: bool = False
+    #: extra methods a project always calls before use (treated as part of construction)
+    initializers: tuple[str, ...] = ()
+    #: report info-level findings too
+    show_info: bool = False
+
+
+@dataclass
+class External:
+    name: str
+    kind: str  # ordinary | module | exception | thread | field | skip | unknown
+
+    @property
+    def key(self):
+        return ("<external>", self.name)
+
+
+@dataclass
+class ClassFacts:
+    linear: list
+    classes: list[ClassInfo]
+    externals: list[External]
+    class_level: set[str] = field(default_factory=set)
+    provided: frozenset = frozenset()
+    fields: set[str] = field(default_factory=set)
+    field_class: bool = False
+    unknown_base: Optional[str] = None
+    skip: Optional[str] = None
+    dynamic: Optional[str] = None
+    dyn_patterns: list = field(default_factory=list)
+
+
+def classify_external(name: str) -> External:
+    last = name.split(".")[-1]
+    if name in ORDINARY or last in ("object", "ABC", "Generic"):
+        return External(name, "ordinary")
+    if last == "Module" and ("nn" in name or name == "Module" or name.startswith("torch")):
+        return External(name, "module")
+    if last in FIELD_BASES:
+        return External(name, "field")
+    if last in SKIP_BASES:
+        return External(name, "skip")
+    if last in BUILTIN_EXC and (name == last or name.startswith("builtins.")):
+        return External(name, "exception")
+    if last == "Thread":
+        return External(name, "thread")
+    return External(name, "unknown")
+
+
+class Analyzer:
+    """Analyse one or more modules of a Project; ``report`` limits findings to those files."""
+
+    def __init__(self, project: Project, settings: Settings = Settings()):
+        self.project = project
+        self.settings = settings
+        self._facts: dict = {}
+        self._subclasses: dict[tuple, list[ClassInfo]] = {}
+
+    # ------------------------------------------------------------------ MRO
+    def resolve_base(self, ci: ClassInfo, base: str):
+        r = self.project.resolve_class(ci.module, base)
+        if isinstance(r, ClassInfo):
+            return r
+        return classify_external(r or base)
+
+    def direct_bases(self, ci: ClassInfo) -> list:
+        return [self.resolve_base(ci, b) for b in ci.bases] or [External("object", "ordinary")]
+
+    def mro(self, ci: ClassInfo, seen: Optional[set] = None) -> list:
+        seen = seen or set()
+        if ci.key in seen:
+            return [ci]
+        seen = seen | {ci.key}
+        seqs = []
+        for b in self.direct_bases(ci):
+            seqs.append(self.mro(b, seen) if isinstance(b, ClassInfo) else [b])
+        bases = self.direct_bases(ci)
+        return [ci] + _c3(seqs + [bases])
+
+    def facts(self, ci: ClassInfo) -> ClassFacts:
+        if ci.key in self._facts:
+            return self._facts[ci.key]
+        mro = self.mro(ci)
+        classes = [c for c in mro if isinstance(c, ClassInfo)]
+        externals = [c for c in mro if isinstance(c, External)]
+        f = ClassFacts(mro, classes, externals)
+        provided = set(OBJECT_ATTRS)
+        for c in classes:
+            f.class_level |= c.class_names
+            f.dyn_patterns += c.dyn_patterns
+            if c.dynamic and not f.dynamic:
+                f.dynamic = f"{c.qualname} {c.dynamic}"
+            if c.field_kind and c.field_init:
+                f.field_class = True
+                f.fields |= c.fields
+        for c in classes:
+            f.class_level -= c.slots
+        for e in externals:
+            if e.kind == "module":
+                provided |= TORCH_MODULE_ATTRS
+            elif e.kind == "exception":
+                provided |= EXC_ATTRS
+            elif e.kind == "thread":
+                provided |= THREAD_ATTRS
+            elif e.kind == "field":
+                f.field_class = True
+                for c in classes:
+                    f.fields |= c.fields
+            elif e.kind == "skip":
+                f.skip = f"subclasses {e.name}"
+            elif e.kind == "unknown" and f.unknown_base is None:
+                f.unknown_base = e.name
+        f.provided = frozenset(provided)
+        self._facts[ci.key] = f
+        return f
+
+    def resolve_method(self, mro: list, name: str, after: Optional[ClassInfo] = None, inclusive: bool = False):
+        """(class, fn, kind) of ``name`` along ``mro``, starting after ``after`` (super())."""
+        started = after is None
+        for c in mro:
+            if not started:
+                if isinstance(c, ClassInfo) and c.key == after.key:
+                    started = True
+                    if not inclusive:
+                        continue
+                else:
+                    continue
+            if isinstance(c, External):
+                if c.kind in ("unknown", "module", "thread", "exception", "field", "skip"):
+                    return None
+                continue
+            if name in c.methods:
+                return c, c.methods[name], c.method_kind.get(name, "method")
+            if name in c.class_names:
+                return None
+        return None
+
+    # ------------------------------------------------------------------ main
+    def analyse(self, modules: list[ModuleInfo]) -> list[Finding]:
+        report = {m.rel for m in modules}
+        classes = [c for m in modules for c in m.classes.values()]
+        for c in classes:
+            for b in self.direct_bases(c):
+                if isinstance(b, ClassInfo):
+                    self._subclasses.setdefault(b.key, []).append(c)
+        out: dict[tuple, Finding] = {}
+        for c in classes:
+            for fnd in self.check_class(c, report):
+                k = (fnd.path, fnd.line, fnd.col, fnd.attr)
+                if k not in out or (out[k].severity != Severity.ERROR and fnd.severity == Severity.ERROR):
+                    out[k] = fnd
+        result = [f for f in out.values() if not _suppressed(f, modules)]
+        if not self.settings.show_info:
+            result = [f for f in result if f.severity != Severity.INFO]
+        return sorted(result)
+
+    def _descendants(self, ci: ClassInfo) -> list[ClassInfo]:
+        out, todo = [], list(self._subclasses.get(ci.key, []))
+        while todo:
+            c = todo.pop()
+            if c not in out:
+                out.append(c)
+                todo += self._subclasses.get(c.key, [])
+        return out
+
+    def check_class(self, ci: ClassInfo, report: set[str]) -> list[Finding]:
+        f = self.facts(ci)
+        if f.skip or f.dynamic:
+            return []
+        findings: list[Finding] = []
+        escapes: list[int] = []
+        mro = f.linear
+        strict = self.settings.unknown_bases == "strict"
+
+        def known_static(attr: str) -> bool:
+            return attr in f.class_level or attr in f.provided or any(p.match(attr) for p in f.dyn_patterns)
+
+        construction_reads: list[tuple] = []
+
+        def on_read(attr, node, frame, states):
+            if known_static(attr):
+                return
+            missing = [s for s in states if attr not in s.assigned]
+            if missing:
+                construction_reads.append((attr, node, frame, missing, states))
+
+        def on_escape(call, frame):
+            if not self._escape_is_harmless(call, frame):
+                escapes.append(call.lineno)
+
+        def resolve_init_class(cls, name):
+            r = self.project.resolve_class(cls.module, name)
+            return r
+
+        def is_noreturn(call, frame):
+            fname = dotted(call.func) or ""
+            return fname in frame.cls.module.noreturn
+
+        ctor = Constructor(ci, mro, lambda name, after, inclusive=False: self.resolve_method(mro, name, after, inclusive),
+                           on_read, on_escape, resolve_init_class, is_noreturn)
+        start = State(frozenset(f.fields) if f.field_class else frozenset())
+        init = self.resolve_method(mro, "__init__")
+        init_external = init is None and any(e.kind in ("unknown",) for e in f.externals)
+        if init is not None and init[2] != "method":
+            init = None
+        if f.field_class and init is not None and init[0].field_kind and not _has_explicit_init(init[0]):
+            init = None
+        terminal = ctor.run(start, (init[0], init[1]) if init else None)
+        post = self.resolve_method(mro, "__post_init__")
+        if post is not None and f.field_class:
+            terminal = ctor.call_function(post[0], post[1], terminal, 0)
+        for name in self.settings.initializers:
+            m = self.resolve_method(mro, name)
+            if m is not None:
+                terminal = ctor.call_function(m[0], m[1], terminal, 0)
+        for c in f.classes:
+            for (mname, line, attrs, calls_init) in c.alt_ctors:
+                if not calls_init:
+                    terminal = terminal + [State(frozenset(attrs) | f.class_level & frozenset(),
+                                                 frozenset({("<alt>", True, line,
+                                                             f"{c.qualname}.{mname} builds with __new__ at line {line} and skips __init__")}))]
+        if not terminal:
+            return []  # construction always raises: nothing to judge
+        unknown = f.unknown_base is not None or ctor.external_init_ran and f.unknown_base is not None
+        assigned_anywhere: dict[str, list[tuple[str, str, int]]] = {}
+        for c in f.classes:
+            for a, locs in c.assigned_in.items():
+                for (m, line) in locs:
+                    assigned_anywhere.setdefault(a, []).append((c.qualname, m, line))
+        ever_in_ctor = set().union(*(s.assigned for s in terminal)) if terminal else set()
+
+        # -- reads during construction
+        for (attr, node, frame, missing, states) in construction_reads:
+            rel = frame.cls.module.rel
+            if rel not in report:
+                continue
+            if attr not in assigned_anywhere and attr not in ever_in_ctor:
+                if unknown and not strict:
+                    continue
+                if escapes and not strict:
+                    continue
+            later = [f"line {ln}" for (_c, m, ln) in assigned_anywhere.get(attr, []) if ln > node.lineno or m != frame.fn.name]
+            why = f"assigned later ({', '.join(later[:2])})" if later else "no construction path assigns it first"
+            where = f"in {frame.cls.qualname}.{frame.fn.name}"
+            if frame.fn.name != "__init__":
+                where += " (called during construction)"
+            findings.append(M.read_before_assignment(rel, node, ci.qualname, attr, f"{why}; read {where}"))
+
+        # -- reads after construction
+        is_abstract_like = bool(self._descendants(ci)) or any(c.abstract for c in f.classes)
+        assigns_nothing = not any(c.assigned_in for c in f.classes) and not f.fields
+        seen_methods: set[str] = set()
+        for c in f.classes:
+            for mname, fn in c.methods.items():
+                if mname in seen_methods:
+                    continue
+                seen_methods.add(mname)
+                if mname in NOT_CHECKED_METHODS or c.method_kind.get(mname) in ("static", "class"):
+                    continue
+                if c.module.rel not in report:
+                    continue
+                if mname in self.settings.initializers:
+                    continue
+                selfname = first_param(fn)
+                if not selfname:
+                    continue
+                for r in collect_reads(fn, selfname):
+                    attr = r.attr
+                    if known_static(attr) or r.guarded or attr in r.known or attr in r.local:
+                        continue
+                    missing = [s for s in terminal if attr not in s.assigned]
+                    if not missing:
+                        continue
+                    live = [s for s in missing if not _excluded(s, r.conds)]
+                    if not live:
+                        continue
+                    fnd = self._judge_read(ci, c, mname, r, attr, live, terminal, assigned_anywhere,
+                                           ever_in_ctor, unknown, strict, escapes, is_abstract_like, assigns_nothing)
+                    if fnd is not None:
+                        findings.append(fnd)
+        return findings
+
+    def _judge_read(self, ci, owner, mname, r, attr, live, terminal, assigned_anywhere, ever_in_ctor,
+                    unknown, strict, escapes, is_abstract_like, assigns_nothing) -> Optional[Finding]:
+        rel = owner.module.rel
+        in_sub = "" if owner.key == ci.key else f" (inherited by {ci.qualname})"
+        if attr in ever_in_ctor:
+            why = _why(live[0], terminal, attr)
+            sev = Severity.WARNING if _mode_split(live, terminal, attr) else Severity.ERROR
+            return M.maybe_unassigned(rel, r.node, ci.qualname, attr, why + in_sub, sev)
+        if attr in assigned_anywhere:
+            locs = assigned_anywhere[attr]
+            where = ", ".join(f"{c}.{m} (line {ln})" for c, m, ln in locs[:2])
+            sev = Severity.ERROR if self.settings.strict_two_phase else Severity.INFO
+            return M.two_phase(rel, r.node, ci.qualname, attr, f"only assigned in {where}, which construction never calls" + in_sub, sev)
+        # never assigned in the class's hierarchy
+        if (unknown or escapes) and not strict:
+            return None
+        if is_abstract_like and not strict:
+            return None
+        if any(e.kind == "unknown" for e in self.facts(ci).externals) and not strict:
+            return None
+        hint = self._other_class_hint(ci, attr)
+        f = self.facts(ci)
+        constructs = f.field_class or any("__init__" in c.methods for c in f.classes)
+        mixin = ci.qualname.split(".")[-1].endswith("Mixin") or not constructs
+        if (assigns_nothing or mixin) and not hint and not strict:
+            return M.never_assigned(rel, r.node, ci.qualname, attr, "the class assigns no instance attributes (a mixin or interface?)",
+                                    "", Severity.INFO)
+        return M.never_assigned(rel, r.node, ci.qualname, attr, f"no method of {ci.qualname} or its bases assigns it" + in_sub, hint)
+
+    def _other_class_hint(self, ci: ClassInfo, attr: str) -> str:
+        mine = {c.key for c in self.facts(ci).classes}
+        for other in ci.module.classes.values():
+            if other.key in mine:
+                continue
+            locs = other.assigned_in.get(attr)
+            if locs:
+                m, line = locs[0]
+                return f"assigned in {other.qualname}.{m} at line {line}, a different class"
+        return ""
+
+    def _escape_is_harmless(self, call: ast.Call, frame) -> bool:
+        """``SomeClass(self)`` / ``func(self)`` in the analysed tree that never sets attributes on it."""
+        name = dotted(call.func) or ""
+        mod = frame.cls.module
+        target = self.project.resolve_class(mod, name) if name else None
+        fn = None
+        if isinstance(target, ClassInfo):
+            fn = target.methods.get("__init__")
+            if fn is None:
+                return True
+            offset = 1
+        else:
+            r = self.project.resolve_function(mod, name) if name else None
+            if r is None:
+                return False
+            fn = r[1]
+            offset = 0
+        params = [a.arg for a in fn.args.posonlyargs + fn.args.args][offset:]
+        recv: set[str] = set()
+        for i, a in enumerate(call.args):
+            if isinstance(a, ast.Name) and a.id == frame.selfname and i < len(params):
+                recv.add(params[i])
+        for k in call.keywords:
+            if isinstance(k.value, ast.Name) and k.value.id == frame.selfname and k.arg:
+                recv.add(k.arg)
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) and \
+                    isinstance(node.value, ast.Name) and node.value.id in recv:
+                return False
+            if isinstance(node, ast.Call) and (dotted(node.func) or "") in ("setattr",) and node.args and \
+                    isinstance(node.args[0], ast.Name) and node.args[0].id in recv:
+                return False
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                    isinstance(node.func.value, ast.Name) and node.func.value.id in recv and \
+                    node.func.attr.startswith("register_"):
+                return False
+        return True
+
+
+def _has_explicit_init(ci: ClassInfo) -> bool:
+    return "__init__" in ci.methods
+
+
+def _fuzzy(key: str) -> str:
+    return _FUZZY.sub(r"\1", key)
+
+
+def _excluded(s: State, read_conds) -> bool:
+    """The read's own conditions contradict the construction path ``s``."""
+    for (key, pol) in read_conds:
+        fk = _fuzzy(key)
+        for c in s.conds:
+            if c[0].startswith("<"):
+                continue
+            if (c[0] == key or _fuzzy(c[0]) == fk) and c[1] != pol:
+                return True
+    return False
+
+
+def _mode_split(missing: list[State], terminal: list[State], attr: str) -> bool:
+    """The paths that miss ``attr`` assign other attributes that the paths with it lack: the
+    constructor sets the object up in one of several modes, and the read is mode-specific code."""
+    having = [s for s in terminal if attr in s.assigned]
+    if not having:
+        return False
+    with_attr = frozenset.union(*(s.assigned for s in having))
+    return all(s.assigned - with_attr for s in missing)
+
+
+def _why(missing: State, terminal: list[State], attr: str) -> str:
+    having = [s for s in terminal if attr in s.assigned]
+    common = set.intersection(*(set((c[0], c[1]) for c in s.conds) for s in having)) if having else set()
+    conds = sorted(missing.conds, key=lambda c: c[2])
+    distinct = [c for c in conds if (c[0], c[1]) not in common] or conds
+    if not distinct:
+        return "not assigned on every construction path"
+    opposite = [c for c in distinct if (c[0], not c[1]) in common]
+    c = (opposite or distinct)[0]
+    if c[0].startswith("<"):
+        return f"not assigned when {c[3]}"
+    state = "true" if c[1] else "false"
+    return f"not assigned on the construction path where `{c[3]}` is {state} (line {c[2]})"
+
+
+def _suppressed(f: Finding, modules: list[ModuleInfo]) -> bool:
+    for m in modules:
+        if m.rel == f.path and 0 < f.line <= len(m.lines):
+            mt = _SUPPRESS.search(m.lines[f.line - 1])
+            if mt:
+                codes = mt.group(1)
+                return not codes or f.code in [x.strip() for x in codes.split(",")]
+    return False
+
+
+def _c3(seqs: list[list]) -> list:
+    out: list = []
+    seqs = [list(s) for s in seqs if s]
+    keyf = lambda c: c.key  # noqa: E731
+    while seqs:
+        for s in seqs:
+            head = s[0]
+            if not any(keyf(head) in [keyf(x) for x in t[1:]] for t in seqs):
+                break
+        else:  # inconsistent: fall back to depth-first order
+            head = seqs[0][0]
+        out.append(head)
+        seqs = [[x for x in t if keyf(x) != keyf(head)] for t in seqs]
+        seqs = [t for t in seqs if t]
+    return out

@@ -1,0 +1,605 @@
+"""Construction flow: which attributes are assigned on every path through ``__init__``.
+
+A path state is (assigned attributes, conditions known on the path). Branches are
+alternatives; states whose conditions contradict a test are pruned, which is what makes
+correlated flags (``if flag: self.x = ...`` ... ``if flag: use(self.x)``) come out right.
+Helpers called as ``self.m()`` and ``super().__init__()`` / ``Base.__init__(self)`` are
+inlined along the concrete class's MRO.
+"""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Optional
+
+from .model import NORETURN_CALLS, REGISTER_METHODS, ClassInfo, dotted, first_param, self_attr
+
+MAX_STATES = 48
+MAX_DEPTH = 12
+
+#: a condition: (normalised text, polarity, line, human text)
+Cond = tuple
+
+
+def norm_test(node: ast.expr, selfname: str = "self") -> str:
+    """A comparable text for a branch test: ``self.`` stripped, so ``flag`` == ``self.flag``."""
+    try:
+        text = ast.unparse(node)
+    except Exception:  # pragma: no cover - unparse handles every expression we parse
+        return repr(node)
+    return text.replace(f"{selfname}.", "")
+
+
+def split_test(node: ast.expr) -> tuple[ast.expr, bool]:
+    pol = True
+    while isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        node, pol = node.operand, not pol
+    return node, pol
+
+
+def conjuncts(node: ast.expr, pol: bool = True) -> list[tuple[ast.expr, bool]]:
+    """Facts known when ``node`` evaluates to ``pol``: ``a and b`` true gives both."""
+    node, p = split_test(node)
+    pol = pol if p else not pol
+    if isinstance(node, ast.BoolOp):
+        if (isinstance(node.op, ast.And) and pol) or (isinstance(node.op, ast.Or) and not pol):
+            out = []
+            for v in node.values:
+                out += conjuncts(v, pol)
+            return out
+    if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.IsNot, ast.NotEq)):
+        # `x is not None` true == `x is None` false
+        eq = ast.Compare(left=node.left, ops=[ast.Is() if isinstance(node.ops[0], ast.IsNot) else ast.Eq()],
+                         comparators=node.comparators)
+        return [(eq, not pol)]
+    return [(node, pol)]
+
+
+def implied_attrs(test: ast.expr, pol: bool, selfname: str) -> set[str]:
+    """Attributes known to exist when ``test`` is ``pol``: hasattr(self, "x"), getattr(self, "x", d) ..."""
+    out: set[str] = set()
+    for node, p in conjuncts(test, pol):
+        if isinstance(node, ast.Call):
+            f = dotted(node.func)
+            if f == "hasattr" and len(node.args) == 2 and _is_self(node.args[0], selfname) and p:
+                k = node.args[1]
+                if isinstance(k, ast.Constant) and isinstance(k.value, str):
+                    out.add(k.value)
+            if f == "getattr" and len(node.args) == 3 and _is_self(node.args[0], selfname) and p:
+                k = node.args[1]
+                if isinstance(k, ast.Constant) and isinstance(k.value, str):
+                    out.add(k.value)  # truthy => it was found (or the default was truthy)
+        elif isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.Is) and not p:
+            # getattr(self, "x", None) is None  is False  => x exists
+            left = node.left
+            if isinstance(left, ast.Call) and dotted(left.func) == "getattr" and len(left.args) == 3 \
+                    and _is_self(left.args[0], selfname) and isinstance(left.args[1], ast.Constant):
+                out.add(str(left.args[1].value))
+        elif isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.In) and p:
+            # "x" in self.__dict__ / vars(self)
+            if isinstance(node.left, ast.Constant) and isinstance(node.left.value, str):
+                r = dotted(node.comparators[0]) or ""
+                if r == f"{selfname}.__dict__" or (isinstance(node.comparators[0], ast.Call) and r == "vars"):
+                    out.add(node.left.value)
+    return out
+
+
+def _is_self(node: ast.expr, selfname: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == selfname
+
+
+def const_truth(node: ast.expr) -> Optional[bool]:
+    node, pol = split_test(node)
+    if isinstance(node, ast.Constant):
+        return bool(node.value) == pol
+    if (dotted(node) or "").split(".")[-1] == "TYPE_CHECKING":
+        return not pol
+    return None
+
+
+@dataclass(frozen=True)
+class State:
+    assigned: frozenset
+    conds: frozenset = frozenset()
+
+    def add(self, *names: str) -> "State":
+        return State(self.assigned | frozenset(names), self.conds)
+
+    def remove(self, name: str) -> "State":
+        return State(self.assigned - {name}, self.conds)
+
+    def with_cond(self, c: Cond) -> "State":
+        return State(self.assigned, self.conds | {c})
+
+    def contradicts(self, key: str, pol: bool) -> bool:
+        return any(c[0] == key and c[1] != pol for c in self.conds)
+
+
+def merge(states: Iterable[State]) -> list[State]:
+    """Deduplicate; states with equal assigned sets merge keeping their common conditions."""
+    by_assigned: dict[frozenset, State] = {}
+    for s in states:
+        prev = by_assigned.get(s.assigned)
+        by_assigned[s.assigned] = s if prev is None else State(s.assigned, prev.conds & s.conds)
+    out = list(by_assigned.values())
+    if len(out) > MAX_STATES:
+        common = frozenset.intersection(*(s.assigned for s in out))
+        conds = frozenset.intersection(*(s.conds for s in out))
+        out = [State(common, conds)]
+    return out
+
+
+@dataclass
+class Flow:
+    """Result of a statement sequence: states that fall through, return, break, continue."""
+
+    normal: list[State] = field(default_factory=list)
+    returns: list[State] = field(default_factory=list)
+    breaks: list[State] = field(default_factory=list)
+    continues: list[State] = field(default_factory=list)
+
+
+@dataclass
+class Frame:
+    cls: ClassInfo            # the class that defines the function being walked (for super())
+    fn: ast.AST
+    selfname: str
+    guarded: bool = False     # inside try/except AttributeError or `with suppress(...)`
+    known: frozenset = frozenset()  # attrs implied by hasattr/getattr tests around the point
+    depth: int = 0
+
+
+#: callback for a construction-time read: (attr, node, frame, states)
+ReadHook = Callable[[str, ast.Attribute, Frame, list[State]], None]
+
+
+class Constructor:
+    """Walks construction of one concrete class. ``mro`` holds ClassInfo or external names."""
+
+    def __init__(self, concrete: ClassInfo, mro: list, resolve_method, on_read: ReadHook,
+                 on_escape: Callable[[ast.Call, Frame], None], resolve_init_class,
+                 is_noreturn_call: Callable[[ast.Call, Frame], bool]):
+        self.concrete = concrete
+        self.mro = mro
+        self.resolve_method = resolve_method          # (name, after_cls|None) -> (ClassInfo, fn) | None
+        self.resolve_init_class = resolve_init_class  # dotted name in frame's module -> ClassInfo | str
+        self.on_read = on_read
+        self.on_escape = on_escape
+        self.is_noreturn_call = is_noreturn_call
+        self.stack: list[tuple] = []
+        self.external_init_ran = False
+        self.inlined: set[str] = set()
+
+    # ---------------------------------------------------------------- entry
+    def run(self, start: State, init: Optional[tuple[ClassInfo, ast.FunctionDef]]) -> list[State]:
+        if init is None:
+            return [start]
+        cls, fn = init
+        return self.call_function(cls, fn, [start], depth=0)
+
+    def call_function(self, cls: ClassInfo, fn: ast.FunctionDef, states: list[State], depth: int,
+                      guarded: bool = False) -> list[State]:
+        key = (cls.key, fn.name)
+        if key in self.stack or depth > MAX_DEPTH or not states:
+            return states
+        selfname = first_param(fn)
+        if selfname is None:
+            return states
+        self.stack.append(key)
+        self.inlined.add(f"{cls.qualname}.{fn.name}")
+        try:
+            frame = Frame(cls, fn, selfname, guarded=guarded, depth=depth)
+            flow = self.block(fn.body, states, frame)
+            return merge(flow.normal + flow.returns)
+        finally:
+            self.stack.pop()
+
+    # ---------------------------------------------------------------- statements
+    def block(self, body: list[ast.stmt], states: list[State], fr: Frame) -> Flow:
+        out = Flow()
+        cur = states
+        for stmt in body:
+            if not cur:
+                break
+            f = self.stmt(stmt, cur, fr)
+            out.returns += f.returns
+            out.breaks += f.breaks
+            out.continues += f.continues
+            cur = merge(f.normal) if f.normal else []
+        out.normal = cur
+        return out
+
+    def stmt(self, s: ast.stmt, st: list[State], fr: Frame) -> Flow:
+        meth = getattr(self, "s_" + s.__class__.__name__, None)
+        if meth is None:
+            st = self.expr_children(s, st, fr)
+            return Flow(normal=st)
+        return meth(s, st, fr)
+
+    def s_Expr(self, s, st, fr):
+        return Flow(normal=self.expr(s.value, st, fr))
+
+    def s_Pass(self, s, st, fr):
+        return Flow(normal=st)
+
+    def s_Assign(self, s, st, fr):
+        st = self.expr(s.value, st, fr)
+        for t in s.targets:
+            st = self.store(t, st, fr)
+            st = self.record_value(t, s.value, st, fr)
+        return Flow(normal=st)
+
+    def s_AnnAssign(self, s, st, fr):
+        if s.value is None:
+            return Flow(normal=st)
+        st = self.expr(s.value, st, fr)
+        st = self.store(s.target, st, fr)
+        return Flow(normal=self.record_value(s.target, s.value, st, fr))
+
+    def record_value(self, t, value, st, fr):
+        """``self.disabled = True`` makes ``disabled`` a known fact on this path (and drops old facts
+        about it), so later reads guarded by ``if self.disabled: return`` correlate."""
+        a = self_attr(t, fr.selfname)
+        if a is None:
+            return st
+        keys = (a, f"{a} is None")
+        out = []
+        for x in st:
+            conds = frozenset(c for c in x.conds if c[0] not in keys)
+            if isinstance(value, ast.Constant):
+                conds |= {(a, bool(value.value), t.lineno, f"self.{a}"),
+                          (f"{a} is None", value.value is None, t.lineno, f"self.{a} is None")}
+            elif isinstance(value, (ast.List, ast.Dict, ast.Tuple, ast.Set, ast.Call, ast.Lambda)):
+                conds |= {(f"{a} is None", False, t.lineno, f"self.{a} is None")}
+            out.append(State(x.assigned, conds))
+        return out
+
+    def s_AugAssign(self, s, st, fr):
+        st = self.expr(s.value, st, fr)
+        a = self_attr(s.target, fr.selfname)
+        if a is not None:
+            self.read(a, s.target, fr, st)
+            return Flow(normal=[x.add(a) for x in st])
+        st = self.expr(s.target, st, fr)
+        return Flow(normal=st)
+
+    def s_Delete(self, s, st, fr):
+        for t in s.targets:
+            a = self_attr(t, fr.selfname)
+            if a is not None:
+                st = [x.remove(a) for x in st]
+            else:
+                st = self.expr(t, st, fr)
+        return Flow(normal=st)
+
+    def s_Return(self, s, st, fr):
+        if s.value is not None:
+            st = self.expr(s.value, st, fr)
+        return Flow(returns=st)
+
+    def s_Raise(self, s, st, fr):
+        if s.exc is not None:
+            self.expr(s.exc, st, fr)
+        return Flow()
+
+    def s_Assert(self, s, st, fr):
+        t = const_truth(s.test)
+        st = self.expr(s.test, st, fr)
+        if t is False:
+            return Flow()
+        return Flow(normal=self.assume(s.test, True, st, fr))
+
+    def s_Break(self, s, st, fr):
+        return Flow(breaks=st)
+
+    def s_Continue(self, s, st, fr):
+        return Flow(continues=st)
+
+    def s_FunctionDef(self, s, st, fr):
+        for d in s.decorator_list:
+            st = self.expr(d, st, fr)
+        return Flow(normal=st)
+
+    s_AsyncFunctionDef = s_FunctionDef
+
+    def s_ClassDef(self, s, st, fr):
+        return Flow(normal=st)
+
+    def s_Global(self, s, st, fr):
+        return Flow(normal=st)
+
+    s_Nonlocal = s_Global
+    s_Import = s_Global
+    s_ImportFrom = s_Global
+
+    def assume(self, test: ast.expr, pol: bool, st: list[State], fr: Frame) -> list[State]:
+        """States that survive the fact ``test == pol``, with the fact recorded."""
+        out = []
+        facts = conjuncts(test, pol)
+        implied = implied_attrs(test, pol, fr.selfname)
+        for x in st:
+            ok = True
+            for node, p in facts:
+                key = norm_test(node, fr.selfname)
+                if x.contradicts(key, p):
+                    ok = False
+                    break
+            if not ok:
+                continue
+            for node, p in facts:
+                x = x.with_cond((norm_test(node, fr.selfname), p, test.lineno, ast.unparse(node)))
+            if implied:
+                x = x.add(*implied)
+            out.append(x)
+        return out
+
+    def s_If(self, s, st, fr):
+        st = self.expr(s.test, st, fr)
+        t = const_truth(s.test)
+        flows = []
+        if t is not False:
+            flows.append(self.block(s.body, self.assume(s.test, True, st, fr), fr))
+        if t is not True:
+            flows.append(self.block(s.orelse, self.assume(s.test, False, st, fr), fr) if s.orelse
+                         else Flow(normal=self.assume(s.test, False, st, fr)))
+        return _join(flows)
+
+    def s_While(self, s, st, fr):
+        st = self.expr(s.test, st, fr)
+        t = const_truth(s.test)
+        body = self.block(s.body, self.assume(s.test, True, st, fr) if t is None else st, fr)
+        again = merge(body.normal + body.continues)
+        if t is True:  # only break leaves `while True`
+            exits = body.breaks
+            return Flow(normal=merge(exits), returns=body.returns)
+        skipped = [x.with_cond(("<loop>", True, s.lineno, f"the while loop at line {s.lineno} never runs"))
+                   for x in st]
+        normal_end = merge(skipped + again)
+        if s.orelse:
+            e = self.block(s.orelse, normal_end, fr)
+            return Flow(normal=merge(e.normal + body.breaks), returns=body.returns + e.returns,
+                        breaks=e.breaks, continues=e.continues)
+        return Flow(normal=merge(normal_end + body.breaks), returns=body.returns)
+
+    def s_For(self, s, st, fr):
+        st = self.expr(s.iter, st, fr)
+        body_in = self.store(s.target, st, fr)
+        body = self.block(s.body, body_in, fr)
+        skipped = [x.with_cond(("<loop>", True, s.lineno, f"the for loop at line {s.lineno} runs zero times"))
+                   for x in st]
+        normal_end = merge(skipped + body.normal + body.continues)
+        if s.orelse:
+            e = self.block(s.orelse, normal_end, fr)
+            return Flow(normal=merge(e.normal + body.breaks), returns=body.returns + e.returns)
+        return Flow(normal=merge(normal_end + body.breaks), returns=body.returns)
+
+    s_AsyncFor = s_For
+
+    def s_With(self, s, st, fr):
+        swallow = False
+        for item in s.items:
+            st = self.expr(item.context_expr, st, fr)
+            name = (dotted(item.context_expr) or "").split(".")[-1].lower()
+            if "suppress" in name or "ignore" in name:
+                swallow = True
+            if item.optional_vars is not None:
+                st = self.store(item.optional_vars, st, fr)
+        inner = Frame(fr.cls, fr.fn, fr.selfname, fr.guarded or swallow, fr.known, fr.depth)
+        body = self.block(s.body, st, inner)
+        if swallow:
+            lost = [x.with_cond(("<with>", True, s.lineno, f"the context manager at line {s.lineno} swallows an exception"))
+                    for x in st]
+            body.normal = merge(body.normal + lost)
+        return body
+
+    s_AsyncWith = s_With
+
+    def s_Try(self, s, st, fr):
+        catches_attr = any(_catches_attribute_error(h) for h in s.handlers)
+        inner = Frame(fr.cls, fr.fn, fr.selfname, fr.guarded or catches_attr, fr.known, fr.depth)
+        body = self.block(s.body, st, inner)
+        flows = []
+        ok = self.block(s.orelse, body.normal, fr) if s.orelse else Flow(normal=body.normal)
+        flows.append(ok)
+        for h in s.handlers:
+            entry = [x.with_cond(("<except>", True, h.lineno, f"an exception caught at line {h.lineno}"))
+                     for x in st]
+            if h.name:
+                pass
+            flows.append(self.block(h.body, entry, fr))
+        joined = _join(flows)
+        joined.returns += body.returns
+        joined.breaks += body.breaks
+        joined.continues += body.continues
+        if s.finalbody:
+            fin = self.block(s.finalbody, joined.normal, fr)
+            joined.normal = fin.normal
+            joined.returns += fin.returns
+        return joined
+
+    s_TryStar = s_Try
+
+    def s_Match(self, s, st, fr):
+        st = self.expr(s.subject, st, fr)
+        flows = []
+        irrefutable = False
+        for case in s.cases:
+            cur = st
+            if case.guard is not None:
+                cur = self.expr(case.guard, cur, fr)
+            flows.append(self.block(case.body, cur, fr))
+            if case.guard is None and _irrefutable(case.pattern):
+                irrefutable = True
+        if not irrefutable:
+            flows.append(Flow(normal=[x.with_cond(("<match>", True, s.lineno,
+                                                    f"no case of the match at line {s.lineno} matches"))
+                                      for x in st]))
+        return _join(flows)
+
+    # ---------------------------------------------------------------- stores and expressions
+    def store(self, t: ast.expr, st: list[State], fr: Frame) -> list[State]:
+        a = self_attr(t, fr.selfname)
+        if a is not None:
+            return [x.add(a) for x in st]
+        if isinstance(t, (ast.Tuple, ast.List)):
+            for e in t.elts:
+                st = self.store(e.value if isinstance(e, ast.Starred) else e, st, fr)
+            return st
+        if isinstance(t, ast.Starred):
+            return self.store(t.value, st, fr)
+        if isinstance(t, (ast.Attribute, ast.Subscript)):
+            return self.expr_children(t, st, fr)
+        return st
+
+    def expr_children(self, node: ast.AST, st: list[State], fr: Frame) -> list[State]:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.expr):
+                st = self.expr(child, st, fr)
+            elif isinstance(child, (ast.comprehension, ast.keyword)):
+                st = self.expr_children(child, st, fr)
+        return st
+
+    def expr(self, e: ast.expr, st: list[State], fr: Frame) -> list[State]:
+        if not st:
+            return st
+        if isinstance(e, (ast.Lambda,)):
+            return st  # body runs later, if ever: checked as a post-construction read
+        if isinstance(e, ast.Attribute):
+            a = self_attr(e, fr.selfname)
+            if a is not None and isinstance(e.ctx, ast.Load):
+                self.read(a, e, fr, st)
+                return st
+            return self.expr(e.value, st, fr)
+        if isinstance(e, ast.Call):
+            return self.call(e, st, fr)
+        if isinstance(e, ast.BoolOp):
+            cur = st
+            facts = Frame(fr.cls, fr.fn, fr.selfname, fr.guarded, fr.known, fr.depth)
+            for i, v in enumerate(e.values):
+                cur = self.expr(v, cur, facts)
+                # later operands run only when earlier ones are truthy (and) / falsy (or)
+                pol = isinstance(e.op, ast.And)
+                facts = Frame(fr.cls, fr.fn, fr.selfname, fr.guarded,
+                              facts.known | frozenset(implied_attrs(v, pol, fr.selfname)), fr.depth)
+            return cur
+        if isinstance(e, ast.IfExp):
+            st = self.expr(e.test, st, fr)
+            a = self.expr(e.body, st, Frame(fr.cls, fr.fn, fr.selfname, fr.guarded,
+                                            fr.known | frozenset(implied_attrs(e.test, True, fr.selfname)), fr.depth))
+            b = self.expr(e.orelse, st, Frame(fr.cls, fr.fn, fr.selfname, fr.guarded,
+                                              fr.known | frozenset(implied_attrs(e.test, False, fr.selfname)), fr.depth))
+            return merge(a + b)
+        if isinstance(e, ast.NamedExpr):
+            st = self.expr(e.value, st, fr)
+            return self.store(e.target, st, fr)
+        return self.expr_children(e, st, fr)
+
+    def read(self, attr: str, node: ast.Attribute, fr: Frame, st: list[State]) -> None:
+        if fr.guarded or attr in fr.known:
+            return
+        self.on_read(attr, node, fr, st)
+
+    def call(self, c: ast.Call, st: list[State], fr: Frame) -> list[State]:
+        f = dotted(c.func) or ""
+        sn = fr.selfname
+        # arguments first
+        for a in c.args:
+            st = self.expr(a.value if isinstance(a, ast.Starred) else a, st, fr)
+        for k in c.keywords:
+            st = self.expr(k.value, st, fr)
+        if not st:
+            return st
+        # setattr(self, "x", v) / object.__setattr__(self, "x", v)
+        if f in ("setattr", "object.__setattr__") and len(c.args) >= 2 and _is_self(c.args[0], sn):
+            k = c.args[1]
+            if isinstance(k, ast.Constant) and isinstance(k.value, str):
+                return [x.add(k.value) for x in st]
+            return st
+        if f in ("getattr",) and len(c.args) == 2 and _is_self(c.args[0], sn):
+            k = c.args[1]
+            if isinstance(k, ast.Constant) and isinstance(k.value, str):
+                fake = ast.Attribute(value=c.args[0], attr=k.value, ctx=ast.Load(), lineno=c.lineno,
+                                     col_offset=c.col_offset)
+                self.read(k.value, fake, fr, st)
+            return st
+        # self.register_buffer("x", ...)
+        if f.startswith(sn + ".") and f.count(".") == 1:
+            name = f.split(".", 1)[1]
+            if name in REGISTER_METHODS and c.args and isinstance(c.args[0], ast.Constant):
+                return [x.add(str(c.args[0].value)) for x in st]
+            target = self.resolve_method(name, None)
+            if target is not None:
+                cls, fn, kind = target
+                if kind == "method":
+                    if name in cls.noreturn_methods:
+                        return []
+                    return self.call_function(cls, fn, st, fr.depth + 1, fr.guarded)
+                return st
+            # not a known method: a read of self.<name> (maybe a callable attribute)
+            self.read(name, c.func, fr, st)  # type: ignore[arg-type]
+            return st
+        # super().__init__(...) / super().helper(...)
+        if isinstance(c.func, ast.Attribute) and isinstance(c.func.value, ast.Call) and \
+                dotted(c.func.value.func) == "super":
+            name = c.func.attr
+            target = self.resolve_method(name, fr.cls)
+            if target is None:
+                if name == "__init__":
+                    self.external_init_ran = True
+                return st
+            cls, fn, kind = target
+            if kind == "method":
+                return self.call_function(cls, fn, st, fr.depth + 1, fr.guarded)
+            return st
+        # Base.__init__(self, ...) / Base.helper(self, ...)
+        if isinstance(c.func, ast.Attribute) and c.args and _is_self(c.args[0], sn):
+            base = self.resolve_init_class(fr.cls, dotted(c.func.value) or "")
+            if base is not None and not isinstance(base, str):
+                fn = base.methods.get(c.func.attr)
+                if fn is not None:
+                    return self.call_function(base, fn, st, fr.depth + 1, fr.guarded)
+                target = self.resolve_method(c.func.attr, base, inclusive=True)
+                if target is not None:
+                    return self.call_function(target[0], target[1], st, fr.depth + 1, fr.guarded)
+                return st
+            if c.func.attr == "__init__":
+                self.external_init_ran = True
+                return st
+        # evaluate the callee expression (reads in it), then noreturn and escapes
+        if not isinstance(c.func, ast.Name):
+            st = self.expr(c.func, st, fr)
+        if f in NORETURN_CALLS or self.is_noreturn_call(c, fr):
+            return []
+        if any(_is_self(a, sn) for a in c.args) or any(_is_self(k.value, sn) for k in c.keywords):
+            self.on_escape(c, fr)
+        return st
+
+
+def _join(flows: list[Flow]) -> Flow:
+    out = Flow()
+    for f in flows:
+        out.normal += f.normal
+        out.returns += f.returns
+        out.breaks += f.breaks
+        out.continues += f.continues
+    out.normal = merge(out.normal)
+    return out
+
+
+def _catches_attribute_error(h: ast.ExceptHandler) -> bool:
+    if h.type is None:
+        return True
+    names = []
+    if isinstance(h.type, ast.Tuple):
+        names = [dotted(e) or "" for e in h.type.elts]
+    else:
+        names = [dotted(h.type) or ""]
+    return any(n.split(".")[-1] in ("AttributeError", "Exception", "BaseException") for n in names)
+
+
+def _irrefutable(p: ast.pattern) -> bool:
+    if isinstance(p, ast.MatchAs):
+        return p.pattern is None or _irrefutable(p.pattern)
+    if isinstance(p, ast.MatchOr):
+        return any(_irrefutable(x) for x in p.patterns)
+    return False

@@ -1,0 +1,40 @@
+"""Finding templates, one per code (the pyflakes ``messages`` idea): tests assert on the code."""
+from __future__ import annotations
+
+import ast
+
+from ..ftypes import Finding, Severity
+
+CODES = {
+    "PK001": "self.{attr} may be unassigned when {cls} is used",
+    "PK002": "self.{attr} is read during construction of {cls} before it is assigned",
+    "PK003": "self.{attr} is read but never assigned in {cls}",
+    "PK004": "self.{attr} is only assigned outside construction of {cls}",
+    "PK900": "could not analyse: {why}",
+}
+
+
+def _mk(code, rel, node, cls, attr, why, hint="", sev=Severity.ERROR) -> Finding:
+    line = getattr(node, "lineno", 0)
+    col = getattr(node, "col_offset", 0) + 1
+    return Finding(rel, line, col, code, CODES[code].format(attr=attr, cls=cls, why=why), cls, attr, sev, why, hint)
+
+
+def maybe_unassigned(rel, node: ast.AST, cls, attr, why, sev=Severity.ERROR) -> Finding:
+    return _mk("PK001", rel, node, cls, attr, why, "", sev)
+
+
+def read_before_assignment(rel, node, cls, attr, why) -> Finding:
+    return _mk("PK002", rel, node, cls, attr, why)
+
+
+def never_assigned(rel, node, cls, attr, why, hint="", sev=Severity.ERROR) -> Finding:
+    return _mk("PK003", rel, node, cls, attr, why, hint, sev)
+
+
+def two_phase(rel, node, cls, attr, why, sev=Severity.INFO) -> Finding:
+    return _mk("PK004", rel, node, cls, attr, why, "", sev)
+
+
+def failure(rel, why) -> Finding:
+    return Finding(rel, 1, 1, "PK900", CODES["PK900"].format(why=why), severity=Severity.ERROR, why="")

@@ -1,0 +1,374 @@
+"""What one module says about its classes, gathered in one pass over its ``ast``."""
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+from typing import Optional
+
+FIELD_DECORATORS = {"dataclass", "dataclasses.dataclass", "pydantic.dataclasses.dataclass",
+                    "attr.s", "attr.attrs", "attrs.define", "attr.define", "define", "frozen",
+                    "attrs.frozen", "attr.frozen", "mutable", "attrs.mutable", "attr.dataclass",
+                    "attrs", "s"}
+NORETURN_CALLS = {"sys.exit", "exit", "quit", "os._exit", "os.abort", "_exit", "abort",
+                  "pytest.fail", "pytest.skip", "typing.assert_never", "assert_never"}
+REGISTER_METHODS = {"register_buffer", "register_parameter", "add_module", "register_module"}
+
+
+def dotted(node: ast.AST) -> Optional[str]:
+    """``a.b.c`` for a Name/Attribute chain (``Generic[T]`` -> ``Generic``), else None."""
+    if isinstance(node, ast.Subscript):
+        return dotted(node.value)
+    if isinstance(node, ast.Call):
+        return dotted(node.func)
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+def self_attr(node: ast.AST, selfname: str) -> Optional[str]:
+    """``x`` when node is ``<selfname>.x``."""
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == selfname:
+        return node.attr
+    return None
+
+
+def first_param(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> Optional[str]:
+    args = fn.args.posonlyargs + fn.args.args
+    return args[0].arg if args else None
+
+
+def _is_noreturn_annotation(ann: Optional[ast.expr]) -> bool:
+    d = dotted(ann) if ann is not None else None
+    return bool(d) and d.split(".")[-1] in ("NoReturn", "Never")
+
+
+@dataclass
+class ClassInfo:
+    module: "ModuleInfo"
+    qualname: str
+    node: ast.ClassDef
+    bases: list[str] = field(default_factory=list)
+    base_nodes: list[ast.expr] = field(default_factory=list)
+    methods: dict[str, ast.FunctionDef] = field(default_factory=dict)
+    method_kind: dict[str, str] = field(default_factory=dict)
+    #: names bound in the class body with a value (attributes, methods, properties, nested classes)
+    class_names: set[str] = field(default_factory=set)
+    #: ``x: T`` with no value in the class body -> line
+    annotated_only: dict[str, int] = field(default_factory=dict)
+    #: field names assigned by a generated ``__init__`` (dataclass/attrs/NamedTuple/pydantic ...)
+    fields: set[str] = field(default_factory=set)
+    field_kind: Optional[str] = None
+    field_init: bool = True
+    slots: set[str] = field(default_factory=set)
+    #: why the class's attributes cannot be known statically (``__getattr__``, ``__dict__`` writes ...)
+    dynamic: Optional[str] = None
+    #: regexes of attribute names assigned through ``setattr(self, f"...")``
+    dyn_patterns: list[re.Pattern] = field(default_factory=list)
+    #: every ``self.x = ...`` in any method: x -> [(method, line)]
+    assigned_in: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
+    abstract: bool = False
+    #: alternative constructors that build with __new__ and skip __init__: (method, line, attrs, calls_init)
+    alt_ctors: list[tuple[str, int, frozenset, bool]] = field(default_factory=list)
+    noreturn_methods: set[str] = field(default_factory=set)
+
+    @property
+    def name(self) -> str:
+        return self.qualname
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.module.name, self.qualname)
+
+
+@dataclass
+class ModuleInfo:
+    name: str
+    rel: str
+    tree: ast.Module
+    source: str
+    is_package: bool = False
+    classes: dict[str, ClassInfo] = field(default_factory=dict)
+    functions: dict[str, ast.FunctionDef] = field(default_factory=dict)
+    #: local name -> fully qualified imported name
+    imports: dict[str, str] = field(default_factory=dict)
+    noreturn: set[str] = field(default_factory=set)
+    lines: list[str] = field(default_factory=list)
+
+
+def _resolve_relative(modname: str, is_package: bool, level: int, target: Optional[str]) -> str:
+    parts = modname.split(".")
+    if not is_package:
+        parts = parts[:-1]
+    if level > 1:
+        parts = parts[: len(parts) - (level - 1)]
+    base = ".".join(parts)
+    if target:
+        return f"{base}.{target}" if base else target
+    return base
+
+
+def build_module(name: str, rel: str, tree: ast.Module, source: str, is_package: bool = False) -> ModuleInfo:
+    mod = ModuleInfo(name, rel, tree, source, is_package, lines=source.splitlines())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.asname:
+                    mod.imports[a.asname] = a.name
+                else:
+                    mod.imports[a.name.split(".")[0]] = a.name.split(".")[0]
+        elif isinstance(node, ast.ImportFrom):
+            src = _resolve_relative(name, is_package, node.level, node.module) if node.level else (node.module or "")
+            for a in node.names:
+                if a.name != "*":
+                    mod.imports[a.asname or a.name] = f"{src}.{a.name}" if src else a.name
+    for stmt in tree.body:
+        _collect_toplevel(mod, stmt, "")
+    return mod
+
+
+def _collect_toplevel(mod: ModuleInfo, stmt: ast.stmt, prefix: str) -> None:
+    if isinstance(stmt, ast.ClassDef):
+        _collect_class(mod, stmt, prefix)
+    elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and not prefix:
+        mod.functions[stmt.name] = stmt  # type: ignore[assignment]
+        if _is_noreturn_annotation(stmt.returns):
+            mod.noreturn.add(stmt.name)
+    elif isinstance(stmt, (ast.If, ast.Try)) and not prefix:
+        for sub in stmt.body + getattr(stmt, "orelse", []) + getattr(stmt, "finalbody", []):
+            _collect_toplevel(mod, sub, prefix)
+        for h in getattr(stmt, "handlers", []):
+            for sub in h.body:
+                _collect_toplevel(mod, sub, prefix)
+
+
+def _decorator_names(node) -> list[str]:
+    return [dotted(d) or "" for d in node.decorator_list]
+
+
+def _collect_class(mod: ModuleInfo, node: ast.ClassDef, prefix: str) -> None:
+    qual = f"{prefix}{node.name}"
+    ci = ClassInfo(mod, qual, node)
+    mod.classes[qual] = ci
+    for b in node.bases:
+        d = dotted(b)
+        ci.bases.append(d or "?")
+        ci.base_nodes.append(b)
+    for kw in node.keywords:
+        if kw.arg == "metaclass" and (dotted(kw.value) or "").endswith("ABCMeta"):
+            ci.abstract = True
+    decos = _decorator_names(node)
+    for d, dn in zip(decos, node.decorator_list):
+        if d in FIELD_DECORATORS:
+            ci.field_kind = "dataclass" if "dataclass" in d else "attrs"
+            if isinstance(dn, ast.Call):
+                for kw in dn.keywords:
+                    if kw.arg == "init" and isinstance(kw.value, ast.Constant) and kw.value.value is False:
+                        ci.field_init = False
+    _collect_body(ci, node.body, qual)
+
+
+def _collect_body(ci: ClassInfo, body: list[ast.stmt], qual: str) -> None:
+    for stmt in body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            ci.class_names.add(stmt.name)
+            decos = _decorator_names(stmt)
+            kind = "method"
+            for d in decos:
+                last = d.split(".")[-1]
+                if last == "staticmethod":
+                    kind = "static"
+                elif last == "classmethod":
+                    kind = "class"
+                elif last in ("property", "cached_property", "cache", "lru_cache") or last.endswith("property"):
+                    kind = "property"
+                elif last in ("abstractmethod", "abstractproperty"):
+                    ci.abstract = True
+                elif last in ("setter", "deleter", "getter"):
+                    kind = "property"
+            if stmt.name in ci.methods and kind == "property" and ci.method_kind.get(stmt.name) == "property":
+                continue  # keep the getter
+            ci.methods[stmt.name] = stmt  # type: ignore[assignment]
+            ci.method_kind[stmt.name] = kind
+            if _is_noreturn_annotation(stmt.returns):
+                ci.noreturn_methods.add(stmt.name)
+            if stmt.name in ("__getattr__", "__getattribute__"):
+                ci.dynamic = f"defines {stmt.name}"
+        elif isinstance(stmt, ast.ClassDef):
+            ci.class_names.add(stmt.name)
+            _collect_class(ci.module, stmt, f"{qual}.")
+        elif isinstance(stmt, ast.Assign):
+            for t in stmt.targets:
+                for n in _target_names(t):
+                    ci.class_names.add(n)
+                    if n == "__slots__":
+                        ci.slots |= _slot_names(stmt.value)
+        elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+            n = stmt.target.id
+            if stmt.value is not None:
+                ci.class_names.add(n)
+                if ci.field_kind or True:
+                    _note_field_value(ci, n, stmt)
+            else:
+                ci.annotated_only[n] = stmt.lineno
+                if _is_classvar(stmt.annotation):
+                    continue
+                ci.fields.add(n)
+        elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            for a in stmt.names:
+                ci.class_names.add((a.asname or a.name).split(".")[0])
+        elif isinstance(stmt, (ast.If, ast.Try, ast.With)):
+            inner = list(stmt.body) + list(getattr(stmt, "orelse", [])) + list(getattr(stmt, "finalbody", []))
+            for h in getattr(stmt, "handlers", []):
+                inner += h.body
+            _collect_body(ci, inner, qual)
+        elif isinstance(stmt, (ast.For,)):
+            ci.class_names.update(_target_names(stmt.target))
+            _collect_body(ci, stmt.body, qual)
+    _scan_methods(ci)
+
+
+def _is_classvar(ann: ast.expr) -> bool:
+    return (dotted(ann) or "").split(".")[-1] == "ClassVar"
+
+
+def _note_field_value(ci: ClassInfo, n: str, stmt: ast.AnnAssign) -> None:
+    """``x: int = field(init=False)`` with no default is not assigned by the generated __init__."""
+    v = stmt.value
+    if isinstance(v, ast.Call) and (dotted(v.func) or "").split(".")[-1] in ("field", "ib", "attrib"):
+        kws = {k.arg for k in v.keywords}
+        init_false = any(k.arg == "init" and isinstance(k.value, ast.Constant) and k.value.value is False
+                         for k in v.keywords)
+        if not ({"default", "default_factory", "factory"} & kws) and not v.args:
+            ci.class_names.discard(n)
+            if not init_false:
+                ci.fields.add(n)
+            else:
+                ci.annotated_only[n] = stmt.lineno
+
+
+def _target_names(t: ast.expr) -> list[str]:
+    if isinstance(t, ast.Name):
+        return [t.id]
+    if isinstance(t, (ast.Tuple, ast.List)):
+        out = []
+        for e in t.elts:
+            out += _target_names(e.value if isinstance(e, ast.Starred) else e)
+        return out
+    return []
+
+
+def _slot_names(v: ast.expr) -> set[str]:
+    if isinstance(v, ast.Constant) and isinstance(v.value, str):
+        return {v.value}
+    if isinstance(v, (ast.Tuple, ast.List, ast.Set)):
+        return {e.value for e in v.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)}
+    return set()
+
+
+def _fstring_pattern(node: ast.JoinedStr) -> re.Pattern:
+    parts = []
+    for v in node.values:
+        if isinstance(v, ast.Constant):
+            parts.append(re.escape(str(v.value)))
+        else:
+            parts.append(".*")
+    return re.compile("^" + "".join(parts) + "$")
+
+
+def _scan_methods(ci: ClassInfo) -> None:
+    """Every assignment to self.<x>, dynamic writes, and __new__-based alternative constructors."""
+    for mname, fn in ci.methods.items():
+        kind = ci.method_kind.get(mname)
+        selfname = first_param(fn) if kind in ("method", "property") else None
+        if kind in ("class", "static"):
+            _scan_alt_ctor(ci, mname, fn)
+        if not selfname:
+            continue
+        for node in ast.walk(fn):
+            if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor,
+                                 ast.withitem, ast.NamedExpr)):
+                targets = []
+                if isinstance(node, ast.Assign):
+                    targets = node.targets
+                elif isinstance(node, (ast.AnnAssign,)):
+                    targets = [node.target] if node.value is not None else []
+                elif isinstance(node, ast.AugAssign):
+                    targets = [node.target]
+                elif isinstance(node, (ast.For, ast.AsyncFor)):
+                    targets = [node.target]
+                elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+                    targets = [node.optional_vars]
+                for t in targets:
+                    for a in _self_targets(t, selfname):
+                        ci.assigned_in.setdefault(a, []).append((mname, getattr(t, "lineno", 0)))
+            elif isinstance(node, ast.Call):
+                f = dotted(node.func) or ""
+                if f in ("setattr", "object.__setattr__") and len(node.args) >= 2:
+                    obj = node.args[0]
+                    if isinstance(obj, ast.Name) and obj.id == selfname:
+                        key = node.args[1]
+                        if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                            ci.assigned_in.setdefault(key.value, []).append((mname, node.lineno))
+                        elif isinstance(key, ast.JoinedStr):
+                            ci.dyn_patterns.append(_fstring_pattern(key))
+                        else:
+                            ci.dynamic = ci.dynamic or f"setattr(self, <non-literal>) in {mname} at line {node.lineno}"
+                elif f.startswith(f"{selfname}.") and f.split(".")[-1] in REGISTER_METHODS and f.count(".") == 1:
+                    if node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+                        ci.assigned_in.setdefault(node.args[0].value, []).append((mname, node.lineno))
+                    elif node.args and isinstance(node.args[0], ast.JoinedStr):
+                        ci.dyn_patterns.append(_fstring_pattern(node.args[0]))
+                    else:
+                        ci.dynamic = ci.dynamic or f"{f.split('.')[-1]}(<non-literal>) in {mname} at line {node.lineno}"
+                elif f in (f"{selfname}.__dict__.update", "vars") and (f != "vars" or (
+                        node.args and isinstance(node.args[0], ast.Name) and node.args[0].id == selfname)):
+                    ci.dynamic = ci.dynamic or f"writes self.__dict__ in {mname} at line {node.lineno}"
+            elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store):
+                if (dotted(node.value) or "") == f"{selfname}.__dict__":
+                    ci.dynamic = ci.dynamic or f"writes self.__dict__ in {mname} at line {node.lineno}"
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) and node.attr == "__dict__":
+                if isinstance(node.value, ast.Name) and node.value.id == selfname:
+                    ci.dynamic = ci.dynamic or f"replaces self.__dict__ in {mname} at line {node.lineno}"
+
+
+def _self_targets(t: ast.expr, selfname: str) -> list[str]:
+    if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == selfname:
+        return [t.attr]
+    if isinstance(t, (ast.Tuple, ast.List)):
+        out = []
+        for e in t.elts:
+            out += _self_targets(e.value if isinstance(e, ast.Starred) else e, selfname)
+        return out
+    if isinstance(t, ast.Starred):
+        return _self_targets(t.value, selfname)
+    return []
+
+
+def _scan_alt_ctor(ci: ClassInfo, mname: str, fn: ast.FunctionDef) -> None:
+    """``obj = cls.__new__(cls)`` (or ``object.__new__(cls)``) then ``obj.a = ...``: builds without __init__."""
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+                and isinstance(node.value, ast.Call) and (dotted(node.value.func) or "").endswith("__new__"):
+            var = node.targets[0].id
+            attrs: set[str] = set()
+            calls_init = False
+            for sub in ast.walk(fn):
+                if isinstance(sub, (ast.Assign, ast.AnnAssign)):
+                    ts = sub.targets if isinstance(sub, ast.Assign) else [sub.target]
+                    for t in ts:
+                        attrs.update(_self_targets(t, var))
+                elif isinstance(sub, ast.Call):
+                    f = dotted(sub.func) or ""
+                    if f == f"{var}.__init__":
+                        calls_init = True
+                    if f in ("setattr", "object.__setattr__") and len(sub.args) >= 2 and \
+                            isinstance(sub.args[0], ast.Name) and sub.args[0].id == var and \
+                            isinstance(sub.args[1], ast.Constant):
+                        attrs.add(str(sub.args[1].value))
+            ci.alt_ctors.append((mname, node.lineno, frozenset(attrs), calls_init))

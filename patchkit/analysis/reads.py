@@ -1,0 +1,229 @@
+"""Every ``self.x`` read in a method, with the facts known at the read: enclosing branch
+tests, early exits before it, hasattr/getattr guards and ``except AttributeError``."""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass
+
+from .flow import _catches_attribute_error, conjuncts, implied_attrs, norm_test
+from .model import REGISTER_METHODS, dotted
+
+
+@dataclass(frozen=True)
+class Read:
+    attr: str
+    node: ast.AST
+    conds: frozenset   # {(key, polarity)}
+    known: frozenset   # attrs implied present by guards
+    guarded: bool
+    #: attrs assigned earlier in the same method on every path to the read (local init)
+    local: frozenset
+
+
+def _terminates(body: list[ast.stmt]) -> bool:
+    if not body:
+        return False
+    last = body[-1]
+    if isinstance(last, (ast.Return, ast.Raise, ast.Continue, ast.Break)):
+        return True
+    if isinstance(last, ast.Expr) and isinstance(last.value, ast.Call):
+        f = dotted(last.value.func) or ""
+        return f in ("sys.exit", "exit", "os._exit")
+    if isinstance(last, ast.If):
+        return _terminates(last.body) and _terminates(last.orelse)
+    return False
+
+
+class ReadCollector:
+    def __init__(self, selfname: str):
+        self.selfname = selfname
+        self.reads: list[Read] = []
+
+    def facts(self, test: ast.expr, pol: bool) -> frozenset:
+        return frozenset((norm_test(n, self.selfname), p) for n, p in conjuncts(test, pol))
+
+    # statements ------------------------------------------------------------
+    def block(self, body, conds, known, guarded, local) -> frozenset:
+        for s in body:
+            local = self.stmt(s, conds, known, guarded, local)
+            if isinstance(s, ast.If):
+                if _terminates(s.body) and not _terminates(s.orelse):
+                    conds = conds | self.facts(s.test, False)
+                    known = known | implied_attrs(s.test, False, self.selfname)
+                elif _terminates(s.orelse) and not _terminates(s.body):
+                    conds = conds | self.facts(s.test, True)
+                    known = known | implied_attrs(s.test, True, self.selfname)
+            elif isinstance(s, ast.Assert):
+                conds = conds | self.facts(s.test, True)
+                known = known | implied_attrs(s.test, True, self.selfname)
+        return local
+
+    def stmt(self, s, conds, known, guarded, local) -> frozenset:
+        sn = self.selfname
+        if isinstance(s, ast.If):
+            self.expr(s.test, conds, known, guarded, local)
+            l1 = self.block(s.body, conds | self.facts(s.test, True),
+                            known | implied_attrs(s.test, True, sn), guarded, local)
+            l2 = self.block(s.orelse, conds | self.facts(s.test, False),
+                            known | implied_attrs(s.test, False, sn), guarded, local)
+            if _terminates(s.body):
+                return l2
+            if _terminates(s.orelse):
+                return l1
+            return l1 & l2
+        if isinstance(s, ast.While):
+            self.expr(s.test, conds, known, guarded, local)
+            self.block(s.body, conds | self.facts(s.test, True), known | implied_attrs(s.test, True, sn), guarded, local)
+            self.block(s.orelse, conds, known, guarded, local)
+            return local
+        if isinstance(s, (ast.For, ast.AsyncFor)):
+            self.expr(s.iter, conds, known, guarded, local)
+            self.block(s.body, conds, known, guarded, local | self._stores(s.target))
+            self.block(s.orelse, conds, known, guarded, local)
+            return local
+        if isinstance(s, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+            g = guarded or any(_catches_attribute_error(h) for h in s.handlers)
+            l1 = self.block(s.body, conds, known, g, local)
+            for h in s.handlers:
+                self.block(h.body, conds, known, guarded, local)
+            l1 = self.block(s.orelse, conds, known, guarded, l1)
+            self.block(s.finalbody, conds, known, guarded, local)
+            return l1 if not s.handlers else local
+        if isinstance(s, (ast.With, ast.AsyncWith)):
+            g = guarded
+            for item in s.items:
+                self.expr(item.context_expr, conds, known, guarded, local)
+                name = (dotted(item.context_expr) or "").split(".")[-1].lower()
+                if "suppress" in name:
+                    g = True
+            return self.block(s.body, conds, known, g, local)
+        if isinstance(s, ast.Match):
+            self.expr(s.subject, conds, known, guarded, local)
+            for c in s.cases:
+                if c.guard is not None:
+                    self.expr(c.guard, conds, known, guarded, local)
+                self.block(c.body, conds, known, guarded, local)
+            return local
+        if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if self._rebinds_self(s.args):
+                return local
+            for d in s.decorator_list:
+                self.expr(d, conds, known, guarded, local)
+            self.block(s.body, conds, known, guarded, local)  # closures run later with the same self
+            return local
+        if isinstance(s, ast.ClassDef):
+            return local
+        if isinstance(s, ast.Assign):
+            self.expr(s.value, conds, known, guarded, local)
+            for t in s.targets:
+                self.target(t, conds, known, guarded, local)
+                local = local | self._stores(t)
+            return local
+        if isinstance(s, ast.AnnAssign):
+            if s.value is not None:
+                self.expr(s.value, conds, known, guarded, local)
+                self.target(s.target, conds, known, guarded, local)
+                local = local | self._stores(s.target)
+            return local
+        if isinstance(s, ast.AugAssign):
+            self.expr(s.value, conds, known, guarded, local)
+            self.expr(s.target if not isinstance(s.target, ast.Attribute) else
+                      ast.Attribute(value=s.target.value, attr=s.target.attr, ctx=ast.Load(),
+                                    lineno=s.target.lineno, col_offset=s.target.col_offset),
+                      conds, known, guarded, local)
+            return local | self._stores(s.target)
+        if isinstance(s, ast.Delete):
+            for t in s.targets:
+                self.target(t, conds, known, guarded, local)
+            return local
+        for child in ast.iter_child_nodes(s):
+            if isinstance(child, ast.expr):
+                self.expr(child, conds, known, guarded, local)
+        if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call):
+            f = dotted(s.value.func) or ""
+            if f.startswith(sn + ".") and f.split(".")[-1] in REGISTER_METHODS and s.value.args and \
+                    isinstance(s.value.args[0], ast.Constant):
+                local = local | {str(s.value.args[0].value)}
+            if f in ("setattr",) and len(s.value.args) >= 2 and isinstance(s.value.args[0], ast.Name) and \
+                    s.value.args[0].id == sn and isinstance(s.value.args[1], ast.Constant):
+                local = local | {str(s.value.args[1].value)}
+        return local
+
+    def _rebinds_self(self, args: ast.arguments) -> bool:
+        names = [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs]
+        return self.selfname in names
+
+    def _stores(self, t) -> frozenset:
+        sn = self.selfname
+        if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == sn:
+            return frozenset({t.attr})
+        if isinstance(t, (ast.Tuple, ast.List)):
+            out = frozenset()
+            for e in t.elts:
+                out |= self._stores(e.value if isinstance(e, ast.Starred) else e)
+            return out
+        return frozenset()
+
+    def target(self, t, conds, known, guarded, local):
+        # stores to self.x are not reads; self.x.y = / self.x[i] = read self.x
+        if isinstance(t, ast.Attribute):
+            if isinstance(t.value, ast.Name) and t.value.id == self.selfname:
+                return
+            self.expr(t.value, conds, known, guarded, local)
+        elif isinstance(t, ast.Subscript):
+            self.expr(t.value, conds, known, guarded, local)
+            self.expr(t.slice, conds, known, guarded, local)
+        elif isinstance(t, (ast.Tuple, ast.List)):
+            for e in t.elts:
+                self.target(e.value if isinstance(e, ast.Starred) else e, conds, known, guarded, local)
+
+    # expressions -------------------------------------------------------------
+    def expr(self, e, conds, known, guarded, local):
+        sn = self.selfname
+        if isinstance(e, ast.Attribute):
+            if isinstance(e.value, ast.Name) and e.value.id == sn and isinstance(e.ctx, ast.Load):
+                self.reads.append(Read(e.attr, e, conds, frozenset(known), guarded, local))
+                return
+            self.expr(e.value, conds, known, guarded, local)
+            return
+        if isinstance(e, ast.BoolOp):
+            pol = isinstance(e.op, ast.And)
+            for v in e.values:
+                self.expr(v, conds, known, guarded, local)
+                conds = conds | self.facts(v, pol)
+                known = known | implied_attrs(v, pol, sn)
+            return
+        if isinstance(e, ast.IfExp):
+            self.expr(e.test, conds, known, guarded, local)
+            self.expr(e.body, conds | self.facts(e.test, True), known | implied_attrs(e.test, True, sn), guarded, local)
+            self.expr(e.orelse, conds | self.facts(e.test, False), known | implied_attrs(e.test, False, sn), guarded, local)
+            return
+        if isinstance(e, ast.Lambda):
+            if self._rebinds_self(e.args):
+                return
+            self.expr(e.body, conds, known, guarded, local)
+            return
+        if isinstance(e, ast.Call):
+            f = dotted(e.func) or ""
+            if f == "getattr" and len(e.args) == 2 and isinstance(e.args[0], ast.Name) and e.args[0].id == sn \
+                    and isinstance(e.args[1], ast.Constant) and isinstance(e.args[1].value, str):
+                self.reads.append(Read(e.args[1].value, e, conds, frozenset(known), guarded, local))
+                return
+            if f in ("hasattr", "getattr", "setattr", "delattr") and e.args and isinstance(e.args[0], ast.Name) \
+                    and e.args[0].id == sn:
+                for a in e.args[1:]:
+                    self.expr(a, conds, known, guarded, local)
+                return
+        for child in ast.iter_child_nodes(e):
+            if isinstance(child, ast.expr):
+                self.expr(child, conds, known, guarded, local)
+            elif isinstance(child, (ast.comprehension, ast.keyword)):
+                for sub in ast.iter_child_nodes(child):
+                    if isinstance(sub, ast.expr):
+                        self.expr(sub, conds, known, guarded, local)
+
+
+def collect_reads(fn: ast.FunctionDef, selfname: str) -> list[Read]:
+    rc = ReadCollector(selfname)
+    rc.block(fn.body, frozenset(), frozenset(), False, frozenset())
+    return rc.reads

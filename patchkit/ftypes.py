@@ -1,0 +1,228 @@
+"""Small typed values shared by the engine, the analyzer, the gate and the CLI.
+
+Errors are exceptions with a one-line message that names the file, class, anchor or flag;
+the CLI prints ``str(error)`` and exits with ``error.exit_code``.
+"""
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+
+# ---------------------------------------------------------------------------- errors
+class PatchkitError(Exception):
+    """Base of every error patchkit reports to a user. ``str()`` is one line."""
+
+    exit_code = 2
+
+    def __str__(self) -> str:  # one line, always
+        return " ".join(str(self.args[0]).split()) if self.args else self.__class__.__name__
+
+
+class UsageError(PatchkitError):
+    """Bad arguments or configuration."""
+
+
+class TargetNotFound(PatchkitError):
+    """The target distribution, folder or release is not there."""
+
+
+class FetchError(PatchkitError):
+    """A release could not be fetched from the package registry."""
+
+
+class UnknownPatch(PatchkitError):
+    """No patch of that name is registered."""
+
+
+class VersionOutOfRange(PatchkitError):
+    """The target version is outside the patch's declared range."""
+
+    exit_code = 1
+
+
+class AnchorNotFound(PatchkitError):
+    """An anchor (module -> class -> method -> statement) is missing: upstream drifted."""
+
+    exit_code = 1
+
+
+class TargetSyntaxError(PatchkitError):
+    """The target file does not parse."""
+
+
+class NotWritable(PatchkitError):
+    """The target file or its folder cannot be written."""
+
+
+class DriftError(PatchkitError):
+    """The file on disk is not what the journal says patchkit wrote."""
+
+    exit_code = 1
+
+
+class ConflictError(PatchkitError):
+    """Two patches touch the same anchor."""
+
+    exit_code = 1
+
+
+class JournalError(PatchkitError):
+    """The journal is missing, unreadable or belongs to another target/version."""
+
+
+class LockError(PatchkitError):
+    """Another patchkit process holds the target's lock."""
+
+
+class CheckFailed(PatchkitError):
+    """The patched result failed a registered check; nothing was written."""
+
+    exit_code = 1
+
+
+# ---------------------------------------------------------------------------- targets
+class TargetKind(str, enum.Enum):
+    INSTALLED = "installed"
+    DIRECTORY = "directory"
+    RELEASE = "release"
+
+
+@dataclass(frozen=True)
+class Target:
+    """A place holding a package to patch: ``root`` is the folder that contains ``sglang/``."""
+
+    #: distribution name, e.g. ``sglang``
+    distribution: str
+    #: the distribution's version as a string (``0.5.12``)
+    version: str
+    #: folder holding the import package (site-packages, an unpacked wheel, ...)
+    root: Path
+    kind: TargetKind
+
+    def file(self, rel: str) -> Path:
+        return self.root / rel
+
+    def describe(self) -> str:
+        return f"{self.distribution} {self.version} ({self.kind.value}: {self.root})"
+
+
+# ---------------------------------------------------------------------------- anchors
+@dataclass(frozen=True)
+class Anchor:
+    """A qualified place in a module: file -> class -> method (-> statement shape)."""
+
+    #: path of the module file relative to the target root
+    file: str
+    #: class name; required: there is no "first class in the file"
+    cls: str
+    #: method name within that class, or None for the class body itself
+    method: Optional[str] = None
+    #: human text of the statement shape searched for, if any
+    shape: Optional[str] = None
+
+    def __str__(self) -> str:
+        s = f"{self.file}::{self.cls}"
+        if self.method:
+            s += f".{self.method}"
+        if self.shape:
+            s += f" [{self.shape}]"
+        return s
+
+    @property
+    def key(self) -> str:
+        """What two patches must not both touch: the qualified method (or class)."""
+        return f"{self.file}::{self.cls}.{self.method or ''}"
+
+
+# ---------------------------------------------------------------------------- outcomes
+class Outcome(str, enum.Enum):
+    APPLIED = "applied"
+    WOULD_APPLY = "would-apply"
+    ALREADY_APPLIED = "already-applied"
+    REVERTED = "reverted"
+    NOT_APPLIED = "not-applied"
+    REFUSED = "refused"
+    FAILED = "failed"
+
+
+@dataclass(frozen=True)
+class FileChange:
+    """The result of transforming one file (not yet written)."""
+
+    rel: str
+    before: str
+    after: str
+    anchors: tuple[Anchor, ...] = ()
+
+    @property
+    def changed(self) -> bool:
+        return self.before != self.after
+
+
+@dataclass(frozen=True)
+class PatchResult:
+    """One patch against one target: what happened and why."""
+
+    patch: str
+    outcome: Outcome
+    reason: str = ""
+    strategy: str = ""
+    changes: tuple[FileChange, ...] = ()
+    error: Optional[str] = None
+
+    @property
+    def pending(self) -> bool:
+        return any(c.changed for c in self.changes)
+
+
+# ---------------------------------------------------------------------------- findings
+class Severity(str, enum.Enum):
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+
+@dataclass(frozen=True, order=True)
+class Finding:
+    """One analyzer report. ``str()`` reads ``path:line:col: CODE message``."""
+
+    path: str
+    line: int
+    col: int
+    code: str
+    message: str
+    cls: str = ""
+    attr: str = ""
+    severity: Severity = Severity.ERROR
+    #: where construction misses the value ("the path where X is false (line 12)")
+    why: str = ""
+    #: e.g. "assigned in EagleDraftWorker.__init__ at line 181, a different class"
+    hint: str = ""
+
+    def __str__(self) -> str:
+        text = f"{self.path}:{self.line}:{self.col}: {self.code} {self.message}"
+        if self.why:
+            text += f": {self.why}"
+        if self.hint:
+            text += f" ({self.hint})"
+        return text
+
+    def to_dict(self) -> dict:
+        return {
+            "path": self.path, "line": self.line, "col": self.col, "code": self.code,
+            "message": self.message, "class": self.cls, "attribute": self.attr,
+            "severity": self.severity.value, "why": self.why, "hint": self.hint,
+        }
+
+
+@dataclass
+class FileReport:
+    """Analyzer outcome for one file: findings, or the error that stopped it."""
+
+    path: str
+    findings: list[Finding] = field(default_factory=list)
+    error: Optional[str] = None
+    cached: bool = False

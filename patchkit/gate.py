@@ -1,0 +1,164 @@
+"""The pre-launch gate: staged, stopping at the first failing stage and naming it."""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+import libcst as cst
+
+from . import codemod, engine, journal as jr, registry, signoff
+from .fsutil import sha256_file
+from .ftypes import AnchorNotFound, JournalError, PatchkitError, Target, VersionOutOfRange
+from .patchdef import Refused
+
+PASS, FAIL, ERROR, SKIP = "pass", "fail", "error", "skip"
+
+
+@dataclass
+class Stage:
+    name: str
+    verdict: str
+    detail: str
+    seconds: float = 0.0
+
+
+@dataclass
+class GateResult:
+    stages: list[Stage] = field(default_factory=list)
+
+    @property
+    def exit_code(self) -> int:
+        if any(s.verdict == ERROR for s in self.stages):
+            return 2
+        if any(s.verdict == FAIL for s in self.stages):
+            return 1
+        return 0
+
+    @property
+    def failed_stage(self) -> Optional[Stage]:
+        return next((s for s in self.stages if s.verdict in (FAIL, ERROR)), None)
+
+    def to_dict(self) -> dict:
+        return {"exit_code": self.exit_code, "passed": self.exit_code == 0,
+                "stages": [s.__dict__ for s in self.stages]}
+
+
+STAGES = ("range", "hashes", "compile", "analyzer", "invariants", "signoff")
+
+
+def run(target: Target, require_signoff: bool = False, signoff_path: Optional[Path] = None,
+        tp: Optional[int] = None) -> GateResult:
+    """Run the stages in order; stop at the first that does not pass."""
+    res = GateResult()
+    try:
+        j = jr.load(target, must_exist=True)
+    except JournalError as exc:
+        res.stages.append(Stage("journal", ERROR, str(exc)))
+        return res
+    if not j.entries:
+        res.stages.append(Stage("journal", ERROR, f"{j.path}: the journal lists no applied patch"))
+        return res
+    try:
+        patches = [registry.patch(name) for name in j.patches()]
+    except PatchkitError as exc:
+        res.stages.append(Stage("journal", ERROR, str(exc)))
+        return res
+    steps = [("range", lambda: _range(patches, target)),
+             ("hashes", lambda: _hashes(j, target)),
+             ("compile", lambda: _compile(j, target)),
+             ("analyzer", lambda: _analyzer(j, target)),
+             ("invariants", lambda: _invariants(patches, target))]
+    if require_signoff:
+        steps.append(("signoff", lambda: _signoff(target, signoff_path, tp)))
+    for name, fn in steps:
+        t0 = time.perf_counter()
+        try:
+            verdict, detail = fn()
+        except PatchkitError as exc:
+            verdict, detail = ERROR, str(exc)
+        except OSError as exc:
+            verdict, detail = ERROR, f"{getattr(exc, 'filename', '') or ''}: {exc.strerror or exc}"
+        res.stages.append(Stage(name, verdict, detail, round(time.perf_counter() - t0, 3)))
+        if verdict != PASS:
+            break
+    return res
+
+
+def _range(patches, target):
+    for p in patches:
+        try:
+            engine.check_range(p, target)
+            p.plan(target.version, engine.reader(target))
+        except VersionOutOfRange as exc:
+            return FAIL, str(exc)
+        except (Refused, AnchorNotFound) as exc:
+            return FAIL, f"patch {p.name}: {exc}"
+    return PASS, f"{len(patches)} patch(es) support {target.distribution} {target.version}"
+
+
+def _hashes(j, target):
+    for e in j.entries:
+        p = target.file(e.file)
+        if not p.exists():
+            return FAIL, f"{e.file}: patched file is missing"
+        now = sha256_file(p)
+        if now != e.sha_after:
+            if now == e.sha_before:
+                return FAIL, f"{e.file}: the file is the unpatched original again (package reinstalled?); re-apply {e.patch}"
+            return FAIL, f"{e.file}: changed since patch {e.patch} was applied (sha256 {now[:12]} != {e.sha_after[:12]}; hand edit?)"
+    return PASS, f"{len(j.entries)} file(s) match the journal"
+
+
+def _compile(j, target):
+    for rel in {e.file for e in j.entries}:
+        text = target.file(rel).read_text(encoding="utf-8")
+        try:
+            compile(text, rel, "exec", dont_inherit=True)
+        except SyntaxError as exc:
+            return FAIL, f"{rel}:{exc.lineno}: {exc.msg}"
+    return PASS, "patched files compile"
+
+
+def _analyzer(j, target):
+    from .analysis import analyse_source
+    findings = []
+    for rel in sorted({e.file for e in j.entries}):
+        text = target.file(rel).read_text(encoding="utf-8")
+        findings += [f for f in analyse_source(rel, text, target.root) if f.severity.value == "error"]
+    patched_classes = set()
+    for e in j.entries:
+        for key in e.anchors:
+            cls = key.split("::", 1)[-1].split(".", 1)[0]
+            patched_classes.add((e.file, cls))
+    relevant = [f for f in findings if (f.path, f.cls) in patched_classes]
+    if relevant:
+        return FAIL, f"{relevant[0]}" + (f" (+{len(relevant) - 1} more)" if len(relevant) > 1 else "")
+    return PASS, f"no attribute-initialization errors in the patched classes ({len(findings)} elsewhere in the files)"
+
+
+def _invariants(patches, target):
+    read = engine.reader(target)
+    n = 0
+    for p in patches:
+        for desc, fn in p.invariants:
+            err = fn(read)
+            n += 1
+            if err:
+                return FAIL, f"patch {p.name}: {desc}: {err}"
+    return PASS, f"{n} invariant(s) hold"
+
+
+def _signoff(target, path, tp):
+    path = Path(path) if path else signoff.default_path(target)
+    if not path.exists():
+        return FAIL, f"{path}: no sign-off on record; run 'patchkit smoke' on a GPU host first"
+    try:
+        rec = signoff.read(path)
+    except (ValueError, OSError) as exc:
+        return ERROR, f"{path}: unreadable sign-off ({exc})"
+    why = signoff.mismatch(rec, target, tp)
+    if why:
+        return FAIL, f"{path}: {why}"
+    return PASS, f"passing sign-off from {rec.get('created')} on {rec.get('environment', {}).get('gpu_model')}"

@@ -1,0 +1,102 @@
+"""Dry-run a patch against a range of releases, each fetched into the cache and copied to a scratch folder."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Optional
+
+from packaging.version import InvalidVersion, Version
+
+from . import engine, target as tgt
+from .ftypes import AnchorNotFound, CheckFailed, DriftError, FetchError, PatchkitError, Target, TargetKind, UsageError, \
+    VersionOutOfRange
+from .patchdef import Patch
+
+
+@dataclass
+class Row:
+    version: str
+    #: applies | already upstream | anchors missing | check failed | refused | fetch failed
+    verdict: str
+    strategy: str = ""
+    detail: str = ""
+    seconds: float = 0.0
+
+
+def registry_versions(distribution: str) -> list[str]:
+    r = subprocess.run([sys.executable, "-m", "pip", "index", "versions", distribution, "--disable-pip-version-check"],
+                       capture_output=True, text=True)
+    for line in r.stdout.splitlines():
+        if line.startswith("Available versions:"):
+            return [v.strip() for v in line.split(":", 1)[1].split(",")]
+    raise FetchError(f"cannot list the versions of {distribution} on the package registry")
+
+
+def expand_versions(distribution: str, spec: str) -> list[str]:
+    """``0.5.6..0.5.23`` (final releases in the range, from the registry) or ``0.5.12,0.5.16``."""
+    try:
+        if ".." in spec:
+            lo, hi = (Version(x.strip()) for x in spec.split("..", 1))
+            known = []
+            for v in registry_versions(distribution):
+                try:
+                    pv = Version(v)
+                except InvalidVersion:
+                    continue
+                if lo <= pv <= hi and not pv.is_prerelease and not pv.is_postrelease and not pv.is_devrelease:
+                    known.append(pv)
+            return [str(v) for v in sorted(known)]
+        vs = [x.strip() for x in spec.split(",") if x.strip()]
+        for v in vs:
+            Version(v)
+        return vs
+    except InvalidVersion as exc:
+        raise UsageError(f"--versions {spec!r}: {exc}") from None
+
+
+def run_one(patch: Patch, version: str, pip_output=None) -> Row:
+    import time
+    t0 = time.perf_counter()
+    try:
+        rel = tgt.fetch(f"{patch.distribution}=={version}", pip_output=pip_output)
+    except PatchkitError as exc:
+        return Row(version, "fetch failed", detail=str(exc))
+    with tempfile.TemporaryDirectory(prefix="patchkit-matrix-") as tmp:
+        scratch = Target(rel.distribution, rel.version, Path(tmp), TargetKind.DIRECTORY)
+        try:
+            strategy = patch.plan(version, engine.reader(rel))
+            for f in strategy.files:
+                dst = Path(tmp) / f
+                dst.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(rel.file(f), dst)
+            r = engine.apply(patch, scratch, dry_run=True)
+        except VersionOutOfRange as exc:
+            return Row(version, "refused", detail=str(exc).split(": ", 1)[-1], seconds=time.perf_counter() - t0)
+        except AnchorNotFound as exc:
+            return Row(version, "anchors missing", detail=str(exc), seconds=time.perf_counter() - t0)
+        except CheckFailed as exc:
+            return Row(version, "check failed", detail=str(exc), seconds=time.perf_counter() - t0)
+        except (DriftError, PatchkitError) as exc:
+            return Row(version, "refused", detail=str(exc), seconds=time.perf_counter() - t0)
+        except Exception as exc:  # a refusal reason we did not foresee: say it, keep going
+            from .patchdef import Refused
+            if isinstance(exc, Refused):
+                return Row(version, "refused", detail=str(exc), seconds=time.perf_counter() - t0)
+            raise
+    verdict = "already upstream" if r.outcome.value == "already-applied" else "applies"
+    return Row(version, verdict, r.strategy, r.reason, round(time.perf_counter() - t0, 2))
+
+
+def run_matrix(patch: Patch, versions: list[str], on_done: Optional[Callable[[Row], None]] = None,
+               pip_output=None) -> list[Row]:
+    rows = []
+    for v in versions:
+        row = run_one(patch, v, pip_output)
+        rows.append(row)
+        if on_done:
+            on_done(row)
+    return rows

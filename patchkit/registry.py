@@ -1,0 +1,59 @@
+"""Built-in patches and checks, found by importing ``patchkit.patches`` and ``patchkit.checks``."""
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import os
+import pkgutil
+from typing import TYPE_CHECKING
+
+from .ftypes import UnknownPatch
+
+if TYPE_CHECKING:
+    from .checks_api import Check
+    from .patchdef import Patch
+
+
+def patches() -> dict[str, "Patch"]:
+    """Every registered patch by name (each ``patchkit.patches.<x>`` module exposes ``PATCH``)."""
+    pkg = importlib.import_module("patchkit.patches")
+    out: dict[str, "Patch"] = {}
+    for info in pkgutil.iter_modules(pkg.__path__):
+        mod = importlib.import_module(f"patchkit.patches.{info.name}")
+        p = getattr(mod, "PATCH", None)
+        if p is not None:
+            out[p.name] = p
+    for folder in filter(None, os.environ.get("PATCHKIT_PATCH_PATH", "").split(os.pathsep)):
+        for info in pkgutil.iter_modules([folder]):
+            spec = importlib.util.spec_from_file_location(
+                f"patchkit_user_patches.{info.name}", os.path.join(folder, info.name, "__init__.py"))
+            if spec is None or spec.loader is None:
+                continue
+            mod = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(mod)
+            p = getattr(mod, "PATCH", None)
+            if p is not None:
+                out[p.name] = p
+    return out
+
+
+def patch(name: str) -> "Patch":
+    known = patches()
+    if name not in known:
+        import difflib
+        near = difflib.get_close_matches(name, list(known), n=1)
+        hint = f"; did you mean '{near[0]}'?" if near else f"; known: {', '.join(sorted(known)) or 'none'}"
+        raise UnknownPatch(f"no patch named '{name}'{hint}")
+    return known[name]
+
+
+def checks() -> dict[str, "Check"]:
+    """Every registered check by name (each ``patchkit.checks.<x>`` module exposes ``CHECK``)."""
+    pkg = importlib.import_module("patchkit.checks")
+    out: dict[str, "Check"] = {}
+    for info in pkgutil.iter_modules(pkg.__path__):
+        mod = importlib.import_module(f"patchkit.checks.{info.name}")
+        c = getattr(mod, "CHECK", None)
+        if c is not None:
+            out[c.name] = c
+    return out

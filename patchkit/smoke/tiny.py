@@ -1,0 +1,32 @@
+"""The built-in tiny model: a small Llama target and a one-layer EAGLE-3 draft (configs only;
+the server loads them with ``--load-format dummy``). Our own fixtures, written on demand."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+TARGET = {
+    "architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 1024,
+    "intermediate_size": 2816, "num_attention_heads": 16, "num_key_value_heads": 8,
+    "num_hidden_layers": 8, "vocab_size": 32000, "max_position_embeddings": 4096,
+    "torch_dtype": "bfloat16", "rms_norm_eps": 1e-5, "rope_theta": 10000.0, "hidden_act": "silu",
+    "bos_token_id": 1, "eos_token_id": 2, "tie_word_embeddings": False,
+}
+DRAFT = {**TARGET, "architectures": ["LlamaForCausalLMEagle3"], "num_hidden_layers": 1,
+         "draft_vocab_size": 32000, "target_hidden_size": 1024}
+
+
+def write(folder: Path) -> tuple[Path, Path]:
+    """Write target/ and draft/ config folders under ``folder``; returns their paths."""
+    t, d = folder / "target", folder / "draft"
+    for path, cfg in ((t, TARGET), (d, DRAFT)):
+        path.mkdir(parents=True, exist_ok=True)
+        (path / "config.json").write_text(json.dumps(cfg, indent=2) + "\n")
+    return t, d
+
+
+#: flags the known-good tiny launch needs (see shared/gpu/README.md)
+TINY_ARGS = ["--load-format", "dummy", "--skip-tokenizer-init", "--attention-backend", "triton",
+             "--sampling-backend", "pytorch", "--grammar-backend", "none",
+             "--speculative-num-steps", "3", "--speculative-eagle-topk", "1",
+             "--speculative-num-draft-tokens", "4", "--mem-fraction-static", "0.5"]

@@ -353,7 +353,7 @@ def smoke(distribution, target_dir, release, target_version, model_path, draft_m
                       compare_no_spec=compare_no_spec)
     env_path = os.pathsep.join([str(t.root), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)
     os.environ["PYTHONPATH"] = env_path
-    rec = Smoke(cfg, t, lambda s: err.print(f"[dim]{s}[/dim]")).run()
+    rec = Smoke(cfg, t, lambda s: err.print(s, markup=False, style="dim")).run()
     path = signoff_path or so.default_path(t)
     so.write(rec, path)
     if as_json:

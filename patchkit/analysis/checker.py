@@ -301,7 +301,7 @@ class Analyzer:
             findings.append(M.read_before_assignment(rel, node, ci.qualname, attr, f"{why}; read {where}"))
 
         # -- reads after construction
-        is_abstract_like = bool(self._descendants(ci)) or any(c.abstract for c in f.classes)
+        is_abstract_like = bool(self._descendants(ci)) or bool(_unimplemented_abstract(f.classes))
         assigns_nothing = not any(c.assigned_in for c in f.classes) and not f.fields
         seen_methods: set[str] = set()
         for c in f.classes:
@@ -411,6 +411,16 @@ class Analyzer:
                     node.func.attr.startswith("register_"):
                 return False
         return True
+
+
+def _unimplemented_abstract(classes: list[ClassInfo]) -> set[str]:
+    """Abstract methods of the MRO that no class before their declarer implements."""
+    out: set[str] = set()
+    for i, c in enumerate(classes):
+        for name in c.abstract_methods:
+            if not any(name in d.methods and name not in d.abstract_methods for d in classes[:i]):
+                out.add(name)
+    return out
 
 
 def _has_explicit_init(ci: ClassInfo) -> bool:

@@ -48,7 +48,7 @@ def _is_noreturn_annotation(ann: Optional[ast.expr]) -> bool:
     return bool(d) and d.split(".")[-1] in ("NoReturn", "Never")
 
 
-@dataclass
+@dataclass(repr=False)
 class ClassInfo:
     module: "ModuleInfo"
     qualname: str
@@ -73,9 +73,14 @@ class ClassInfo:
     #: every ``self.x = ...`` in any method: x -> [(method, line)]
     assigned_in: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
     abstract: bool = False
+    #: methods declared with @abstractmethod in this class
+    abstract_methods: set[str] = field(default_factory=set)
     #: alternative constructors that build with __new__ and skip __init__: (method, line, attrs, calls_init)
     alt_ctors: list[tuple[str, int, frozenset, bool]] = field(default_factory=list)
     noreturn_methods: set[str] = field(default_factory=set)
+
+    def __repr__(self) -> str:
+        return f"<ClassInfo {self.module.name}.{self.qualname}>"
 
     @property
     def name(self) -> str:
@@ -86,7 +91,7 @@ class ClassInfo:
         return (self.module.name, self.qualname)
 
 
-@dataclass
+@dataclass(repr=False)
 class ModuleInfo:
     name: str
     rel: str
@@ -189,6 +194,7 @@ def _collect_body(ci: ClassInfo, body: list[ast.stmt], qual: str) -> None:
                     kind = "property"
                 elif last in ("abstractmethod", "abstractproperty"):
                     ci.abstract = True
+                    ci.abstract_methods.add(stmt.name)
                 elif last in ("setter", "deleter", "getter"):
                     kind = "property"
             if stmt.name in ci.methods and kind == "property" and ci.method_kind.get(stmt.name) == "property":

@@ -28,6 +28,18 @@ def import_root(path: Path) -> tuple[Path, str]:
     d = path.parent
     while (d / "__init__.py").is_file() and d.parent != d:
         d = d.parent
+    # namespace packages (no __init__.py, as in SGLang's wheels): the nearest folder above that
+    # holds a *.dist-info, a pyproject.toml or is named site-packages marks the root
+    up = path.parent
+    for _ in range(8):
+        if up.parent == up:
+            break
+        if up.name == "site-packages" or any(up.glob("*.dist-info")) or (up / "pyproject.toml").is_file():
+            parts = path.parent.relative_to(up).parts
+            if all(p.isidentifier() for p in parts) and len(parts) >= len(path.parent.relative_to(d).parts):
+                d = up
+            break
+        up = up.parent
     return d, path.relative_to(d).as_posix()
 
 

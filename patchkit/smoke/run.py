@@ -109,7 +109,8 @@ class Smoke:
             self.stages.append({"name": name, "passed": False, "seconds": round(time.monotonic() - t0, 2)})
             raise StageFailed(name, *self._server_failure(f"request failed: {exc}")) from None
         self.stages.append({"name": name, "passed": True, "detail": detail, "seconds": round(time.monotonic() - t0, 2)})
-        self.progress(f"[{name}] ok: {detail}")
+        shown = {k: v for k, v in detail.items() if not k.startswith("_")} if isinstance(detail, dict) else detail
+        self.progress(f"[{name}] ok: {shown}")
         return detail
 
     def _server_failure(self, default: str) -> tuple[str, str]:

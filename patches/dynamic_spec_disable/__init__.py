@@ -147,10 +147,11 @@ def _registration(module: cst.Module, host: str) -> tuple[str, str]:
 def _methods_edit(host: str, bring_trivial: bool) -> Edit:
     def transform(module: cst.Module) -> cst.Module:
         items, state = _registration(module, host)
-        src = S.INIT_METHOD.format(with_items=items, state=_indent(state, 12))
+        src = S.INIT_METHOD.format(with_items=items, state=_indent(state, 12),
+                                   zero_builder=S.ZERO_OWN if bring_trivial else S.ZERO_UPSTREAM)
         src += S.SELECT_METHOD
         if bring_trivial:
-            src += S.TRIVIAL_METHOD
+            src += S.ZERO_STATE_METHOD + S.TRIVIAL_METHOD
         klass = cm.find_class(WORKER, module, CLS)
         module = cm.add_method(module, klass, src, after="forward_batch_generation")
         fn = cm.find_method(WORKER, module, CLS, host)

@@ -71,7 +71,7 @@ def _patchkit_init_spec_disable(self):
         )
     with ({with_items}):
         full = {state}
-        zero = self.build_adaptive_runtime_state(0, 1)
+        zero = {zero_builder}
     self.apply_runtime_state(full)
     self._patchkit_spec_states = {{"full": full, "zero": zero}}
     logger.info(
@@ -106,6 +106,45 @@ def _patchkit_select_spec_state(self, batch):
         self.spec_disabled_steps += 1
     else:
         self.spec_enabled_steps += 1
+'''
+
+ZERO_UPSTREAM = "self.build_adaptive_runtime_state(0, 1)"
+ZERO_OWN = "self._patchkit_build_zero_state(full)"
+
+#: 0.5.12-0.5.13 cannot build a multi-step draft backend for zero steps (TritonMultiStepDraftBackend
+#: indexes attn_backends[0]); the zero state keeps the draft backends (unused at zero steps) and
+#: builds only what a one-token verify and its draft extend need.
+ZERO_STATE_METHOD = '''
+def _patchkit_build_zero_state(self, full):
+    """patchkit dynamic-spec-disable: runtime state for one verify token (no drafting)."""
+    with self._override_worker_state(0, 1):
+        runner = self._target_worker.model_runner
+        backup_init = runner.init_new_workspace
+        try:
+            target_attn_backend = runner._get_attention_backend(init_new_workspace=True)
+        finally:
+            runner.init_new_workspace = backup_init
+        target_graph_runner = None
+        if not self.server_args.disable_cuda_graph:
+            target_graph_runner = CudaGraphRunner(
+                runner,
+                attn_backend=target_attn_backend,
+                speculative_num_steps=0,
+                speculative_num_draft_tokens=1,
+            )
+        draft_extend_attn_backend = DraftBackendFactory(
+            self.server_args, self._draft_worker.draft_runner, self.topk, 0
+        ).create_draft_extend_backend()
+    return SpecRuntimeState(
+        speculative_num_steps=0,
+        speculative_num_draft_tokens=1,
+        draft_attn_backend=full.draft_attn_backend,
+        cuda_graph_runner=full.cuda_graph_runner,
+        target_attn_backend=target_attn_backend,
+        target_graph_runner=target_graph_runner,
+        draft_extend_attn_backend=draft_extend_attn_backend,
+        cuda_graph_runner_for_draft_extend=None,
+    )
 '''
 
 TRIVIAL_METHOD = '''

@@ -160,9 +160,16 @@ class Smoke:
                              self.timings, failure)
 
     def _ready(self):
+        def tick(s: float) -> None:
+            if int(s) % 15 == 0:
+                self.progress(f"waiting for the server ({s:.0f}s)")
+            text = self.server.log_path.read_text(errors="replace")
+            if "hit an exception" in text or "Traceback (most recent call last)" in text:
+                rep = logscan.scan(text)
+                if rep.exception:  # a scheduler died: do not wait for the launcher to notice
+                    raise StageFailed("ready", f"server failed during start-up: {rep.exception}", rep.location)
         try:
-            t = self.server.wait_ready(self.cfg.timeout, lambda s: self.progress(f"waiting for the server ({s:.0f}s)")
-                                       if int(s) % 15 == 0 else None)
+            t = self.server.wait_ready(self.cfg.timeout, tick)
         except ServerExited as exc:
             rep = logscan.scan(exc.tail)
             raise StageFailed("ready", f"server exited with code {exc.code}: {rep.exception or exc.tail[-400:]}",

@@ -7,7 +7,7 @@
 set -u
 B=$1; V=$2; OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 SITE=/tmp/site
-mkdir -p $SITE && tar xf "$B/site.tar.xz" -C $SITE || exit 3
+rm -rf $SITE /tmp/s-$V /tmp/b-$V; mkdir -p $SITE && tar xf "$B/site.tar.xz" -C $SITE || exit 3
 python3 -m pip install -q --no-index --no-deps --no-compile --target $SITE .whl/*.whl || exit 3
 export PYTHONPATH=$SITE:$PWD PYTHONUNBUFFERED=1 PATCHKIT_CACHE_DIR=/tmp/pkc
 PK="python3 -m patchkit.cli"

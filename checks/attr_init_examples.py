@@ -1,2 +1,578 @@
-VALID = ()
-INVALID = ()
+"""Valid (no finding) and invalid (these findings) examples of the attr-init check.
+
+Each invalid example names the (code, attribute) pairs it must produce, no more, no less
+(info-level findings are not shown by default and do not count).
+"""
+from patchkit.checks_api import Example as E
+
+VALID = (
+    E("assigned in __init__", """
+class A:
+    def __init__(self):
+        self.x = 1
+    def f(self):
+        return self.x
+"""),
+    E("both branches assign", """
+class A:
+    def __init__(self, c):
+        if c:
+            self.x = 1
+        else:
+            self.x = 2
+    def f(self):
+        return self.x
+"""),
+    E("elif chain with else", """
+class A:
+    def __init__(self, m):
+        if m == 1:
+            self.x = 1
+        elif m == 2:
+            self.x = 2
+        else:
+            self.x = 3
+    def f(self):
+        return self.x
+"""),
+    E("raise on the other path", """
+class A:
+    def __init__(self, c):
+        if c:
+            self.x = 1
+        else:
+            raise ValueError(c)
+    def f(self):
+        return self.x
+"""),
+    E("assert False / sys.exit kill the path", """
+import sys
+class A:
+    def __init__(self, c):
+        if c == 1:
+            self.x = 1
+        elif c == 2:
+            assert False, "no"
+        else:
+            sys.exit(2)
+    def f(self):
+        return self.x
+"""),
+    E("NoReturn helper", """
+from typing import NoReturn
+def die(msg) -> NoReturn:
+    raise SystemExit(msg)
+class A:
+    def __init__(self, c):
+        if not c:
+            die("no c")
+        self.x = c
+    def f(self):
+        return self.x
+"""),
+    E("while True with break after assignment", """
+class A:
+    def __init__(self, it):
+        while True:
+            self.x = next(it)
+            break
+    def f(self):
+        return self.x
+"""),
+    E("helper chain from __init__", """
+class A:
+    def __init__(self):
+        self._setup()
+    def _setup(self):
+        self._more()
+    def _more(self):
+        self.x = 1
+    def f(self):
+        return self.x
+"""),
+    E("recursive helpers do not hang", """
+class A:
+    def __init__(self):
+        self.a()
+    def a(self):
+        self.x = 1
+        self.b()
+    def b(self):
+        self.a()
+    def f(self):
+        return self.x
+"""),
+    E("super().__init__ along the MRO", """
+class Base:
+    def __init__(self):
+        self.x = 1
+class Mid(Base):
+    def __init__(self):
+        super().__init__()
+        self.y = 2
+class Leaf(Mid):
+    def f(self):
+        return self.x + self.y
+"""),
+    E("Base.__init__(self)", """
+class Base:
+    def __init__(self):
+        self.x = 1
+class Leaf(Base):
+    def __init__(self):
+        Base.__init__(self)
+    def f(self):
+        return self.x
+"""),
+    E("template hook overridden in subclass", """
+class Base:
+    def __init__(self):
+        self.setup()
+    def setup(self):
+        pass
+class Leaf(Base):
+    def setup(self):
+        self.x = 1
+    def f(self):
+        return self.x
+"""),
+    E("class-level default, property, cached_property, method", """
+import functools
+class A:
+    x = 0
+    @property
+    def y(self):
+        return 1
+    @functools.cached_property
+    def z(self):
+        return 2
+    def m(self):
+        return 3
+    def f(self):
+        return self.x + self.y + self.z + self.m()
+"""),
+    E("dataclass fields and __post_init__", """
+from dataclasses import dataclass, field
+@dataclass
+class A:
+    a: int
+    b: list = field(default_factory=list)
+    def __post_init__(self):
+        self.c = self.a + 1
+    def f(self):
+        return self.a + len(self.b) + self.c
+"""),
+    E("NamedTuple, pydantic and msgspec fields", """
+from typing import NamedTuple
+import msgspec
+from pydantic import BaseModel
+class P(NamedTuple):
+    x: int
+    def f(self):
+        return self.x
+class M(BaseModel):
+    y: int
+    def f(self):
+        return self.y
+class S(msgspec.Struct):
+    z: int
+    def f(self):
+        return self.z
+"""),
+    E("literal setattr and object.__setattr__", """
+class A:
+    def __init__(self):
+        setattr(self, "x", 1)
+        object.__setattr__(self, "y", 2)
+    def f(self):
+        return self.x + self.y
+"""),
+    E("nn.Module register_buffer / register_parameter / add_module", """
+import torch
+from torch import nn
+class M(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("scale", torch.ones(1))
+        self.register_parameter("w", None)
+        self.add_module("sub", nn.Identity())
+    def forward(self, x):
+        self.eval()
+        return x * self.scale + self.w + self.sub(x) if self.training else x
+"""),
+    E("hasattr guard at the read", """
+class A:
+    def __init__(self, c):
+        if c:
+            self.x = 1
+    def f(self):
+        if hasattr(self, "x"):
+            return self.x
+        return getattr(self, "x", None)
+"""),
+    E("lazy initialisation guarded by hasattr", """
+class A:
+    def f(self):
+        if not hasattr(self, "_cache"):
+            self._cache = {}
+        return self._cache
+"""),
+    E("try/except AttributeError at the read", """
+class A:
+    def __init__(self, c):
+        if c:
+            self.x = 1
+    def f(self):
+        try:
+            return self.x
+        except AttributeError:
+            return None
+"""),
+    E("correlated flag: assigned only when enabled, read only when enabled", """
+class A:
+    def __init__(self, server_args):
+        self.enable_foo = server_args.enable_foo
+        if self.enable_foo:
+            self.foo = 1
+    def f(self):
+        if self.enable_foo:
+            return self.foo
+        return 0
+"""),
+    E("correlated flag through an early return", """
+class A:
+    def __init__(self, enabled):
+        self.enabled = enabled
+        if not enabled:
+            return
+        self.buf = []
+    def push(self, v):
+        if not self.enabled:
+            return
+        self.buf.append(v)
+"""),
+    E("disabled flag set with a constant before the early return", """
+class A:
+    def __init__(self, world_size):
+        if world_size == 1:
+            self.disabled = True
+            return
+        self.disabled = False
+        self.comm = object()
+    def send(self):
+        if self.disabled:
+            return None
+        return self.comm
+"""),
+    E("match with a wildcard", """
+class A:
+    def __init__(self, m):
+        match m:
+            case 1:
+                self.x = 1
+            case _:
+                self.x = 0
+    def f(self):
+        return self.x
+"""),
+    E("try/finally assigns on every path", """
+class A:
+    def __init__(self):
+        try:
+            v = 1
+        finally:
+            self.x = 2
+    def f(self):
+        return self.x
+"""),
+    E("__getattr__ makes the class unknowable", """
+class A:
+    def __getattr__(self, name):
+        return 0
+    def f(self):
+        return self.anything
+"""),
+    E("non-literal setattr makes the class unknowable", """
+class A:
+    def __init__(self, **kw):
+        for k, v in kw.items():
+            setattr(self, k, v)
+    def f(self):
+        return self.whatever
+"""),
+    E("f-string setattr pattern", """
+class A:
+    def __init__(self, names):
+        for n in names:
+            setattr(self, f"{n}_proj", None)
+    def f(self):
+        return self.q_proj
+"""),
+    E("unknown external base (quiet by default)", """
+from somewhere_else import Base
+class A(Base):
+    def f(self):
+        return self.provided_by_base
+"""),
+    E("mixin judged by its host", """
+class Mixin:
+    def f(self):
+        return self.x
+class Host(Mixin):
+    def __init__(self):
+        self.x = 1
+"""),
+    E("abstract base reads what subclasses define", """
+from abc import ABC, abstractmethod
+class Base(ABC):
+    @abstractmethod
+    def make(self): ...
+    def f(self):
+        return self.x
+class Leaf(Base):
+    def __init__(self):
+        self.x = 1
+    def make(self):
+        return 1
+"""),
+    E("closures and comprehensions read after construction", """
+class A:
+    def __init__(self):
+        self.x = [1, 2]
+        self.cb = lambda: self.x
+    def f(self):
+        return [v + len(self.x) for v in self.x]
+"""),
+    E("read inside with suppress(AttributeError)", """
+import contextlib
+class A:
+    def __init__(self, c):
+        if c:
+            self.x = 1
+    def f(self):
+        with contextlib.suppress(AttributeError):
+            return self.x
+"""),
+    E("patchkit suppression comment", """
+class A:
+    def f(self):
+        return self.x  # patchkit: ignore[PK003]
+"""),
+)
+
+INVALID = (
+    E("the field bug: assignment in another class of the file", """
+class EagleDraftWorker:
+    def __init__(self, server_args):
+        self.spec_disable_batch_threshold = server_args.t
+class EAGLEWorkerV2:
+    def __init__(self, server_args):
+        self.server_args = server_args
+        self.draft = EagleDraftWorker(server_args)
+    def forward_batch_generation(self, batch):
+        if len(batch) > self.spec_disable_batch_threshold:
+            return None
+        return batch
+""", (("PK003", "spec_disable_batch_threshold"),)),
+    E("if without else", """
+class A:
+    def __init__(self, c):
+        if c:
+            self.x = 1
+    def f(self):
+        return self.x
+""", (("PK001", "x"),)),
+    E("early return before the assignment", """
+class A:
+    def __init__(self, c):
+        if c:
+            return
+        self.x = 1
+    def f(self):
+        return self.x
+""", (("PK001", "x"),)),
+    E("for loop body may not run", """
+class A:
+    def __init__(self, items):
+        for i in items:
+            self.last = i
+    def f(self):
+        return self.last
+""", (("PK001", "last"),)),
+    E("while loop body may not run", """
+class A:
+    def __init__(self, n):
+        while n > 0:
+            self.x = n
+            n -= 1
+    def f(self):
+        return self.x
+""", (("PK001", "x"),)),
+    E("except swallows before the assignment", """
+class A:
+    def __init__(self, path):
+        try:
+            data = open(path).read()
+            self.data = data
+        except OSError:
+            pass
+    def f(self):
+        return self.data
+""", (("PK001", "data"),)),
+    E("contextlib.suppress swallows the assignment", """
+import contextlib
+class A:
+    def __init__(self, path):
+        with contextlib.suppress(OSError):
+            self.data = open(path).read()
+    def f(self):
+        return self.data
+""", (("PK001", "data"),)),
+    E("match without a wildcard", """
+class A:
+    def __init__(self, m):
+        match m:
+            case 1:
+                self.x = 1
+            case 2:
+                self.x = 2
+    def f(self):
+        return self.x
+""", (("PK001", "x"),)),
+    E("conditional helper call", """
+class A:
+    def __init__(self, c):
+        if c:
+            self._init_x()
+    def _init_x(self):
+        self.x = 1
+    def f(self):
+        return self.x
+""", (("PK001", "x"),)),
+    E("read before assignment in __init__", """
+class A:
+    def __init__(self):
+        print(self.x)
+        self.x = 1
+""", (("PK002", "x"),)),
+    E("read before assignment through a helper", """
+class A:
+    def __init__(self):
+        self.show()
+        self.x = 1
+    def show(self):
+        print(self.x)
+""", (("PK002", "x"),)),
+    E("subclass skips super().__init__", """
+class Base:
+    def __init__(self):
+        self.x = 1
+class Leaf(Base):
+    def __init__(self):
+        self.y = 2
+    def f(self):
+        return self.x + self.y
+""", (("PK003", "x"),)),
+    E("subclass calls super().__init__ conditionally", """
+class Base:
+    def __init__(self):
+        self.x = 1
+class Leaf(Base):
+    def __init__(self, c):
+        if c:
+            super().__init__()
+    def f(self):
+        return self.x
+""", (("PK001", "x"),)),
+    E("overridden helper no longer assigns", """
+class Base:
+    def __init__(self):
+        self.setup()
+    def setup(self):
+        self.x = 1
+    def f(self):
+        return self.x
+class Leaf(Base):
+    def setup(self):
+        pass
+""", (("PK003", "x"),)),
+    E("mixin read missing in its host", """
+class Mixin:
+    def f(self):
+        return self.x + self.y
+class Host(Mixin):
+    def __init__(self):
+        self.x = 1
+""", (("PK003", "y"),)),
+    E("annotation without a value is not an assignment", """
+class A:
+    x: int
+    def __init__(self):
+        self.y = 1
+    def f(self):
+        return self.x
+""", (("PK003", "x"),)),
+    E("__slots__ entry is not an assignment", """
+class A:
+    __slots__ = ("x", "y")
+    def __init__(self):
+        self.y = 1
+    def f(self):
+        return self.x
+""", (("PK003", "x"),)),
+    E("del un-assigns", """
+class A:
+    def __init__(self):
+        self.x = 1
+        del self.x
+    def f(self):
+        return self.x
+""", (("PK001", "x"),)),
+    E("dataclass field(init=False) without default", """
+from dataclasses import dataclass, field
+@dataclass
+class A:
+    a: int
+    b: int = field(init=False)
+    def f(self):
+        return self.b
+""", (("PK003", "b"),)),
+    E("alternative constructor with __new__ skips __init__", """
+class A:
+    def __init__(self):
+        self.x = 1
+        self.y = 2
+    @classmethod
+    def fast(cls):
+        obj = cls.__new__(cls)
+        obj.x = 1
+        return obj
+    def f(self):
+        return self.y
+""", (("PK001", "y"),)),
+    E("nn.Module attribute never registered", """
+from torch import nn
+class M(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Linear(1, 1)
+    def forward(self, x):
+        return self.a(x) + self.b(x)
+""", (("PK003", "b"),)),
+    E("a read on the path the flag does not cover", """
+class A:
+    def __init__(self, server_args):
+        self.enable_foo = server_args.enable_foo
+        if self.enable_foo:
+            self.foo = 1
+    def f(self):
+        return self.foo
+""", (("PK001", "foo"),)),
+    E("typo of an assigned name", """
+class A:
+    def __init__(self):
+        self.config = {}
+    def f(self):
+        return self.confg
+""", (("PK003", "confg"),)),
+)

@@ -27,7 +27,8 @@ def parse(rel: str, source: str) -> cst.Module:
 
 
 def _nearest(name: str, options: Sequence[str]) -> str:
-    close = difflib.get_close_matches(name, list(options), n=3, cutoff=0.5)
+    lower = {o.lower(): o for o in options}
+    close = [lower[c] for c in difflib.get_close_matches(name.lower(), list(lower), n=3, cutoff=0.5)]
     if close:
         return "nearest: " + ", ".join(repr(c) for c in close)
     return "it has: " + (", ".join(repr(o) for o in list(options)[:8]) or "nothing")

@@ -28,7 +28,7 @@ def reader(target: Target, overlay: Optional[dict[str, str]] = None):
             return overlay[rel]
         p = target.file(rel)
         try:
-            return p.read_text(encoding="utf-8")
+            return p.read_bytes().decode("utf-8")  # no newline translation: CRLF files stay CRLF
         except FileNotFoundError:
             return None
 
@@ -293,5 +293,5 @@ def diff(patch: Patch, target: Target) -> str:
     entries = j.for_patch(patch.name)
     if not entries:
         raise JournalError(f"patch {patch.name} is not applied to {target.describe()}; use apply --dry-run for a preview")
-    changes = [FileChange(e.file, j.original(e.sha_before).decode(), target.file(e.file).read_text()) for e in entries]
+    changes = [FileChange(e.file, j.original(e.sha_before).decode(), target.file(e.file).read_bytes().decode()) for e in entries]
     return unified_diff(changes)

@@ -113,7 +113,7 @@ def _hashes(j, target):
 
 def _compile(j, target):
     for rel in {e.file for e in j.entries}:
-        text = target.file(rel).read_text(encoding="utf-8")
+        text = target.file(rel).read_bytes().decode("utf-8")
         try:
             compile(text, rel, "exec", dont_inherit=True)
         except SyntaxError as exc:
@@ -125,7 +125,7 @@ def _analyzer(j, target):
     from .analysis import analyse_source
     findings = []
     for rel in sorted({e.file for e in j.entries}):
-        text = target.file(rel).read_text(encoding="utf-8")
+        text = target.file(rel).read_bytes().decode("utf-8")
         findings += [f for f in analyse_source(rel, text, target.root) if f.severity.value == "error"]
     patched_classes = set()
     for e in j.entries:

@@ -208,6 +208,18 @@ class Analyzer:
             result = [f for f in result if f.severity != Severity.INFO]
         return sorted(result)
 
+    def definitely_assigned(self, ci: ClassInfo) -> frozenset:
+        """Attributes assigned on every path through construction of ``ci`` (the oracle tests use it)."""
+        f = self.facts(ci)
+        mro = f.linear
+        ctor = Constructor(ci, mro, lambda name, after, inclusive=False: self.resolve_method(mro, name, after, inclusive),
+                           lambda *a: None, lambda *a: None, lambda cls, name: self.project.resolve_class(cls.module, name),
+                           lambda call, frame: (dotted(call.func) or "") in frame.cls.module.noreturn)
+        init = self.resolve_method(mro, "__init__")
+        terminal = ctor.run(State(frozenset(f.fields) if f.field_class else frozenset()),
+                            (init[0], init[1]) if init else None)
+        return frozenset.intersection(*(s.assigned for s in terminal)) if terminal else frozenset()
+
     def _descendants(self, ci: ClassInfo) -> list[ClassInfo]:
         out, todo = [], list(self._subclasses.get(ci.key, []))
         while todo:
@@ -304,6 +316,7 @@ class Analyzer:
         is_abstract_like = bool(self._descendants(ci)) or bool(_unimplemented_abstract(f.classes))
         assigns_nothing = not any(c.assigned_in for c in f.classes) and not f.fields
         seen_methods: set[str] = set()
+        called_later = self._referenced_outside(f.classes, ctor.inlined)
         for c in f.classes:
             for mname, fn in c.methods.items():
                 if mname in seen_methods:
@@ -311,6 +324,8 @@ class Analyzer:
                 seen_methods.add(mname)
                 if mname in NOT_CHECKED_METHODS or c.method_kind.get(mname) in ("static", "class"):
                     continue
+                if f"{c.qualname}.{mname}" in ctor.inlined and mname not in called_later:
+                    continue  # a construction helper: its reads were judged on the construction paths
                 if c.module.rel not in report:
                     continue
                 if mname in self.settings.initializers:
@@ -329,13 +344,15 @@ class Analyzer:
                     if not live:
                         continue
                     fnd = self._judge_read(ci, c, mname, r, attr, live, terminal, assigned_anywhere,
-                                           ever_in_ctor, unknown, strict, escapes, is_abstract_like, assigns_nothing)
+                                           ever_in_ctor, unknown, strict, escapes, is_abstract_like, assigns_nothing,
+                                           ctor.inlined, ctor.seen, ctor.deleted)
                     if fnd is not None:
                         findings.append(fnd)
         return findings
 
     def _judge_read(self, ci, owner, mname, r, attr, live, terminal, assigned_anywhere, ever_in_ctor,
-                    unknown, strict, escapes, is_abstract_like, assigns_nothing) -> Optional[Finding]:
+                    unknown, strict, escapes, is_abstract_like, assigns_nothing, inlined, ctor_seen,
+                    ctor_deleted) -> Optional[Finding]:
         rel = owner.module.rel
         in_sub = "" if owner.key == ci.key else f" (inherited by {ci.qualname})"
         if attr in ever_in_ctor:
@@ -344,6 +361,38 @@ class Analyzer:
             return M.maybe_unassigned(rel, r.node, ci.qualname, attr, why + in_sub, sev)
         if attr in assigned_anywhere:
             locs = assigned_anywhere[attr]
+            order = [c.qualname for c in self.facts(ci).classes]
+            if attr in ctor_seen and attr not in ctor_deleted:
+                c, m, ln = locs[0]
+                return M.maybe_unassigned(rel, r.node, ci.qualname, attr,
+                                          f"not assigned on every construction path ({c}.{m} assigns it at line {ln})" + in_sub)
+            ran = [(c, m, ln) for c, m, ln in locs if f"{c}.{m}" in inlined]
+            if ran and attr in ctor_deleted:
+                c, m, ln = ran[0]
+                return M.maybe_unassigned(rel, r.node, ci.qualname, attr,
+                                          f"assigned in {c}.{m} (line {ln}) but deleted again before construction ends" + in_sub)
+            live_locs, init_not_run, shadowed = [], [], []
+            for c, m, ln in locs:
+                idx = order.index(c) if c in order else 0
+                overriders = [d for d in order[:idx] if m in self._cls_by_name(ci, d).methods]
+                if m == "__init__":
+                    if f"{c}.{m}" not in inlined:
+                        init_not_run.append((c, m, ln))
+                    continue
+                if overriders and not any(_calls_super(self._cls_by_name(ci, d).methods[m], m, c) for d in overriders):
+                    shadowed.append((c, m, ln))
+                    continue
+                live_locs.append((c, m, ln))
+            if not live_locs and init_not_run:
+                c, m, ln = init_not_run[0]
+                return M.never_assigned(rel, r.node, ci.qualname, attr,
+                                        f"assigned in {c}.__init__ (line {ln}), which construction of {ci.qualname} "
+                                        f"never runs (missing super().__init__()?)" + in_sub)
+            if not live_locs and shadowed:
+                c, m, ln = shadowed[0]
+                return M.never_assigned(rel, r.node, ci.qualname, attr,
+                                        f"only assigned in {c}.{m} (line {ln}), which {ci.qualname} overrides" + in_sub)
+            locs = live_locs or locs
             where = ", ".join(f"{c}.{m} (line {ln})" for c, m, ln in locs[:2])
             sev = Severity.ERROR if self.settings.strict_two_phase else Severity.INFO
             return M.two_phase(rel, r.node, ci.qualname, attr, f"only assigned in {where}, which construction never calls" + in_sub, sev)
@@ -362,6 +411,23 @@ class Analyzer:
             return M.never_assigned(rel, r.node, ci.qualname, attr, "the class assigns no instance attributes (a mixin or interface?)",
                                     "", Severity.INFO)
         return M.never_assigned(rel, r.node, ci.qualname, attr, f"no method of {ci.qualname} or its bases assigns it" + in_sub, hint)
+
+    @staticmethod
+    def _referenced_outside(classes: list[ClassInfo], inlined: set[str]) -> set[str]:
+        """Method names that code outside construction refers to as ``self.<name>``."""
+        out: set[str] = set()
+        for c in classes:
+            for mname, fn in c.methods.items():
+                if f"{c.qualname}.{mname}" in inlined or mname == "__init__":
+                    continue
+                sn = first_param(fn)
+                for node in ast.walk(fn):
+                    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == sn:
+                        out.add(node.attr)
+        return out
+
+    def _cls_by_name(self, ci: ClassInfo, qualname: str) -> ClassInfo:
+        return next(c for c in self.facts(ci).classes if c.qualname == qualname)
 
     def _other_class_hint(self, ci: ClassInfo, attr: str) -> str:
         mine = {c.key for c in self.facts(ci).classes}
@@ -413,6 +479,18 @@ class Analyzer:
         return True
 
 
+def _calls_super(fn: ast.FunctionDef, name: str, base: str) -> bool:
+    """``fn`` calls ``super().<name>(...)`` or ``<Base>.<name>(self, ...)``."""
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == name:
+            v = node.func.value
+            if isinstance(v, ast.Call) and dotted(v.func) == "super":
+                return True
+            if (dotted(v) or "").split(".")[-1] == base.split(".")[-1]:
+                return True
+    return False
+
+
 def _unimplemented_abstract(classes: list[ClassInfo]) -> set[str]:
     """Abstract methods of the MRO that no class before their declarer implements."""
     out: set[str] = set()
@@ -450,7 +528,11 @@ def _mode_split(missing: list[State], terminal: list[State], attr: str) -> bool:
     if not having:
         return False
     with_attr = frozenset.union(*(s.assigned for s in having))
-    return all(s.assigned - with_attr for s in missing)
+    if all(s.assigned - with_attr for s in missing):
+        return True
+    # a branch that sets up a whole subsystem (3+ attributes) is a mode, not a forgotten line
+    common = frozenset.intersection(*(s.assigned for s in having))
+    return all(len(common - s.assigned) >= 3 for s in missing)
 
 
 def _why(missing: State, terminal: list[State], attr: str) -> str:

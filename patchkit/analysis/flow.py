@@ -14,7 +14,7 @@ from typing import Callable, Iterable, Optional
 
 from .model import NORETURN_CALLS, REGISTER_METHODS, ClassInfo, dotted, first_param, self_attr
 
-MAX_STATES = 48
+MAX_STATES = 96
 MAX_DEPTH = 12
 
 #: a condition: (normalised text, polarity, line, human text)
@@ -169,6 +169,9 @@ class Constructor:
         self.stack: list[tuple] = []
         self.external_init_ran = False
         self.inlined: set[str] = set()
+        #: every attribute some construction path assigns / deletes (survives state merging)
+        self.seen: set[str] = set()
+        self.deleted: set[str] = set()
 
     # ---------------------------------------------------------------- entry
     def run(self, start: State, init: Optional[tuple[ClassInfo, ast.FunctionDef]]) -> list[State]:
@@ -267,6 +270,7 @@ class Constructor:
         for t in s.targets:
             a = self_attr(t, fr.selfname)
             if a is not None:
+                self.deleted.add(a)
                 st = [x.remove(a) for x in st]
             else:
                 st = self.expr(t, st, fr)
@@ -440,6 +444,8 @@ class Constructor:
     def store(self, t: ast.expr, st: list[State], fr: Frame) -> list[State]:
         a = self_attr(t, fr.selfname)
         if a is not None:
+            if st:
+                self.seen.add(a)
             return [x.add(a) for x in st]
         if isinstance(t, (ast.Tuple, ast.List)):
             for e in t.elts:

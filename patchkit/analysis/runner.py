@@ -83,7 +83,7 @@ def _analyse_chunk(args) -> list[dict]:
         path = Path(path)
         root, rel = import_root(path)
         try:
-            text = path.read_text(encoding="utf-8", errors="replace")
+            text = path.read_text(encoding="utf-8-sig", errors="replace")
         except OSError as exc:
             out.append({"path": str(path), "error": f"unreadable: {exc}", "findings": []})
             continue

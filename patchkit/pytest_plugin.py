@@ -1,0 +1,300 @@
+"""pytest plugin: ``pytest --patchkit`` runs every patch against every configured target version,
+and ``--patchkit-check PATH`` runs the analyzer, as test items.
+
+Items: ``patchkit/<patch>::anchors[<ver>]``, ``::applies``, ``::idempotent``, ``::reverts``,
+``::compiles``, ``::checks``; ``patchkit-check/<file>`` per analysed file and one
+``patchkit-check-status`` item so a crash of the tool can never pass silently.
+Results are computed once per run (per version, under a file lock, so xdist workers share them)
+and cached across runs by content hash + configuration + patchkit version.
+Configuration: ``[tool.patchkit]`` in pyproject.toml: ``patches = [...]``, ``versions = [...]``
+(release numbers, or "installed").
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Optional
+
+import pytest
+
+STEPS = ("anchors", "applies", "compiles", "checks", "idempotent", "reverts")
+
+
+def pytest_addoption(parser):
+    g = parser.getgroup("patchkit", "patchkit: patches and checks as test items")
+    g.addoption("--patchkit", action="store_true", default=False,
+                help="run every configured patch against every configured target version")
+    g.addoption("--patchkit-versions", default=None,
+                help="comma list of target versions (overrides [tool.patchkit] versions)")
+    g.addoption("--patchkit-check", action="append", default=[], metavar="PATH",
+                help="run the attr-init analyzer over PATH (file or folder); repeatable")
+    g.addoption("--patchkit-no-cache", action="store_true", default=False, help="ignore cached results")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "gpu: needs a CUDA GPU and an importable sglang (skipped otherwise)")
+    if config.getoption("--patchkit") or config.getoption("--patchkit-check"):
+        config.pluginmanager.register(_Collector(config), "patchkit-collector")
+
+
+class PatchkitFailure(Exception):
+    """A finding or a patch failure: reported as its text, without a traceback."""
+
+
+class _Item(pytest.Item):
+    def __init__(self, *, result_fn, **kw):
+        super().__init__(**kw)
+        self._result_fn = result_fn
+        self.add_marker("patchkit")
+
+    def runtest(self):
+        ok, text = self._result_fn()
+        if ok is None:
+            pytest.skip(text)
+        if not ok:
+            raise PatchkitFailure(text)
+
+    def repr_failure(self, excinfo, style=None):
+        if excinfo.errisinstance(PatchkitFailure):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style)
+
+    def reportinfo(self):
+        return self.path, None, self.name
+
+
+class _Collector:
+    def __init__(self, config):
+        self.config = config
+        self.section = _section(config)
+        self._results: dict[tuple, dict] = {}
+        self._check: Optional[dict] = None
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, session, config, items):
+        from . import registry
+        if config.getoption("--patchkit"):
+            names = self.section.get("patches") or list(registry.patches())
+            versions = _versions(config, self.section)
+            for name in names:
+                for ver in versions:
+                    for step in STEPS:
+                        items.append(_Item.from_parent(session, name=f"patchkit/{name}::{step}[{ver}]",
+                                                       result_fn=lambda n=name, v=ver, s=step: self.step(n, v, s)))
+        paths = config.getoption("--patchkit-check")
+        if paths:
+            from .analysis.runner import expand
+            files = expand([Path(p) for p in paths])
+            for f in files:
+                items.append(_Item.from_parent(session, name=f"patchkit-check/{f}",
+                                               result_fn=lambda f=f: self.check_file(f)))
+            items.append(_Item.from_parent(session, name="patchkit-check-status", result_fn=self.check_status))
+
+    # ---------------------------------------------------------------- patches
+    def step(self, name: str, version: str, step: str):
+        res = self.results(name, version)
+        if "skip" in res:
+            return None, res["skip"]
+        ok, text = res["steps"].get(step, (False, "not reached: an earlier step failed"))
+        return ok, text
+
+    def results(self, name: str, version: str) -> dict:
+        key = (name, version)
+        if key not in self._results:
+            self._results[key] = _shared_results(name, version, self.config.getoption("--patchkit-no-cache"))
+        return self._results[key]
+
+    # ---------------------------------------------------------------- analyzer
+    def _run_check(self) -> dict:
+        if self._check is None:
+            from .analysis.runner import analyse_paths
+            from .config import load_settings
+            try:
+                settings = load_settings(None, Path(self.config.rootpath))
+                reports = analyse_paths([Path(p) for p in self.config.getoption("--patchkit-check")], settings,
+                                        use_cache=not self.config.getoption("--patchkit-no-cache"))
+                self._check = {"reports": {str(Path(r.path).resolve()): r for r in reports}, "error": None}
+            except Exception as exc:  # the status item reports it
+                self._check = {"reports": {}, "error": f"{type(exc).__name__}: {exc}"}
+        return self._check
+
+    def check_file(self, f: Path):
+        res = self._run_check()
+        r = res["reports"].get(str(Path(f).resolve()))
+        if r is None:
+            return False, f"{f}: not analysed ({res['error'] or 'unknown reason'})"
+        if r.error:
+            return False, f"{f}: {r.error}"
+        errors = [x for x in r.findings if x.severity.value == "error"]
+        return (not errors), "\n".join(map(str, errors))
+
+    def check_status(self):
+        res = self._run_check()
+        if res["error"]:
+            return False, f"patchkit check crashed: {res['error']}"
+        bad = [r for r in res["reports"].values() if r.error]
+        if bad:
+            return False, "\n".join(f"{r.path}: {r.error}" for r in bad)
+        return True, ""
+
+
+def _section(config) -> dict:
+    from .config import load_section
+    try:
+        return load_section(None, Path(config.rootpath))
+    except Exception:
+        return {}
+
+
+def _versions(config, section) -> list[str]:
+    opt = config.getoption("--patchkit-versions")
+    if opt:
+        return [v.strip() for v in opt.split(",") if v.strip()]
+    v = section.get("versions", ["installed"])
+    return [v] if isinstance(v, str) else list(v)
+
+
+def _tool_fingerprint() -> str:
+    from . import __version__
+    h = hashlib.sha256(__version__.encode())
+    root = Path(__file__).resolve().parent
+    for base in (root, Path(__import__("patchkit.patches", fromlist=["x"]).__path__[0]),
+                 Path(__import__("patchkit.checks", fromlist=["x"]).__path__[0])):
+        for p in sorted(base.rglob("*.py")):
+            h.update(p.read_bytes())
+    return h.hexdigest()
+
+
+def _shared_results(name: str, version: str, no_cache: bool) -> dict:
+    """Compute once per (patch, version, tool, target content); other xdist workers wait on the
+    lock and read the file. Cached across runs in the patchkit cache folder."""
+    from . import target as tgt
+    from .fsutil import atomic_write, cache_dir, file_lock
+    try:
+        t = tgt.installed("sglang") if version == "installed" else tgt.fetch(f"sglang=={version}")
+    except Exception as exc:
+        return {"skip": f"target sglang {version} unavailable: {exc}"}
+    key_src = f"{name}|{t.version}|{t.root}|{_tool_fingerprint()}|{_target_fingerprint(t)}"
+    key = hashlib.sha256(key_src.encode()).hexdigest()
+    folder = cache_dir() / "pytest"
+    path = folder / f"{key}.json"
+    with file_lock(folder / f"{key}.lock", timeout=900):
+        if path.exists() and not no_cache:
+            doc = json.loads(path.read_text())
+            doc["cached"] = True
+            return doc
+        doc = _compute(name, t)
+        atomic_write(path, json.dumps(doc).encode())
+    return doc
+
+
+def _target_fingerprint(t) -> str:
+    h = hashlib.sha256()
+    for rel in ("sglang/srt/speculative/eagle_worker_v2.py", "sglang/srt/server_args.py"):
+        p = t.root / rel
+        if p.exists():
+            h.update(p.read_bytes())
+    return h.hexdigest()
+
+
+def _compute(name: str, t) -> dict:
+    from . import engine, registry
+    from .ftypes import PatchkitError, Target, TargetKind
+    from .patchdef import Refused
+    steps: dict[str, tuple[bool, str]] = {}
+    patch = registry.patch(name)
+    if not patch.in_range(t.version):
+        return {"skip": f"{name} supports {patch.distribution}{patch.specifier}; target is {t.version}"}
+    try:
+        strategy = patch.plan(t.version, engine.reader(t))
+    except (Refused, PatchkitError) as exc:
+        steps["anchors"] = (False, str(exc))
+        return {"steps": steps}
+    steps["anchors"] = (True, strategy.name)
+    with tempfile.TemporaryDirectory(prefix="patchkit-pytest-") as tmp:
+        for part in ("sglang/srt/speculative",) + strategy.files:
+            src = t.root / part
+            dst = Path(tmp) / part
+            if src.is_dir():
+                shutil.copytree(src, dst, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__", "*.so"))
+            elif src.is_file():
+                dst.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(src, dst)
+        scratch = Target(t.distribution, t.version, Path(tmp), TargetKind.DIRECTORY)
+        originals = {f: scratch.file(f).read_bytes() for f in strategy.files}
+        try:
+            engine.apply(patch, scratch, run_check=False)
+            steps["applies"] = (True, "")
+        except PatchkitError as exc:
+            steps["applies"] = (False, str(exc))
+            return {"steps": steps}
+        bad = []
+        for f in strategy.files:
+            try:
+                compile(scratch.file(f).read_bytes(), f, "exec", dont_inherit=True)
+            except SyntaxError as exc:
+                bad.append(f"{f}:{exc.lineno}: {exc.msg}")
+        steps["compiles"] = (not bad, "\n".join(bad))
+        changes = [type("C", (), {"rel": f, "before": originals[f].decode(), "after": scratch.file(f).read_bytes().decode(),
+                                  "changed": True})() for f in strategy.files]
+        findings = engine.run_checks(patch, scratch, changes)
+        steps["checks"] = (not findings, "\n".join(map(str, findings)))
+        after = {f: scratch.file(f).read_bytes() for f in strategy.files}
+        r = engine.apply(patch, scratch, run_check=False)
+        same = {f: scratch.file(f).read_bytes() for f in strategy.files} == after
+        steps["idempotent"] = (r.outcome.value == "already-applied" and same,
+                               f"second apply: {r.outcome.value}; files unchanged: {same}")
+        engine.revert(patch, scratch)
+        restored = {f: scratch.file(f).read_bytes() for f in strategy.files}
+        diff = [f for f in strategy.files if restored[f] != originals[f]]
+        steps["reverts"] = (not diff, f"not byte-identical after revert: {diff}" if diff else "")
+    return {"steps": steps}
+
+
+# ---------------------------------------------------------------------- fixtures for users
+@pytest.fixture
+def patchkit_patched_release(tmp_path):
+    """``patchkit_patched_release("0.5.12", "dynamic-spec-disable")`` -> Target: a fetched release
+    copied to a temp folder with the patch applied."""
+    from . import engine, registry, target as tgt
+    from .ftypes import Target, TargetKind
+
+    def make(version: str, patch: str) -> Target:
+        rel = tgt.fetch(f"sglang=={version}")
+        dest = tmp_path / f"sglang-{version}"
+        shutil.copytree(rel.root, dest, ignore=shutil.ignore_patterns("__pycache__", "*.so"))
+        t = Target(rel.distribution, rel.version, dest, TargetKind.DIRECTORY)
+        engine.apply(registry.patch(patch), t)
+        return t
+
+    return make
+
+
+@pytest.fixture
+def patchkit_server(tmp_path):
+    """A launched, patched SGLang server (tiny model) for GPU tests: yields its base URL.
+    Skips with the reason where there is no GPU or no SGLang."""
+    import importlib.util
+    if shutil.which("nvidia-smi") is None:
+        pytest.skip("no NVIDIA GPU on this machine (nvidia-smi not found)")
+    if importlib.util.find_spec("sglang") is None:
+        pytest.skip("sglang is not importable here")
+    from . import engine, registry, target as tgt
+    from .smoke import tiny
+    from .smoke.run import SmokeConfig, free_port, launch_command
+    from .smoke.server import Server
+    t = tgt.installed("sglang")
+    engine.apply(registry.patch("dynamic-spec-disable"), t)
+    mt, md = tiny.write(tmp_path)
+    port = free_port()
+    srv = Server(launch_command(SmokeConfig(str(mt), str(md), server_args=tiny.TINY_ARGS), port),
+                 tmp_path / "server.log", f"http://127.0.0.1:{port}")
+    srv.start()
+    try:
+        srv.wait_ready(600)
+        yield srv.base_url
+    finally:
+        srv.stop()

@@ -1,0 +1,106 @@
+"""The dynamic-spec-disable patch against real SGLang releases from the package registry."""
+from __future__ import annotations
+
+import ast
+
+import libcst as cst
+import pytest
+
+from patchkit import engine, registry
+from patchkit.analysis import analyse_source
+from patchkit.ftypes import CheckFailed, Outcome, VersionOutOfRange
+
+WORKER = "sglang/srt/speculative/eagle_worker_v2.py"
+PATCH = "dynamic-spec-disable"
+
+
+def _class_source(text: str, cls: str) -> str:
+    tree = ast.parse(text)
+    node = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == cls)
+    return ast.get_source_segment(text, node)
+
+
+@pytest.mark.network
+@pytest.mark.parametrize("version,strategy", [("0.5.12", "bring-zero-step"), ("0.5.13", "bring-zero-step"),
+                                              ("0.5.14", "reuse-upstream-zero-step"),
+                                              ("0.5.16", "reuse-upstream-zero-step"),
+                                              ("0.5.23", "reuse-upstream-zero-step")])
+def test_apply_idempotent_revert_on_real_release(sglang_scratch, version, strategy):
+    t = sglang_scratch(version)
+    p = registry.patch(PATCH)
+    originals = {f: t.file(f).read_bytes() for f in p.plan(version, engine.reader(t)).files}
+    r = engine.apply(p, t)
+    assert r.outcome is Outcome.APPLIED and r.strategy == strategy
+    text = t.file(WORKER).read_text()
+    # the threshold lands in EAGLEWorkerV2.__init__, not in the first __init__ of the file
+    assert "self.spec_disable_batch_threshold = " in _class_source(text, "EAGLEWorkerV2")
+    assert "spec_disable_batch_threshold" not in _class_source(text, "EagleDraftWorker")
+    assert ("_patchkit_trivial_verify_input" in text) == (strategy == "bring-zero-step")
+    compile(text, WORKER, "exec")
+    assert [f for f in analyse_source(WORKER, text, t.root) if f.cls == "EAGLEWorkerV2" and f.severity.value == "error"] == []
+    # after -> after: a second apply is a skip detected from the code, not a second copy
+    assert engine.apply(p, t).outcome is Outcome.ALREADY_APPLIED
+    assert t.file(WORKER).read_text() == text
+    assert engine.revert(p, t).outcome is Outcome.REVERTED
+    assert {f: t.file(f).read_bytes() for f in originals} == originals
+
+
+@pytest.mark.network
+def test_flag_registered_for_argparse_and_annotated_fields(sglang_scratch):
+    for version in ("0.5.12", "0.5.16"):
+        t = sglang_scratch(version)
+        p = registry.patch(PATCH)
+        engine.apply(p, t)
+        read = engine.reader(t)
+        for desc, check in p.invariants:
+            assert check(read) is None, desc
+        sa = read("sglang/srt/server_args.py")
+        if version == "0.5.12":
+            assert '"--speculative-disable-batch-threshold"' in sa
+        else:
+            assert "speculative_disable_batch_threshold: A[" in sa
+
+
+@pytest.mark.network
+def test_releases_without_state_switching_are_refused_with_a_reason(sglang_scratch):
+    t = sglang_scratch("0.5.11")
+    with pytest.raises(VersionOutOfRange, match="has no 'build_adaptive_runtime_state'"):
+        engine.apply(registry.patch(PATCH), t, dry_run=True)
+
+
+@pytest.mark.network
+def test_wrong_class_variant_is_flagged_and_refused(sglang_scratch, broken_patches):
+    t = sglang_scratch("0.5.12")
+    before = t.file(WORKER).read_bytes()
+    with pytest.raises(CheckFailed) as e:
+        engine.apply(registry.patch(broken_patches), t)
+    msg = str(e.value)
+    assert "PK003 self.spec_disable_batch_threshold is read but never assigned in EAGLEWorkerV2" in msg
+    assert "assigned in EagleDraftWorker.__init__ at line" in msg and "a different class" in msg
+    assert t.file(WORKER).read_bytes() == before
+
+
+@pytest.mark.network
+def test_drifted_upstream_is_a_precise_anchor_error(sglang_scratch):
+    t = sglang_scratch("0.5.16")
+    text = t.file(WORKER).read_text().replace("def forward_batch_generation(", "def forward_batch(")
+    t.file(WORKER).write_text(text)
+    from patchkit.ftypes import AnchorNotFound
+    with pytest.raises(AnchorNotFound, match="class EAGLEWorkerV2 has no method 'forward_batch_generation'; nearest: 'forward_batch'"):
+        engine.apply(registry.patch(PATCH), t, dry_run=True)
+
+
+@pytest.mark.network
+def test_matrix_over_the_whole_range():
+    from patchkit.matrix import expand_versions, run_matrix
+    versions = expand_versions("sglang", "0.5.6..0.5.23")
+    assert versions[0] == "0.5.6" and versions[-1] == "0.5.23" and len(versions) >= 18
+    rows = run_matrix(registry.patch(PATCH), versions)
+    by = {r.version: r for r in rows}
+    for v, r in by.items():
+        assert r.verdict in ("applies", "refused"), (v, r.verdict, r.detail)
+        if r.verdict == "refused":
+            assert "build_adaptive_runtime_state" in r.detail
+    assert by["0.5.12"].strategy == "bring-zero-step"
+    assert by["0.5.16"].strategy == "reuse-upstream-zero-step"
+    assert by["0.5.11"].verdict == "refused"

@@ -1,0 +1,94 @@
+"""The pytest plugin on sample projects (pytester, in subprocesses)."""
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+pytest_plugins = ["pytester"]
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def project(pytester, monkeypatch):
+    monkeypatch.setenv("PYTHONPATH", f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}")
+    return pytester
+
+
+def _installed() -> bool:
+    from importlib.metadata import entry_points
+    return any(ep.value == "patchkit.pytest_plugin" for ep in entry_points(group="pytest11"))
+
+
+def run(p, *args):
+    load = () if _installed() else ("-p", "patchkit.pytest_plugin")
+    return p.runpytest_subprocess(*load, "-p", "no:cacheprovider", *args)
+
+
+def test_check_items_pass_fail_and_show_only_the_finding(project):
+    project.makepyfile(good="class A:\n    def __init__(self):\n        self.x = 1\n    def f(self):\n        return self.x\n",
+                       bad="class A:\n    def __init__(self, c):\n        if c:\n            self.x = 1\n    def f(self):\n        return self.x\n")
+    r = run(project, "--patchkit-check", "good.py", "--patchkit-check", "bad.py", "--patchkit-no-cache", "-q")
+    r.assert_outcomes(passed=2, failed=1)
+    out = r.stdout.str()
+    assert "bad.py:6:16: PK001 self.x may be unassigned when A is used" in out
+    assert "Traceback" not in out and "raise PatchkitFailure" not in out
+
+
+def test_status_item_fails_on_a_file_the_tool_cannot_read(project):
+    project.makepyfile(broken="def (:\n")
+    r = run(project, "--patchkit-check", "broken.py", "--patchkit-no-cache")
+    r.assert_outcomes(failed=2)
+    assert "syntax error" in r.stdout.str()
+
+
+def test_plugin_is_inactive_unless_asked(project):
+    project.makepyfile(test_x="def test_ok():\n    assert True\n")
+    r = run(project)
+    r.assert_outcomes(passed=1)
+
+
+@pytest.mark.network
+def test_patch_items_against_real_releases_and_cache(project):
+    project.makepyprojecttoml('[tool.patchkit]\npatches = ["dynamic-spec-disable"]\nversions = ["0.5.12", "0.5.16"]\n')
+    t0 = time.monotonic()
+    r = run(project, "--patchkit", "-v", "--patchkit-no-cache")
+    first = time.monotonic() - t0
+    r.assert_outcomes(passed=12)
+    out = r.stdout.str()
+    assert "patchkit/dynamic-spec-disable::idempotent[0.5.12] PASSED" in out
+    assert "patchkit/dynamic-spec-disable::reverts[0.5.16] PASSED" in out
+    t0 = time.monotonic()
+    r2 = run(project, "--patchkit")
+    second = time.monotonic() - t0
+    r2.assert_outcomes(passed=12)
+    assert second < first
+
+
+@pytest.mark.network
+def test_wrong_class_patch_fails_the_checks_item(project, monkeypatch):
+    monkeypatch.setenv("PATCHKIT_PATCH_PATH", str(ROOT / "fixtures" / "broken_patches"))
+    project.makepyprojecttoml('[tool.patchkit]\npatches = ["dynamic-spec-disable-wrong-class"]\nversions = ["0.5.12"]\n')
+    r = run(project, "--patchkit", "-v", "--patchkit-no-cache")
+    r.assert_outcomes(passed=5, failed=1)
+    out = r.stdout.str()
+    assert "::checks[0.5.12] FAILED" in out
+    assert "PK003 self.spec_disable_batch_threshold is read but never assigned in EAGLEWorkerV2" in out
+
+
+@pytest.mark.network
+def test_drifted_anchor_fails_the_anchor_item(project):
+    project.makepyprojecttoml('[tool.patchkit]\npatches = ["dynamic-spec-disable"]\nversions = ["0.5.11"]\n')
+    r = run(project, "--patchkit", "-v", "--patchkit-no-cache")
+    out = r.stdout.str()
+    assert "::anchors[0.5.11] FAILED" in out and "build_adaptive_runtime_state" in out
+
+
+@pytest.mark.network
+def test_xdist_gives_the_same_outcomes(project):
+    pytest.importorskip("xdist")
+    project.makepyprojecttoml('[tool.patchkit]\npatches = ["dynamic-spec-disable"]\nversions = ["0.5.12"]\n')
+    r = run(project, "--patchkit", "-n", "2", "--patchkit-no-cache")
+    r.assert_outcomes(passed=6)

@@ -7,6 +7,7 @@ the class, the method and the nearest existing names.
 from __future__ import annotations
 
 import difflib
+import functools
 import textwrap
 from typing import Callable, Optional, Sequence, Union
 
@@ -19,7 +20,13 @@ Stmt = Union[cst.SimpleStatementLine, cst.BaseCompoundStatement]
 
 
 def parse(rel: str, source: str) -> cst.Module:
-    """Parse target source; a syntax error names ``file:line``."""
+    """Parse target source; a syntax error names ``file:line``. libcst trees are immutable, so
+    parses of the same text are shared (planning, transforming and checking read one file often)."""
+    return _parse_cached(rel, source)
+
+
+@functools.lru_cache(maxsize=32)
+def _parse_cached(rel: str, source: str) -> cst.Module:
     try:
         return cst.parse_module(source)
     except cst.ParserSyntaxError as exc:
@@ -192,11 +199,52 @@ class _Insert(cst.CSTTransformer):
         return updated_node
 
 
+class _Contains(cst.CSTVisitor):
+    def __init__(self, target: cst.CSTNode):
+        self.target, self.found = target, False
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if node is self.target:
+            self.found = True
+        return not self.found
+
+
+def _rewrite_within(node, anchor, t: "_Insert"):
+    """Apply ``t`` to the smallest of module / top-level statement / class-body statement that holds
+    ``anchor`` and splice the result back: rewriting a 6,000-line class for one line is slow."""
+    if isinstance(node, cst.Module):
+        if any(x is anchor for x in node.body):
+            return node.visit(t)
+        body = list(node.body)
+        for i, top in enumerate(body):
+            if _contains(top, anchor):
+                body[i] = _rewrite_within(top, anchor, t)
+                break
+        return node.with_changes(body=body)
+    if isinstance(node, cst.ClassDef) and isinstance(node.body, cst.IndentedBlock):
+        inner = list(node.body.body)
+        if any(x is anchor for x in inner):
+            return node.with_changes(body=node.body.with_changes(body=t._splice(inner, inner)))
+        for i, member in enumerate(inner):
+            if _contains(member, anchor):
+                inner[i] = _rewrite_within(member, anchor, t)
+                return node.with_changes(body=node.body.with_changes(body=inner))
+    return node.visit(t)
+
+
+def _contains(node: cst.CSTNode, anchor: cst.CSTNode) -> bool:
+    """Statement ``anchor`` lies within ``node`` (statements only: no expression is visited)."""
+    if node is anchor:
+        return True
+    return any(s is anchor for s in walk_statements(node))
+
+
 def insert(module: cst.Module, anchor: Stmt, new: Sequence[Stmt], *, after: bool = True,
            replace: bool = False) -> cst.Module:
-    """Insert ``new`` before/after (or instead of) the statement ``anchor`` found in ``module``."""
+    """Insert ``new`` before/after (or instead of) the statement ``anchor`` found in ``module``.
+    Only the top-level statement that holds the anchor is rebuilt."""
     t = _Insert(anchor, new, after, replace)
-    out = module.visit(t)
+    out = _rewrite_within(module, anchor, t)
     if not t.done:
         raise AnchorNotFound("internal: anchor statement vanished while rewriting")
     return out  # type: ignore[return-value]
@@ -214,7 +262,10 @@ def add_method(module: cst.Module, cls: cst.ClassDef, src: str, after: Optional[
     blank = cst.EmptyLine(indent=False, whitespace=cst.SimpleWhitespace(""))
     fn = [f.with_changes(leading_lines=[blank]) if isinstance(f, cst.FunctionDef) else f for f in fn]
     body[idx:idx] = fn
-    return module.deep_replace(cls, cls.with_changes(body=cls.body.with_changes(body=body)))  # type: ignore
+    new_cls = cls.with_changes(body=cls.body.with_changes(body=body))
+    if any(s is cls for s in module.body):
+        return module.with_changes(body=[new_cls if s is cls else s for s in module.body])
+    return module.deep_replace(cls, new_cls)  # type: ignore
 
 
 def append_toplevel(module: cst.Module, src: str) -> cst.Module:

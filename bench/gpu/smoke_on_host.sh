@@ -10,16 +10,20 @@ SITE=/tmp/site
 rm -rf $SITE /tmp/s-$V /tmp/b-$V; mkdir -p $SITE && tar xf "$B/site.tar.xz" -C $SITE || exit 3
 python3 -m pip install -q --no-index --no-deps --no-compile --target $SITE .whl/*.whl || exit 3
 export PYTHONPATH=$SITE:$PWD PYTHONUNBUFFERED=1 PATCHKIT_CACHE_DIR=/tmp/pkc
+# NVLink multicast stays off (shared hosts): NCCL, PyTorch symmetric memory, NVSHMEM
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+TP=${TP:-1}
 PK="python3 -m patchkit.cli"
-SMOKE_ARGS="--target-dir $SITE --tiny --threshold ${THRESHOLD:-4} --crossings ${CROSSINGS:-20} ${EXTRA_SMOKE:-}"
+SMOKE_ARGS="--target-dir $SITE --tiny --tp $TP --threshold ${THRESHOLD:-4} --crossings ${CROSSINGS:-20} ${EXTRA_SMOKE:-}"
 {
   nvidia-smi --query-gpu=name,memory.used,memory.total --format=csv
   $PK apply dynamic-spec-disable --target-dir $SITE
   $PK gate --target-dir $SITE
   timeout ${SMOKE_TIMEOUT:-360} $PK smoke $SMOKE_ARGS --log-dir /tmp/s-$V --signoff "$OUT/signoff-$V.json"
   echo "smoke rc=$?"
-  $PK gate --target-dir $SITE --require-signoff --signoff "$OUT/signoff-$V.json" --tp 1; echo "gate(signoff) rc=$?"
-  $PK gate --target-dir $SITE --require-signoff --signoff "$OUT/signoff-$V.json" --tp 8; echo "gate(tp8) rc=$?"
+  $PK gate --target-dir $SITE --require-signoff --signoff "$OUT/signoff-$V.json" --tp $TP; echo "gate(signoff, tp $TP) rc=$?"
+  $PK gate --target-dir $SITE --require-signoff --signoff "$OUT/signoff-$V.json" --tp 1; echo "gate(tp 1 launch) rc=$?"
+  $PK gate --target-dir $SITE --require-signoff --signoff "$OUT/signoff-$V.json" --tp 8; echo "gate(tp 8 launch) rc=$?"
 } 2>&1 | tee "$OUT/console-$V.txt"
 cp /tmp/s-$V/server.log "$OUT/server-$V.log" 2>/dev/null
 if [ "${BROKEN:-1}" = 1 ]; then

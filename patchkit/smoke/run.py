@@ -46,9 +46,18 @@ class StageFailed(Exception):
 
 
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    """A free port in 20000-45000: SGLang derives further ports from it (gRPC at port + 10000,
+    which must stay below 65536), so the kernel's high ephemeral ports do not do."""
+    rng = random.Random()
+    for _ in range(200):
+        port = rng.randrange(20000, 45000)
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise OSError("no free port in 20000-45000")
 
 
 def launch_command(cfg: SmokeConfig, port: int, speculative: bool = True) -> list[str]:

@@ -41,7 +41,7 @@ def check_writable(path: Path) -> None:
         raise NotWritable(f"{folder}: folder is not writable, cannot write {path.name} atomically")
 
 
-def atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
+def atomic_write(path: Path, data: bytes, mode: int | None = None, durable: bool = True) -> None:
     """Write ``data`` to ``path`` so that a reader sees the old or the new bytes, never a mix.
 
     Temp file in the same folder, fsync, rename over, fsync the folder; the original file mode
@@ -55,13 +55,16 @@ def atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
-            os.fsync(fh.fileno())
+            if durable:
+                os.fsync(fh.fileno())
         os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+    if not durable:
+        return
     with contextlib.suppress(OSError):
         dfd = os.open(path.parent, os.O_RDONLY)
         try:

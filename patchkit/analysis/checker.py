@@ -316,7 +316,8 @@ class Analyzer:
         is_abstract_like = bool(self._descendants(ci)) or bool(_unimplemented_abstract(f.classes))
         assigns_nothing = not any(c.assigned_in for c in f.classes) and not f.fields
         seen_methods: set[str] = set()
-        called_later = self._referenced_outside(f.classes, ctor.inlined)
+        called_later = (self._referenced_outside(f.classes, ctor.inlined)
+                        if any(not x.endswith(".__init__") for x in ctor.inlined) else set())
         for c in f.classes:
             for mname, fn in c.methods.items():
                 if mname in seen_methods:
@@ -417,13 +418,10 @@ class Analyzer:
         """Method names that code outside construction refers to as ``self.<name>``."""
         out: set[str] = set()
         for c in classes:
-            for mname, fn in c.methods.items():
+            for mname, refs in c.self_refs.items():
                 if f"{c.qualname}.{mname}" in inlined or mname == "__init__":
                     continue
-                sn = first_param(fn)
-                for node in ast.walk(fn):
-                    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == sn:
-                        out.add(node.attr)
+                out |= refs
         return out
 
     def _cls_by_name(self, ci: ClassInfo, qualname: str) -> ClassInfo:

@@ -23,11 +23,27 @@ Cond = tuple
 
 def norm_test(node: ast.expr, selfname: str = "self") -> str:
     """A comparable text for a branch test: ``self.`` stripped, so ``flag`` == ``self.flag``."""
+    cached = getattr(node, "_pk_norm", None)
+    if cached is not None and cached[0] == selfname:
+        return cached[1]
     try:
         text = ast.unparse(node)
     except Exception:  # pragma: no cover - unparse handles every expression we parse
         return repr(node)
-    return text.replace(f"{selfname}.", "")
+    out = text.replace(f"{selfname}.", "")
+    try:
+        node._pk_norm = (selfname, out)  # type: ignore[attr-defined]
+    except AttributeError:  # pragma: no cover
+        pass
+    return out
+
+
+def _human(node: ast.expr) -> str:
+    cached = getattr(node, "_pk_human", None)
+    if cached is None:
+        cached = ast.unparse(node)
+        node._pk_human = cached  # type: ignore[attr-defined]
+    return cached
 
 
 def split_test(node: ast.expr) -> tuple[ast.expr, bool]:
@@ -331,7 +347,7 @@ class Constructor:
             if not ok:
                 continue
             for node, p in facts:
-                x = x.with_cond((norm_test(node, fr.selfname), p, test.lineno, ast.unparse(node)))
+                x = x.with_cond((norm_test(node, fr.selfname), p, test.lineno, _human(node)))
             if implied:
                 x = x.add(*implied)
             out.append(x)

@@ -15,6 +15,22 @@ NORETURN_CALLS = {"sys.exit", "exit", "quit", "os._exit", "os.abort", "_exit", "
 REGISTER_METHODS = {"register_buffer", "register_parameter", "add_module", "register_module"}
 
 
+def fast_walk(node: ast.AST):
+    """Every node below ``node`` (like ast.walk, without its per-node generator overhead)."""
+    stack = [node]
+    pop, push, extend = stack.pop, stack.append, stack.extend
+    AST = ast.AST
+    while stack:
+        n = pop()
+        yield n
+        for name in n._fields:
+            v = getattr(n, name, None)
+            if v.__class__ is list:
+                extend([x for x in v if isinstance(x, AST)])
+            elif isinstance(v, AST):
+                push(v)
+
+
 def dotted(node: ast.AST) -> Optional[str]:
     """``a.b.c`` for a Name/Attribute chain (``Generic[T]`` -> ``Generic``), else None."""
     if isinstance(node, ast.Subscript):
@@ -78,6 +94,8 @@ class ClassInfo:
     #: alternative constructors that build with __new__ and skip __init__: (method, line, attrs, calls_init)
     alt_ctors: list[tuple[str, int, frozenset, bool]] = field(default_factory=list)
     noreturn_methods: set[str] = field(default_factory=set)
+    #: method -> names it reads or writes as self.<name>
+    self_refs: dict[str, set] = field(default_factory=dict)
 
     def __repr__(self) -> str:
         return f"<ClassInfo {self.module.name}.{self.qualname}>"
@@ -120,7 +138,7 @@ def _resolve_relative(modname: str, is_package: bool, level: int, target: Option
 
 def build_module(name: str, rel: str, tree: ast.Module, source: str, is_package: bool = False) -> ModuleInfo:
     mod = ModuleInfo(name, rel, tree, source, is_package, lines=source.splitlines())
-    for node in ast.walk(tree):
+    for node in _module_level(tree.body):
         if isinstance(node, ast.Import):
             for a in node.names:
                 if a.asname:
@@ -135,6 +153,18 @@ def build_module(name: str, rel: str, tree: ast.Module, source: str, is_package:
     for stmt in tree.body:
         _collect_toplevel(mod, stmt, "")
     return mod
+
+
+def _module_level(body: list[ast.stmt]):
+    """Module-level statements, looking into if/try/with blocks (imports under TYPE_CHECKING ...)."""
+    for st in body:
+        yield st
+        if isinstance(st, (ast.If, ast.Try, ast.With)) or st.__class__.__name__ == "TryStar":
+            yield from _module_level(st.body)
+            yield from _module_level(getattr(st, "orelse", []))
+            yield from _module_level(getattr(st, "finalbody", []))
+            for h in getattr(st, "handlers", []):
+                yield from _module_level(h.body)
 
 
 def _collect_toplevel(mod: ModuleInfo, stmt: ast.stmt, prefix: str) -> None:
@@ -296,7 +326,13 @@ def _scan_methods(ci: ClassInfo) -> None:
             _scan_alt_ctor(ci, mname, fn)
         if not selfname:
             continue
-        for node in ast.walk(fn):
+        for node in fast_walk(fn):
+            if isinstance(node, ast.Attribute):
+                if node.value.__class__ is ast.Name and node.value.id == selfname:
+                    ci.self_refs.setdefault(mname, set()).add(node.attr)
+                    if isinstance(node.ctx, ast.Store) and node.attr == "__dict__":
+                        ci.dynamic = ci.dynamic or f"replaces self.__dict__ in {mname} at line {node.lineno}"
+                continue
             if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor,
                                  ast.withitem, ast.NamedExpr)):
                 targets = []
@@ -338,9 +374,6 @@ def _scan_methods(ci: ClassInfo) -> None:
             elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store):
                 if (dotted(node.value) or "") == f"{selfname}.__dict__":
                     ci.dynamic = ci.dynamic or f"writes self.__dict__ in {mname} at line {node.lineno}"
-            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) and node.attr == "__dict__":
-                if isinstance(node.value, ast.Name) and node.value.id == selfname:
-                    ci.dynamic = ci.dynamic or f"replaces self.__dict__ in {mname} at line {node.lineno}"
 
 
 def _self_targets(t: ast.expr, selfname: str) -> list[str]:

@@ -26,8 +26,10 @@ class Project:
     root: Optional[Path] = None
     overlay: Mapping[str, str] = field(default_factory=dict)
     _mods: dict[str, Optional[ModuleInfo]] = field(default_factory=dict)
-    #: files (rel path -> sha-less text length) read to resolve other modules, for cache keys
+    #: files (rel path -> text) read to resolve other modules, for cache keys
     deps: dict[str, str] = field(default_factory=dict)
+    #: rel paths of the modules looked up since the last reset (what one file's result depends on)
+    touched: set = field(default_factory=set)
 
     def add_source(self, rel: str, source: str) -> ModuleInfo:
         name = module_name_for(rel)
@@ -38,7 +40,10 @@ class Project:
 
     def module(self, name: str) -> Optional[ModuleInfo]:
         if name in self._mods:
-            return self._mods[name]
+            m = self._mods[name]
+            if m is not None:
+                self.touched.add(m.rel)
+            return m
         self._mods[name] = None  # cycle guard
         mod = None
         for rel in (name.replace(".", "/") + ".py", name.replace(".", "/") + "/__init__.py"):
@@ -56,6 +61,7 @@ class Project:
                 except SyntaxError:
                     break
                 self.deps[rel] = text
+                self.touched.add(rel)
                 mod = build_module(name, rel, tree, text, is_package=rel.endswith("__init__.py"))
                 break
         self._mods[name] = mod

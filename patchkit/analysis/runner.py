@@ -74,7 +74,30 @@ def _deps_ok(root: Path, deps: dict[str, str]) -> bool:
     return True
 
 
+_SHAS: dict[tuple, str] = {}
+
+
+def _sha_of(project: Project, rel: str) -> str:
+    key = (id(project), rel)
+    if key not in _SHAS:
+        _SHAS[key] = hashlib.sha256(project.deps[rel].encode("utf-8", "replace")).hexdigest()
+    return _SHAS[key]
+
+
 def _analyse_chunk(args) -> list[dict]:
+    """Analyse a chunk of files. The cyclic GC is paused: a chunk holds hundreds of thousands of
+    AST nodes (no cycles worth collecting) and repeated full collections made parsing quadratic."""
+    import gc
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _analyse_chunk_inner(args)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _analyse_chunk_inner(args) -> list[dict]:
     files, settings, use_cache = args
     cdir = cache_dir() / "analysis"
     out = []
@@ -98,7 +121,7 @@ def _analyse_chunk(args) -> list[dict]:
             except (ValueError, KeyError, OSError):
                 pass
         project = projects.setdefault(root, Project(root))
-        before = set(project.deps)
+        project.touched = set()
         err = None
         findings: list[Finding] = []
         try:
@@ -112,14 +135,13 @@ def _analyse_chunk(args) -> list[dict]:
         except Exception as exc:  # the runner never raises: one outcome per file
             err = f"internal error: {type(exc).__name__}: {exc}"
         fds = [dict(f.to_dict(), path=str(path)) for f in findings]
-        deps = {r: hashlib.sha256(t.encode("utf-8", "replace")).hexdigest()
-                for r, t in project.deps.items() if r != rel}
-        del before
+        deps = {r: _sha_of(project, r) for r in project.touched if r != rel and r in project.deps}
         out.append({"path": str(path), "findings": fds, "error": err})
         if use_cache:
             try:
                 cfile.parent.mkdir(parents=True, exist_ok=True)
-                atomic_write(cfile, json.dumps({"findings": fds, "deps": deps, "error": err}).encode())
+                atomic_write(cfile, json.dumps({"findings": fds, "deps": deps, "error": err}).encode(),
+                             durable=False)  # a cache entry: atomic, but no fsync
             except OSError:
                 pass
     return out
@@ -133,7 +155,17 @@ def analyse_paths(paths: Iterable[Path], settings: Settings = Settings(), use_ca
     if len(files) < 64 or jobs == 1:
         raw = _analyse_chunk((files, settings, use_cache))
     else:
-        chunks = [files[i::jobs] for i in range(jobs)]
+        # contiguous chunks: files of one package share the modules their bases live in
+        sizes = [os.path.getsize(f) for f in files]
+        per = sum(sizes) / jobs
+        chunks, cur, acc = [], [], 0
+        for f, n in zip(files, sizes):
+            cur.append(f)
+            acc += n
+            if acc >= per and len(chunks) < jobs - 1:
+                chunks.append(cur)
+                cur, acc = [], 0
+        chunks.append(cur)
         with ProcessPoolExecutor(jobs) as ex:
             raw = [r for part in ex.map(_analyse_chunk, [(c, settings, use_cache) for c in chunks]) for r in part]
         order = {f: i for i, f in enumerate(files)}

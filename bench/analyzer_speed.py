@@ -1,0 +1,57 @@
+#!/usr/bin/env python3
+"""Analyzer speed on a whole real tree against pyrefly, measured in the same run.
+
+    python3 bench/analyzer_speed.py [--version 0.5.16]
+
+Cold: an empty patchkit cache; warm: the same run again (results cached by content hash +
+analyzer version). Peer: `pyrefly check` on the same folder (pip install pyrefly). Prints
+seconds and the ratios pyrefly/patchkit (above 1 means patchkit is faster). Goals: cold <= 5 s,
+warm <= 1 s on a 2-core machine, faster than pyrefly.
+"""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+
+def timed(cmd, env=None, cwd=None):
+    t0 = time.perf_counter()
+    r = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, **(env or {})}, cwd=cwd)
+    return time.perf_counter() - t0, r
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--version", default="0.5.16")
+    args = ap.parse_args()
+    from patchkit import target
+    rel = target.fetch(f"sglang=={args.version}")
+    with tempfile.TemporaryDirectory() as tmp:
+        tree = Path(tmp) / "sglang"
+        shutil.copytree(rel.root / "sglang", tree)
+        srt = tree / "srt"
+        n = sum(1 for _ in srt.rglob("*.py"))
+        cache = {"PATCHKIT_CACHE_DIR": str(Path(tmp) / "cache")}
+        pk = [sys.executable, "-m", "patchkit", "check", str(srt), "--format", "json"]
+        cold, r = timed(pk, cache, cwd=Path(__file__).resolve().parent.parent)
+        warm, r2 = timed(pk, cache, cwd=Path(__file__).resolve().parent.parent)
+        import json
+        found = len(json.loads(r.stdout)["findings"])
+        print(f"patchkit check  sglang {args.version} srt/ ({n} files): cold {cold:.2f}s  warm {warm:.2f}s  ({found} findings)")
+        if shutil.which("pyrefly"):
+            peer, _ = timed(["pyrefly", "check", str(srt), "--output-format", "min-text"], cwd=tmp)
+            print(f"pyrefly check   same folder: {peer:.2f}s")
+            print(f"ratio pyrefly/patchkit: cold {peer / cold:.2f}x  warm {peer / warm:.2f}x")
+        else:
+            print("pyrefly not installed (pip install pyrefly): no peer ratio")
+        print(f"goals: cold {cold:.2f}s / 5 s, warm {warm:.2f}s / 1 s")
+
+
+if __name__ == "__main__":
+    main()

@@ -174,10 +174,12 @@ def diff(name, distribution, target_dir, release, target_version) -> None:
 @click.option("--format", "fmt", type=click.Choice(["text", "rich", "json", "sarif"]), default="text")
 @click.option("--strict", is_flag=True, help="unknown bases provide nothing; two-phase initialisation is an error")
 @click.option("--show-info", is_flag=True, help="also print info-level findings")
+@click.option("--fail-on", type=click.Choice(["error", "warning"]), default="warning", show_default=True,
+              help="lowest severity that makes the exit code 1")
 @click.option("--no-cache", is_flag=True)
 @click.option("--config", "config_path", type=click.Path(path_type=Path), default=None,
               help="pyproject.toml with [tool.patchkit] (default: nearest one upward)")
-def check(paths, fmt, strict, show_info, no_cache, config_path) -> None:
+def check(paths, fmt, strict, show_info, fail_on, no_cache, config_path) -> None:
     """Run the attribute-initialization analyzer over files, folders or installed distributions."""
     from .analysis.runner import analyse_paths
     from .config import load_settings
@@ -212,7 +214,8 @@ def check(paths, fmt, strict, show_info, no_cache, config_path) -> None:
         for r in errors:
             err.print(f"{r.path}: {r.error}")
         err.print(f"{len(reports)} file(s), {len(findings)} finding(s), {len(errors)} could not be analysed")
-    code = (1 if any(f.severity.value == "error" for f in findings) else 0) | (2 if errors else 0)
+    failing = {"error"} if fail_on == "error" else {"error", "warning"}
+    code = (1 if any(f.severity.value in failing for f in findings) else 0) | (2 if errors else 0)
     sys.exit(code)
 
 

@@ -22,7 +22,7 @@ def block(draw, depth: int, helpers: int, lvl: int) -> list[str]:
     for _ in range(n):
         kinds = ["assign", "assign", "helper", "del", "ret", "raise"]
         if depth > 0:
-            kinds += ["if", "ifelse", "for", "try", "with", "match", "whiletrue"]
+            kinds += ["if", "ifelse", "ifand", "for", "try", "with", "match", "whiletrue"]
         k = draw(st.sampled_from(kinds))
         c = draw(st.sampled_from(CONDS))
         a = draw(st.sampled_from(ATTRS))
@@ -40,6 +40,12 @@ def block(draw, depth: int, helpers: int, lvl: int) -> list[str]:
             out.append(f"if {c}:\n" + ind(block(draw, depth - 1, helpers, lvl)))
         elif k == "ifelse":
             out.append(f"if {c}:\n" + ind(block(draw, depth - 1, helpers, lvl)) + "\nelse:\n" + ind(block(draw, depth - 1, helpers, lvl)))
+        elif k == "ifand":
+            c2 = draw(st.sampled_from(CONDS))
+            op = draw(st.sampled_from(["and", "or"]))
+            a2 = draw(st.sampled_from(ATTRS))
+            out.append(f"if {c} {op} ({c2} or self.__dict__.setdefault('{a2}', 1)):\n" + ind(block(draw, depth - 1, helpers, lvl))
+                       + "\nelse:\n" + ind(block(draw, depth - 1, helpers, lvl)))
         elif k == "for":
             out.append(f"for _ in range({draw(st.sampled_from(LOOPS))}):\n" + ind(block(draw, depth - 1, helpers, lvl)))
         elif k == "try":

@@ -70,6 +70,7 @@ def test_check_formats_and_exit_codes(tmp_path):
     assert r.exit_code == 0
     r = cli("check", str(bad), "--no-cache")
     assert r.exit_code == 1 and f"{bad}:6:16: PK001 self.x may be unassigned when A is used" in r.output
+    assert cli("check", str(bad), "--no-cache", "--fail-on", "error").exit_code == 0  # a mode-dependent warning
     r = CliRunner().invoke(main, ["check", str(bad), "--format", "sarif", "--no-cache"])
     doc = json.loads(r.stdout)
     assert doc["version"] == "2.1.0" and doc["runs"][0]["results"][0]["ruleId"] == "PK001"

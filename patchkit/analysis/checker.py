@@ -33,6 +33,10 @@ EXC_ATTRS = frozenset("args with_traceback add_note __traceback__ __cause__ __co
 THREAD_ATTRS = frozenset("name daemon ident native_id start run join is_alive isDaemon setDaemon getName setName "
                          "_target _args _kwargs _name _daemonic _started _is_stopped _stderr _invoke_excepthook "
                          "_tstate_lock _ident".split())
+FIELD_BASE_ATTRS = frozenset("""_replace _asdict _fields _make _field_defaults count index
+model_dump model_dump_json model_copy model_fields model_config model_validate model_post_init
+model_fields_set model_extra dict json copy parse_obj schema __fields__ __fields_set__ __struct_fields__
+__struct_config__""".split())
 OBJECT_ATTRS = frozenset(dir(object())) | {"__dict__", "__class__", "__module__", "__weakref__", "__orig_class__"}
 FIELD_BASES = {"BaseModel": "pydantic", "BaseSettings": "pydantic", "RootModel": "pydantic",
                "Struct": "msgspec", "NamedTuple": "namedtuple"}
@@ -113,6 +117,14 @@ class Analyzer:
     # ------------------------------------------------------------------ MRO
     def resolve_base(self, ci: ClassInfo, base: str):
         r = self.project.resolve_class(ci.module, base)
+        if isinstance(r, ClassInfo) and r.key == ci.key:
+            # `class X(X):` — the base expression runs before the new name is bound: the import
+            head = base.split(".")[0]
+            if head in ci.module.imports:
+                full = ci.module.imports[head] + base[len(head):]
+                r = self.project._resolve_qualified(full, 1)
+            else:
+                r = base
         if isinstance(r, ClassInfo):
             return r
         return classify_external(r or base)
@@ -157,6 +169,7 @@ class Analyzer:
             elif e.kind == "thread":
                 provided |= THREAD_ATTRS
             elif e.kind == "field":
+                provided |= FIELD_BASE_ATTRS
                 f.field_class = True
                 for c in classes:
                     f.fields |= c.fields
@@ -233,6 +246,8 @@ class Analyzer:
         f = self.facts(ci)
         if f.skip or f.dynamic:
             return []
+        if ci.qualname.split(".")[-1].endswith("Mixin") and self.settings.unknown_bases != "strict":
+            return []  # a mixin is judged through the classes that mix it in (its reads are theirs)
         findings: list[Finding] = []
         escapes: list[int] = []
         mro = f.linear
@@ -358,15 +373,18 @@ class Analyzer:
         in_sub = "" if owner.key == ci.key else f" (inherited by {ci.qualname})"
         if attr in ever_in_ctor:
             why = _why(live[0], terminal, attr)
-            sev = Severity.WARNING if _mode_split(live, terminal, attr) else Severity.ERROR
+            sev = Severity.WARNING if not strict and (_mode_split(live, terminal, attr) or
+                                                      _branch_only(live, terminal, attr)) else Severity.ERROR
             return M.maybe_unassigned(rel, r.node, ci.qualname, attr, why + in_sub, sev)
         if attr in assigned_anywhere:
             locs = assigned_anywhere[attr]
             order = [c.qualname for c in self.facts(ci).classes]
             if attr in ctor_seen and attr not in ctor_deleted:
                 c, m, ln = locs[0]
+                # the constructor had too many paths to keep each one's conditions: say so, as a warning
                 return M.maybe_unassigned(rel, r.node, ci.qualname, attr,
-                                          f"not assigned on every construction path ({c}.{m} assigns it at line {ln})" + in_sub)
+                                          f"not assigned on every construction path ({c}.{m} assigns it at line {ln})" + in_sub,
+                                          Severity.ERROR if strict else Severity.WARNING)
             ran = [(c, m, ln) for c, m, ln in locs if f"{c}.{m}" in inlined]
             if ran and attr in ctor_deleted:
                 c, m, ln = ran[0]
@@ -407,8 +425,9 @@ class Analyzer:
         hint = self._other_class_hint(ci, attr)
         f = self.facts(ci)
         constructs = f.field_class or any("__init__" in c.methods for c in f.classes)
-        mixin = ci.qualname.split(".")[-1].endswith("Mixin") or not constructs
-        if (assigns_nothing or mixin) and not hint and not strict:
+        named_mixin = ci.qualname.split(".")[-1].endswith("Mixin")
+        mixin = named_mixin or not constructs
+        if (assigns_nothing or mixin) and not strict and (not hint or named_mixin):
             return M.never_assigned(rel, r.node, ci.qualname, attr, "the class assigns no instance attributes (a mixin or interface?)",
                                     "", Severity.INFO)
         return M.never_assigned(rel, r.node, ci.qualname, attr, f"no method of {ci.qualname} or its bases assigns it" + in_sub, hint)
@@ -533,6 +552,21 @@ def _mode_split(missing: list[State], terminal: list[State], attr: str) -> bool:
     return all(len(common - s.assigned) >= 3 for s in missing)
 
 
+def _branch_only(missing: list[State], terminal: list[State], attr: str) -> bool:
+    """Every path that misses ``attr`` is told apart from those that have it only by a branch test
+    (a configuration/mode choice), not by an exception, a loop that may not run, an unmatched
+    ``match`` or a deletion. Such reads are mode-dependent: a warning, unless strict."""
+    having = [s for s in terminal if attr in s.assigned]
+    if not having:
+        return False
+    common = set.intersection(*(set((c[0], c[1]) for c in s.conds) for s in having))
+    for s in missing:
+        distinct = [c for c in s.conds if (c[0], c[1]) not in common]
+        if any(c[0].startswith("<") and c[0] != "<alt>" for c in distinct):
+            return False
+    return True
+
+
 def _why(missing: State, terminal: list[State], attr: str) -> str:
     having = [s for s in terminal if attr in s.assigned]
     common = set.intersection(*(set((c[0], c[1]) for c in s.conds) for s in having)) if having else set()
@@ -540,12 +574,13 @@ def _why(missing: State, terminal: list[State], attr: str) -> str:
     distinct = [c for c in conds if (c[0], c[1]) not in common] or conds
     if not distinct:
         return "not assigned on every construction path"
-    opposite = [c for c in distinct if (c[0], not c[1]) in common]
-    c = (opposite or distinct)[0]
+    branches = [c for c in distinct if c[2] >= 0] or distinct
+    opposite = [c for c in branches if (c[0], not c[1]) in common]
+    c = (opposite or branches)[0]
     if c[0].startswith("<"):
         return f"not assigned when {c[3]}"
     state = "true" if c[1] else "false"
-    return f"not assigned on the construction path where `{c[3]}` is {state} (line {c[2]})"
+    return f"not assigned on the construction path where `{c[3]}` is {state} (line {abs(c[2])})"
 
 
 def _suppressed(f: Finding, modules: list[ModuleInfo]) -> bool:

@@ -9,6 +9,7 @@ inlined along the concrete class's MRO.
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Optional
 
@@ -188,6 +189,11 @@ class Constructor:
         #: every attribute some construction path assigns / deletes (survives state merging)
         self.seen: set[str] = set()
         self.deleted: set[str] = set()
+        #: flag attribute -> attributes its truth implies (``self.has_x = hasattr(self, "x")``)
+        self.implies: dict[str, frozenset] = {}
+        #: local name -> attribute it was stored in (``self.layout = layout``): facts about the
+        #: local are facts about the attribute too
+        self.aliases: dict[str, str] = {}
 
     # ---------------------------------------------------------------- entry
     def run(self, start: State, init: Optional[tuple[ClassInfo, ast.FunctionDef]]) -> list[State]:
@@ -265,11 +271,17 @@ class Constructor:
         out = []
         for x in st:
             conds = frozenset(c for c in x.conds if c[0] not in keys)
+            # value facts carry a negative line: they follow from a branch, they are not one
+            if isinstance(value, ast.Name) and value.id != a:
+                self.aliases[value.id] = a
+            implied = implied_attrs(value, True, fr.selfname)
+            if implied:  # self.has_x = hasattr(self, "x"): has_x true later implies x exists
+                self.implies[a] = frozenset(implied)
             if isinstance(value, ast.Constant):
-                conds |= {(a, bool(value.value), t.lineno, f"self.{a}"),
-                          (f"{a} is None", value.value is None, t.lineno, f"self.{a} is None")}
+                conds |= {(a, bool(value.value), -t.lineno, f"self.{a}"),
+                          (f"{a} is None", value.value is None, -t.lineno, f"self.{a} is None")}
             elif isinstance(value, (ast.List, ast.Dict, ast.Tuple, ast.Set, ast.Call, ast.Lambda)):
-                conds |= {(f"{a} is None", False, t.lineno, f"self.{a} is None")}
+                conds |= {(f"{a} is None", False, -t.lineno, f"self.{a} is None")}
             out.append(State(x.assigned, conds))
         return out
 
@@ -336,7 +348,10 @@ class Constructor:
         """States that survive the fact ``test == pol``, with the fact recorded."""
         out = []
         facts = conjuncts(test, pol)
-        implied = implied_attrs(test, pol, fr.selfname)
+        implied = set(implied_attrs(test, pol, fr.selfname))
+        for node, p in facts:
+            if p and self.implies:
+                implied |= self.implies.get(norm_test(node, fr.selfname), frozenset())
         for x in st:
             ok = True
             for node, p in facts:
@@ -347,7 +362,13 @@ class Constructor:
             if not ok:
                 continue
             for node, p in facts:
-                x = x.with_cond((norm_test(node, fr.selfname), p, test.lineno, _human(node)))
+                key = norm_test(node, fr.selfname)
+                x = x.with_cond((key, p, test.lineno, _human(node)))
+                for local, attr in self.aliases.items():
+                    if local in key:
+                        alias = re.sub(rf"\b{re.escape(local)}\b", attr, key)
+                        if alias != key:
+                            x = x.with_cond((alias, p, test.lineno, _human(node)))
             if implied:
                 x = x.add(*implied)
             out.append(x)
@@ -495,21 +516,30 @@ class Constructor:
         if isinstance(e, ast.Call):
             return self.call(e, st, fr)
         if isinstance(e, ast.BoolOp):
-            cur = st
+            # later operands run only when earlier ones are truthy (and) / falsy (or): they are
+            # evaluated on the states that survive that fact; the expression as a whole can end
+            # after any operand, so what it assigns (a walrus, a helper call) joins all of them
+            pol = isinstance(e.op, ast.And)
             facts = Frame(fr.cls, fr.fn, fr.selfname, fr.guarded, fr.known, fr.depth)
-            for i, v in enumerate(e.values):
+            cur, ends, added = st, [], set()
+            for v in e.values:
                 cur = self.expr(v, cur, facts)
-                # later operands run only when earlier ones are truthy (and) / falsy (or)
-                pol = isinstance(e.op, ast.And)
+                ends += cur
+                before = {c for x in cur for c in x.conds}
+                cur = self.assume(v, pol, cur, fr)
+                added |= {c for x in cur for c in x.conds} - before
                 facts = Frame(fr.cls, fr.fn, fr.selfname, fr.guarded,
                               facts.known | frozenset(implied_attrs(v, pol, fr.selfname)), fr.depth)
-            return cur
+            # afterwards no operand's truth is known: drop exactly the facts this expression assumed
+            return merge([State(x.assigned, x.conds - added) for x in ends])
         if isinstance(e, ast.IfExp):
             st = self.expr(e.test, st, fr)
-            a = self.expr(e.body, st, Frame(fr.cls, fr.fn, fr.selfname, fr.guarded,
-                                            fr.known | frozenset(implied_attrs(e.test, True, fr.selfname)), fr.depth))
-            b = self.expr(e.orelse, st, Frame(fr.cls, fr.fn, fr.selfname, fr.guarded,
-                                              fr.known | frozenset(implied_attrs(e.test, False, fr.selfname)), fr.depth))
+            a = self.expr(e.body, self.assume(e.test, True, st, fr),
+                          Frame(fr.cls, fr.fn, fr.selfname, fr.guarded,
+                                fr.known | frozenset(implied_attrs(e.test, True, fr.selfname)), fr.depth))
+            b = self.expr(e.orelse, self.assume(e.test, False, st, fr),
+                          Frame(fr.cls, fr.fn, fr.selfname, fr.guarded,
+                                fr.known | frozenset(implied_attrs(e.test, False, fr.selfname)), fr.depth))
             return merge(a + b)
         if isinstance(e, ast.NamedExpr):
             st = self.expr(e.value, st, fr)

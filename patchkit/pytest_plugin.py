@@ -128,7 +128,8 @@ class _Collector:
             return False, f"{f}: not analysed ({res['error'] or 'unknown reason'})"
         if r.error:
             return False, f"{f}: {r.error}"
-        errors = [x for x in r.findings if x.severity.value == "error"]
+        failing = {"error"} if self.section.get("fail-on") == "error" else {"error", "warning"}
+        errors = [x for x in r.findings if x.severity.value in failing]
         return (not errors), "\n".join(map(str, errors))
 
     def check_status(self):

@@ -325,7 +325,10 @@ class Analyzer:
             where = f"in {frame.cls.qualname}.{frame.fn.name}"
             if frame.fn.name != "__init__":
                 where += " (called during construction)"
-            findings.append(M.read_before_assignment(rel, node, ci.qualname, attr, f"{why}; read {where}"))
+            # definite when no path reaching the read has assigned it; path-dependent reads are
+            # usually mutually exclusive modes: a warning unless strict
+            sev = Severity.ERROR if (strict or len(missing) == len(states)) else Severity.WARNING
+            findings.append(M.read_before_assignment(rel, node, ci.qualname, attr, f"{why}; read {where}", sev))
 
         # -- reads after construction
         is_abstract_like = bool(self._descendants(ci)) or bool(_unimplemented_abstract(f.classes))
@@ -562,8 +565,8 @@ def _branch_only(missing: list[State], terminal: list[State], attr: str) -> bool
     common = set.intersection(*(set((c[0], c[1]) for c in s.conds) for s in having))
     for s in missing:
         distinct = [c for c in s.conds if (c[0], c[1]) not in common]
-        if any(c[0].startswith("<") and c[0] != "<alt>" for c in distinct):
-            return False
+        if any(c[0] in ("<except>", "<with>", "<match>") for c in distinct):
+            return False  # an exception swallowed or no case matched: not a mode, a hole
     return True
 
 

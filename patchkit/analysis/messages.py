@@ -24,8 +24,8 @@ def maybe_unassigned(rel, node: ast.AST, cls, attr, why, sev=Severity.ERROR) -> 
     return _mk("PK001", rel, node, cls, attr, why, "", sev)
 
 
-def read_before_assignment(rel, node, cls, attr, why) -> Finding:
-    return _mk("PK002", rel, node, cls, attr, why)
+def read_before_assignment(rel, node, cls, attr, why, sev=Severity.ERROR) -> Finding:
+    return _mk("PK002", rel, node, cls, attr, why, "", sev)
 
 
 def never_assigned(rel, node, cls, attr, why, hint="", sev=Severity.ERROR) -> Finding:

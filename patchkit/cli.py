@@ -16,8 +16,24 @@ from rich.console import Console
 from rich.syntax import Syntax
 from rich.table import Table
 
-from . import __version__, engine, registry, target as tgt
-from .ftypes import Outcome, PatchkitError
+from . import __version__
+from .ftypes import PatchkitError
+
+
+class _Lazy:
+    """Import a module on first use: `patchkit check` and `gate` should not pay for libcst."""
+
+    def __init__(self, name: str):
+        self._name = name
+
+    def __getattr__(self, attr):
+        import importlib
+        return getattr(importlib.import_module(self._name), attr)
+
+
+engine = _Lazy("patchkit.engine")
+registry = _Lazy("patchkit.registry")
+tgt = _Lazy("patchkit.target")
 
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)

@@ -334,6 +334,7 @@ class Analyzer:
         is_abstract_like = bool(self._descendants(ci)) or bool(_unimplemented_abstract(f.classes))
         assigns_nothing = not any(c.assigned_in for c in f.classes) and not f.fields
         seen_methods: set[str] = set()
+        always = frozenset.intersection(*(s.assigned for s in terminal))
         called_later = (self._referenced_outside(f.classes, ctor.inlined)
                         if any(not x.endswith(".__init__") for x in ctor.inlined) else set())
         for c in f.classes:
@@ -352,6 +353,9 @@ class Analyzer:
                 selfname = first_param(fn)
                 if not selfname:
                     continue
+                refs = c.self_refs.get(mname, ())
+                if all(a in always or known_static(a) for a in refs):
+                    continue  # every attribute the method touches is always assigned: nothing to judge
                 for r in collect_reads(fn, selfname):
                     attr = r.attr
                     if known_static(attr) or r.guarded or attr in r.known or attr in r.local:

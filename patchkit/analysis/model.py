@@ -351,6 +351,9 @@ def _scan_methods(ci: ClassInfo) -> None:
                         ci.assigned_in.setdefault(a, []).append((mname, getattr(t, "lineno", 0)))
             elif isinstance(node, ast.Call):
                 f = dotted(node.func) or ""
+                if f == "getattr" and len(node.args) == 2 and isinstance(node.args[1], ast.Constant) and \
+                        isinstance(node.args[0], ast.Name) and node.args[0].id == selfname:
+                    ci.self_refs.setdefault(mname, set()).add(str(node.args[1].value))
                 if f in ("setattr", "object.__setattr__") and len(node.args) >= 2:
                     obj = node.args[0]
                     if isinstance(obj, ast.Name) and obj.id == selfname:

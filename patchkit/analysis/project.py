@@ -33,6 +33,9 @@ class Project:
 
     def add_source(self, rel: str, source: str) -> ModuleInfo:
         name = module_name_for(rel)
+        known = self._mods.get(name)
+        if known is not None and known.source == source:
+            return known  # already parsed as another file's dependency
         tree = ast.parse(source, filename=rel)
         mod = build_module(name, rel, tree, source, is_package=rel.endswith("__init__.py"))
         self._mods[name] = mod

@@ -9,21 +9,16 @@ seconds and the ratios pyrefly/patchkit (above 1 means patchkit is faster). Goal
 warm <= 1 s on a 2-core machine, faster than pyrefly.
 """
 import argparse
-import os
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _timing import timed  # noqa: E402
 
 
-def timed(cmd, env=None, cwd=None):
-    t0 = time.perf_counter()
-    r = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, **(env or {})}, cwd=cwd)
-    return time.perf_counter() - t0, r
 
 
 def main():

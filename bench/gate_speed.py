@@ -3,20 +3,16 @@
 warm (second call), against its peer: `python -m py_compile` of the same files (the least any
 pre-launch check does). Goals: <= 3 s cold, <= 1 s warm."""
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+from _timing import timed  # noqa: E402
 sys.path.insert(0, str(ROOT))
 
 
-def timed(cmd):
-    t0 = time.perf_counter()
-    r = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
-    return time.perf_counter() - t0, r
 
 
 def main():

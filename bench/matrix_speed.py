@@ -2,30 +2,25 @@
 """`patchkit matrix dynamic-spec-disable --versions 0.5.6..0.5.23` with a warm cache, against
 its peer: the same releases dry-run one by one as separate `patchkit apply --dry-run` processes
 (what a shell loop over releases would do). Goal: well under a minute warm."""
-import os
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+from _timing import timed  # noqa: E402
 
 
-def run(cmd):
-    t0 = time.perf_counter()
-    r = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
-    return time.perf_counter() - t0, r
 
 
 def main():
     spec = sys.argv[1] if len(sys.argv) > 1 else "0.5.6..0.5.23"
-    warmup, r = run([sys.executable, "-m", "patchkit", "matrix", "dynamic-spec-disable", "--versions", spec, "--json"])
+    warmup, r = timed([sys.executable, "-m", "patchkit", "matrix", "dynamic-spec-disable", "--versions", spec, "--json"])
     import json
     rows = json.loads(r.stdout)
-    t, _ = run([sys.executable, "-m", "patchkit", "matrix", "dynamic-spec-disable", "--versions", spec, "--json"])
+    t, _ = timed([sys.executable, "-m", "patchkit", "matrix", "dynamic-spec-disable", "--versions", spec, "--json"])
     loop = 0.0
     for row in rows:
-        dt, _ = run([sys.executable, "-m", "patchkit", "apply", "dynamic-spec-disable", "--release",
+        dt, _ = timed([sys.executable, "-m", "patchkit", "apply", "dynamic-spec-disable", "--release",
                      f"sglang=={row['version']}", "--dry-run", "--json"])
         loop += dt
     verdicts = {}

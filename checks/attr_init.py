@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Mapping, Optional
 
 from patchkit.analysis import analyse_source
-from patchkit.checks_api import Check, Example
+from patchkit.checks_api import Check
 from patchkit.ftypes import Finding
 
 from .attr_init_examples import INVALID, VALID

@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Optional
 
-import libcst as cst
 
 from . import codemod, journal as jr
 from .fsutil import atomic_write, check_writable, file_lock, sha256_bytes

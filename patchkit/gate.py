@@ -6,12 +6,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-import libcst as cst
-
-from . import codemod, engine, journal as jr, registry, signoff
+from . import engine, journal as jr, registry, signoff
 from .fsutil import sha256_file
-from .ftypes import AnchorNotFound, JournalError, PatchkitError, Target, VersionOutOfRange
-from .patchdef import Refused
+from .ftypes import JournalError, PatchkitError, Target, VersionOutOfRange
 
 PASS, FAIL, ERROR, SKIP = "pass", "fail", "error", "skip"
 

@@ -1,7 +1,6 @@
 """Shared fixtures: real SGLang releases from the package registry (cached), scratch copies."""
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 

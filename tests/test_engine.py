@@ -15,10 +15,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 from packaging.specifiers import SpecifierSet
 
-from patchkit import codemod as cm, engine, journal as jr
+from patchkit import codemod as cm, engine
 from patchkit.ftypes import (AnchorNotFound, ConflictError, DriftError, JournalError, LockError, NotWritable,
                              Outcome, Target, TargetKind, TargetSyntaxError, VersionOutOfRange)
-from patchkit.fsutil import file_lock
 from patchkit.patchdef import Edit, Patch, Strategy
 from patchkit.ftypes import Anchor
 

@@ -122,7 +122,6 @@ def test_launch_execs_only_when_the_gate_passes(patched, tmp_path):
 
 def test_launch_replaces_the_process(tmp_path):
     """exec keeps the PID: the launched command reports the same PID patchkit had."""
-    from patchkit.cli import main  # noqa: F401  (import check)
     script = tmp_path / "t.py"
     script.write_text(
         "import os, sys\n"

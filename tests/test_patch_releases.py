@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import ast
 
-import libcst as cst
 import pytest
 
 from patchkit import engine, registry

@@ -3,7 +3,6 @@ HTTP server that speaks the part of the API the harness uses). The real server r
 the GPU host (tests/test_gpu_smoke.py)."""
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import time
@@ -14,7 +13,7 @@ import pytest
 from patchkit.ftypes import Target, TargetKind
 from patchkit.smoke import logscan
 from patchkit.smoke.run import Smoke, SmokeConfig, launch_command
-from patchkit.smoke.server import Server, ServerExited, ServerTimeout, group_members
+from patchkit.smoke.server import Server, group_members
 
 STANDIN = Path(__file__).resolve().parent.parent / "fixtures" / "standin_sglang"
 

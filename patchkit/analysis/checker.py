@@ -10,7 +10,7 @@ from typing import Optional
 
 from ..ftypes import Finding, Severity
 from . import messages as M
-from .flow import Constructor, State, norm_test
+from .flow import Constructor, State
 from .model import ClassInfo, ModuleInfo, dotted, first_param
 from .project import Project
 from .reads import collect_reads
@@ -281,7 +281,6 @@ class Analyzer:
                            on_read, on_escape, resolve_init_class, is_noreturn)
         start = State(frozenset(f.fields) if f.field_class else frozenset())
         init = self.resolve_method(mro, "__init__")
-        init_external = init is None and any(e.kind in ("unknown",) for e in f.externals)
         if init is not None and init[2] != "method":
             init = None
         if f.field_class and init is not None and init[0].field_kind and not _has_explicit_init(init[0]):

@@ -35,8 +35,9 @@ engine = _Lazy("patchkit.engine")
 registry = _Lazy("patchkit.registry")
 tgt = _Lazy("patchkit.target")
 
-out = Console(highlight=False, soft_wrap=True)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
+# piped output (CI logs, `| less`) gets a wide table instead of rich's 80-column default
+out = Console(highlight=False, soft_wrap=True, width=None if sys.stdout.isatty() else 160)
+err = Console(stderr=True, highlight=False, soft_wrap=True, width=None if sys.stderr.isatty() else 160)
 
 
 def _fail(exc: PatchkitError) -> None:

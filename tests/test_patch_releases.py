@@ -103,3 +103,31 @@ def test_matrix_over_the_whole_range():
     assert by["0.5.12"].strategy == "bring-zero-step"
     assert by["0.5.16"].strategy == "reuse-upstream-zero-step"
     assert by["0.5.11"].verdict == "refused"
+
+
+@pytest.mark.network
+def test_threshold_resolution_in_the_patched_code(sglang_scratch, monkeypatch):
+    """The injected resolver, executed on its own: flag > env var > off; bad values name their source."""
+    t = sglang_scratch("0.5.16")
+    engine.apply(registry.patch(PATCH), t)
+    tree = ast.parse(t.file(WORKER).read_text())
+    fn = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "_patchkit_spec_disable_threshold")
+    ns: dict = {}
+    exec(compile(ast.Module(body=[fn], type_ignores=[]), WORKER, "exec"), ns)
+    resolve = ns["_patchkit_spec_disable_threshold"]
+
+    class Args:
+        def __init__(self, v):
+            self.speculative_disable_batch_threshold = v
+
+    monkeypatch.delenv("SGLANG_SPEC_DISABLE_BATCH_THRESHOLD", raising=False)
+    assert resolve(Args(None)) is None
+    assert resolve(Args(32)) == 32
+    monkeypatch.setenv("SGLANG_SPEC_DISABLE_BATCH_THRESHOLD", "16")
+    assert resolve(Args(None)) == 16
+    assert resolve(Args(8)) == 8  # the flag wins over the variable
+    with pytest.raises(ValueError, match=r"^--speculative-disable-batch-threshold=-1: expected a non-negative"):
+        resolve(Args(-1))
+    monkeypatch.setenv("SGLANG_SPEC_DISABLE_BATCH_THRESHOLD", "lots")
+    with pytest.raises(ValueError, match=r"^SGLANG_SPEC_DISABLE_BATCH_THRESHOLD='lots': expected a non-negative"):
+        resolve(Args(None))

@@ -265,13 +265,11 @@ def select(version: Version, read: Reader, init_class: str = CLS) -> Strategy:
               _select_edit(after_activate=has_activate)]
     if has_upstream_zero:
         name = "reuse-upstream-zero-step"
-        summary = ("batch > T: swap to the zero-step state, upstream _build_trivial_verify_input verifies 1 token "
-                   "(+ draft extend); batch <= T: full EAGLE draft+verify")
+        summary = "above T: upstream _build_trivial_verify_input, 1 token + draft extend; at/below T: EAGLE draft+verify"
     else:
         edits.append(_branch_edit())
         name = "bring-zero-step"
-        summary = ("batch > T: swap to the zero-step state, patchkit's _patchkit_trivial_verify_input verifies 1 "
-                   "token (+ draft extend); batch <= T: full EAGLE draft+verify")
+        summary = "above T: patchkit's _patchkit_trivial_verify_input, 1 token + draft extend; at/below T: EAGLE draft+verify"
     return Strategy(name, tuple(edits), summary)
 
 

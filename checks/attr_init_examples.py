@@ -353,6 +353,36 @@ class A:
         with contextlib.suppress(AttributeError):
             return self.x
 """),
+    E("attrs fields and __attrs_post_init__", """
+import attr
+@attr.s
+class A:
+    a = attr.ib()
+    def __attrs_post_init__(self):
+        self.b = self.a
+    def f(self):
+        return self.a + self.b
+"""),
+    E("with-as and for targets on self, annotated assignment", """
+class W:
+    def __init__(self, path):
+        with open(path) as self.fh:
+            pass
+        for self.last in [1]:
+            pass
+        self.n: int = 0
+    def f(self):
+        return self.fh, self.n
+"""),
+    E("a flag that stores hasattr", """
+class A:
+    def __init__(self, c):
+        if c:
+            self.proj = 1
+        self.has_proj = hasattr(self, "proj")
+        if self.has_proj and self.proj > 0:
+            self.ok = True
+"""),
     E("patchkit suppression comment", """
 class A:
     def f(self):
@@ -568,6 +598,24 @@ class A:
     def f(self):
         return self.foo
 """, (("PK001", "foo"),)),
+    E("super(Named, self) skips the named class's __init__", """
+class Base:
+    def __init__(self):
+        self.x = 1
+class Mid(Base):
+    def __init__(self):
+        self.m = 2
+class Leaf(Mid):
+    def __init__(self):
+        super(Mid, self).__init__()
+    def f(self):
+        return self.x + self.m
+""", (("PK003", "m"),)),
+    E("augmented assignment reads first", """
+class C:
+    def __init__(self):
+        self.count += 1
+""", (("PK002", "count"),)),
     E("typo of an assigned name", """
 class A:
     def __init__(self):

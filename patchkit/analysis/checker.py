@@ -43,7 +43,7 @@ FIELD_BASES = {"BaseModel": "pydantic", "BaseSettings": "pydantic", "RootModel":
 SKIP_BASES = {"TypedDict", "Protocol", "Enum", "IntEnum", "StrEnum", "Flag", "IntFlag", "ReprEnum"}
 BUILTIN_EXC = {n for n in dir(__builtins__ if isinstance(__builtins__, dict) else __import__("builtins"))
                if n.endswith(("Error", "Exception", "Warning", "Exit", "Interrupt")) or n == "StopIteration"}
-NOT_CHECKED_METHODS = {"__init__", "__new__", "__init_subclass__", "__post_init__", "__del__", "__setstate__",
+NOT_CHECKED_METHODS = {"__init__", "__new__", "__init_subclass__", "__post_init__", "__attrs_post_init__", "__del__", "__setstate__",
                        "__getstate__", "__reduce__", "__reduce_ex__", "__class_getitem__", "__set_name__",
                        "__getattr__", "__getattribute__", "__setattr__", "__delattr__", "__copy__", "__deepcopy__"}
 _SUPPRESS = re.compile(r"#\s*patchkit:\s*ignore(?:\[([A-Z0-9, ]+)\])?")
@@ -286,9 +286,10 @@ class Analyzer:
         if f.field_class and init is not None and init[0].field_kind and not _has_explicit_init(init[0]):
             init = None
         terminal = ctor.run(start, (init[0], init[1]) if init else None)
-        post = self.resolve_method(mro, "__post_init__")
-        if post is not None and f.field_class:
-            terminal = ctor.call_function(post[0], post[1], terminal, 0)
+        for hook in ("__post_init__", "__attrs_post_init__"):
+            post = self.resolve_method(mro, hook)
+            if post is not None and (f.field_class or any(c.field_kind for c in f.classes)):
+                terminal = ctor.call_function(post[0], post[1], terminal, 0)
         for name in self.settings.initializers:
             m = self.resolve_method(mro, name)
             if m is not None:

@@ -594,7 +594,13 @@ class Constructor:
         if isinstance(c.func, ast.Attribute) and isinstance(c.func.value, ast.Call) and \
                 dotted(c.func.value.func) == "super":
             name = c.func.attr
-            target = self.resolve_method(name, fr.cls)
+            after = fr.cls
+            sargs = c.func.value.args
+            if sargs:  # super(Named, self): start after Named, not after the defining class
+                named = self.resolve_init_class(fr.cls, dotted(sargs[0]) or "")
+                if named is not None and not isinstance(named, str):
+                    after = named
+            target = self.resolve_method(name, after)
             if target is None:
                 if name == "__init__":
                     self.external_init_ran = True

@@ -383,6 +383,19 @@ class A:
         if self.has_proj and self.proj > 0:
             self.ok = True
 """),
+    E("assignment through a property setter", """
+class P:
+    def __init__(self, v):
+        self.value = v
+    @property
+    def value(self):
+        return self._value
+    @value.setter
+    def value(self, v):
+        self._value = v
+    def f(self):
+        return self._value
+"""),
     E("patchkit suppression comment", """
 class A:
     def f(self):
@@ -616,6 +629,17 @@ class C:
     def __init__(self):
         self.count += 1
 """, (("PK002", "count"),)),
+    E("a dataclass InitVar is not stored", """
+from dataclasses import dataclass, InitVar
+@dataclass
+class D:
+    a: int
+    scale: InitVar[int]
+    def __post_init__(self, scale):
+        self.b = self.a * scale
+    def f(self):
+        return self.scale
+""", (("PK003", "scale"),)),
     E("typo of an assigned name", """
 class A:
     def __init__(self):

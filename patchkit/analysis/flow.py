@@ -186,6 +186,8 @@ class Constructor:
         self.stack: list[tuple] = []
         self.external_init_ran = False
         self.inlined: set[str] = set()
+        self.resolve_setter = lambda name: next(((c, c.setters[name]) for c in mro
+                                                 if isinstance(c, ClassInfo) and name in c.setters), None)
         #: every attribute some construction path assigns / deletes (survives state merging)
         self.seen: set[str] = set()
         self.deleted: set[str] = set()
@@ -481,6 +483,9 @@ class Constructor:
     def store(self, t: ast.expr, st: list[State], fr: Frame) -> list[State]:
         a = self_attr(t, fr.selfname)
         if a is not None:
+            setter = self.resolve_setter(a)
+            if setter is not None:  # `self.x = v` on a property runs its setter
+                return self.call_function(setter[0], setter[1], st, fr.depth + 1, fr.guarded)
             if st:
                 self.seen.add(a)
             return [x.add(a) for x in st]

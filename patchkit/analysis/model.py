@@ -96,6 +96,8 @@ class ClassInfo:
     noreturn_methods: set[str] = field(default_factory=set)
     #: method -> names it reads or writes as self.<name>
     self_refs: dict[str, set] = field(default_factory=dict)
+    #: property name -> its setter (``self.x = v`` in __init__ runs it)
+    setters: dict[str, ast.FunctionDef] = field(default_factory=dict)
 
     def __repr__(self) -> str:
         return f"<ClassInfo {self.module.name}.{self.qualname}>"
@@ -227,6 +229,8 @@ def _collect_body(ci: ClassInfo, body: list[ast.stmt], qual: str) -> None:
                     ci.abstract_methods.add(stmt.name)
                 elif last in ("setter", "deleter", "getter"):
                     kind = "property"
+            if any(d.endswith(".setter") for d in decos):
+                ci.setters[stmt.name] = stmt  # type: ignore[assignment]
             if stmt.name in ci.methods and kind == "property" and ci.method_kind.get(stmt.name) == "property":
                 continue  # keep the getter
             ci.methods[stmt.name] = stmt  # type: ignore[assignment]
@@ -252,8 +256,8 @@ def _collect_body(ci: ClassInfo, body: list[ast.stmt], qual: str) -> None:
                     _note_field_value(ci, n, stmt)
             else:
                 ci.annotated_only[n] = stmt.lineno
-                if _is_classvar(stmt.annotation):
-                    continue
+                if _is_classvar(stmt.annotation) or (dotted(stmt.annotation) or "").split(".")[-1] == "InitVar":
+                    continue  # ClassVar: not per instance; InitVar: passed to __post_init__, never stored
                 ci.fields.add(n)
         elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
             for a in stmt.names:
@@ -375,6 +379,10 @@ def _scan_methods(ci: ClassInfo) -> None:
                         node.args and isinstance(node.args[0], ast.Name) and node.args[0].id == selfname)):
                     ci.dynamic = ci.dynamic or f"writes self.__dict__ in {mname} at line {node.lineno}"
             elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store):
+                v = node.value
+                if isinstance(v, ast.Call) and dotted(v.func) == "vars" and v.args and \
+                        isinstance(v.args[0], ast.Name) and v.args[0].id == selfname:
+                    ci.dynamic = ci.dynamic or f"writes vars(self) in {mname} at line {node.lineno}"
                 if (dotted(node.value) or "") == f"{selfname}.__dict__":
                     ci.dynamic = ci.dynamic or f"writes self.__dict__ in {mname} at line {node.lineno}"
 

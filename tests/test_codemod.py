@@ -55,7 +55,10 @@ def test_syntax_error_names_file_and_line():
         cm.parse("w.py", "x = 1\ndef (:\n")
 
 
-names = st.from_regex(r"[a-z][a-z_]{0,8}", fullmatch=True)
+import keyword
+
+names = st.from_regex(r"[a-z][a-z_]{0,8}", fullmatch=True).filter(
+    lambda n: not keyword.iskeyword(n) and not keyword.issoftkeyword(n))
 
 
 @settings(max_examples=60, deadline=None)

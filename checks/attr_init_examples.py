@@ -396,6 +396,17 @@ class P:
     def f(self):
         return self._value
 """),
+    E("__del__ guarded with getattr", """
+import subprocess
+class Runner:
+    def __init__(self, cmd):
+        self.proc = None
+        self.proc = subprocess.Popen(cmd)
+    def __del__(self):
+        proc = getattr(self, "proc", None)
+        if proc is not None:
+            proc.kill()
+"""),
     E("patchkit suppression comment", """
 class A:
     def f(self):
@@ -640,6 +651,16 @@ class D:
     def f(self):
         return self.scale
 """, (("PK003", "scale"),)),
+    E("__del__ after a failed __init__", """
+import subprocess
+class Runner:
+    def __init__(self, cmd):
+        self.cmd = cmd
+        self.log = open("/tmp/log", "w")
+        self.proc = subprocess.Popen(cmd, stdout=self.log)
+    def __del__(self):
+        self.proc.kill()
+""", (("PK005", "proc"),)),
     E("typo of an assigned name", """
 class A:
     def __init__(self):

@@ -11,7 +11,7 @@ from typing import Optional
 from ..ftypes import Finding, Severity
 from . import messages as M
 from .flow import Constructor, State
-from .model import ClassInfo, ModuleInfo, dotted, first_param
+from .model import ClassInfo, ModuleInfo, dotted, first_param, self_attr
 from .project import Project
 from .reads import collect_reads
 
@@ -330,6 +330,10 @@ class Analyzer:
             sev = Severity.ERROR if (strict or len(missing) == len(states)) else Severity.WARNING
             findings.append(M.read_before_assignment(rel, node, ci.qualname, attr, f"{why}; read {where}", sev))
 
+        # -- __del__ runs even when __init__ raised part-way: judge its reads against what is
+        #    assigned before the first statement of __init__ that can raise
+        findings += self._check_del(ci, f, init, report, known_static)
+
         # -- reads after construction
         is_abstract_like = bool(self._descendants(ci)) or bool(_unimplemented_abstract(f.classes))
         assigns_nothing = not any(c.assigned_in for c in f.classes) and not f.fields
@@ -372,6 +376,40 @@ class Analyzer:
                     if fnd is not None:
                         findings.append(fnd)
         return findings
+
+    def _check_del(self, ci, f, init, report, known_static) -> list[Finding]:
+        dl = self.resolve_method(f.linear, "__del__")
+        if dl is None or init is None or dl[0].module.rel not in report:
+            return []
+        icls, ifn = init[0], init[1]
+        sn = first_param(ifn)
+        early: set[str] = set()
+        first_risk = None
+        for stmt in ifn.body:
+            if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and not any(
+                    isinstance(n, (ast.Call, ast.Subscript, ast.BinOp, ast.Await)) for n in ast.walk(stmt.value or ast.Pass())):
+                for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]):
+                    a = self_attr(t, sn)
+                    if a:
+                        early.add(a)
+                continue
+            if isinstance(stmt, (ast.Expr,)) and isinstance(stmt.value, ast.Constant):
+                continue  # docstring
+            first_risk = stmt.lineno
+            break
+        if first_risk is None:
+            return []
+        out = []
+        cls, fn = dl[0], dl[1]
+        for r in collect_reads(fn, first_param(fn) or "self"):
+            if r.guarded or r.attr in r.known or r.attr in r.local or r.attr in early or known_static(r.attr):
+                continue
+            if not any(r.attr in c.assigned_in for c in f.classes):
+                continue  # never assigned at all: the ordinary checks report that
+            out.append(M.del_partial(cls.module.rel, r.node, ci.qualname, r.attr,
+                                     f"__init__ can raise at line {first_risk} before assigning it; guard with "
+                                     f"getattr(self, {r.attr!r}, None)"))
+        return out
 
     def _judge_read(self, ci, owner, mname, r, attr, live, terminal, assigned_anywhere, ever_in_ctor,
                     unknown, strict, escapes, is_abstract_like, assigns_nothing, inlined, ctor_seen,

@@ -10,6 +10,7 @@ CODES = {
     "PK002": "self.{attr} is read during construction of {cls} before it is assigned",
     "PK003": "self.{attr} is read but never assigned in {cls}",
     "PK004": "self.{attr} is only assigned outside construction of {cls}",
+    "PK005": "self.{attr} is read in {cls}.__del__ but is unassigned when __init__ raises early",
     "PK900": "could not analyse: {why}",
 }
 
@@ -34,6 +35,10 @@ def never_assigned(rel, node, cls, attr, why, hint="", sev=Severity.ERROR) -> Fi
 
 def two_phase(rel, node, cls, attr, why, sev=Severity.INFO) -> Finding:
     return _mk("PK004", rel, node, cls, attr, why, "", sev)
+
+
+def del_partial(rel, node, cls, attr, why) -> Finding:
+    return _mk("PK005", rel, node, cls, attr, why, "", Severity.WARNING)
 
 
 def failure(rel, why) -> Finding:

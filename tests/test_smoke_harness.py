@@ -118,3 +118,21 @@ def test_launch_command_passes_tp_and_threshold():
     assert "--speculative-draft-model-path /d" in s and s.endswith("--x 1")
     plain = launch_command(SmokeConfig("/m", server_args=["--speculative-num-steps", "3", "--x", "1"]), 1, speculative=False)
     assert "--speculative-num-steps" not in plain and "--speculative-algorithm" not in plain
+
+
+def test_cli_smoke_against_the_standin(standin, tmp_path):
+    """`patchkit smoke --json` end to end (stand-in server): exit code and record agree."""
+    import json as _json
+    import subprocess
+    import sys
+    root = Path(__file__).resolve().parent.parent
+    so = tmp_path / "so.json"
+    r = subprocess.run([sys.executable, "-m", "patchkit", "smoke", "--target-dir", str(standin.root), "--model-path",
+                        str(standin.root), "--no-gate", "--crossings", "2", "--threshold", "3", "--timeout", "30",
+                        "--log-dir", str(tmp_path / "logs"), "--signoff", str(so), "--json"],
+                       capture_output=True, text=True, cwd=root,
+                       env={**os.environ, "PYTHONPATH": f"{root}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"})
+    assert r.returncode == 0, r.stderr[-2000:]
+    rec = _json.loads(r.stdout)
+    assert rec["passed"] and _json.loads(so.read_text())["created"] == rec["created"]
+    assert rec["config"]["threshold"] == 3 and rec["target"] == {"distribution": "sglang", "version": "0.5.12"}

@@ -1,0 +1,49 @@
+"""The three kinds of target: installed distribution (found without importing), folder, release."""
+import sys
+
+import pytest
+
+from patchkit import target as tgt
+from patchkit.ftypes import TargetKind, TargetNotFound, UsageError
+
+
+def test_installed_distribution_is_found_through_metadata_without_import(tmp_path, monkeypatch):
+    site = tmp_path / "site"
+    (site / "sglang").mkdir(parents=True)
+    (site / "sglang" / "__init__.py").write_text("raise RuntimeError('imported!')\n")
+    info = site / "sglang-0.5.16.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: sglang\nVersion: 0.5.16\n")
+    monkeypatch.syspath_prepend(str(site))
+    t = tgt.installed("sglang")
+    assert (t.version, t.root, t.kind) == ("0.5.16", site.resolve(), TargetKind.INSTALLED)
+    assert "sglang" not in sys.modules or not getattr(sys.modules["sglang"], "__file__", "").startswith(str(site))
+
+
+def test_folder_target_accepts_the_package_folder_itself(tmp_path):
+    (tmp_path / "sglang").mkdir()
+    (tmp_path / "sglang" / "version.py").write_text('__version__ = "0.5.13"\n')
+    for p in (tmp_path, tmp_path / "sglang"):
+        t = tgt.directory(p, "sglang")
+        assert t.root == tmp_path.resolve() and t.version == "0.5.13"
+
+
+def test_bad_targets_say_what_is_wrong(tmp_path):
+    with pytest.raises(TargetNotFound, match="holds no 'sglang/' package folder"):
+        tgt.directory(tmp_path, "sglang")
+    with pytest.raises(UsageError, match="give one of --target, --target-dir, --release"):
+        tgt.resolve("sglang", tmp_path, None)
+    with pytest.raises(UsageError, match="'abc' is not a version|write it as NAME==VERSION"):
+        tgt.parse_requirement("sglang==abc")
+
+
+@pytest.mark.network
+def test_release_is_fetched_once_then_served_from_the_cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATCHKIT_CACHE_DIR", str(tmp_path / "cache"))
+    t = tgt.fetch("sglang==0.5.6")
+    assert t.kind is TargetKind.RELEASE and (t.root / "sglang" / "srt").is_dir()
+    assert any(t.root.glob("sglang-0.5.6.dist-info"))
+    calls = []
+    monkeypatch.setattr(tgt.subprocess, "run", lambda *a, **k: calls.append(a) or (_ for _ in ()).throw(AssertionError))
+    again = tgt.fetch("sglang==0.5.6")
+    assert again.root == t.root and calls == []  # offline: no pip call the second time

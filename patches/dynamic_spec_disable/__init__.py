@@ -267,6 +267,9 @@ def select(version: Version, read: Reader, init_class: str = CLS) -> Strategy:
         name = "reuse-upstream-zero-step"
         summary = "above T: upstream _build_trivial_verify_input, 1 token + draft extend; at/below T: EAGLE draft+verify"
     else:
+        if not cm.has_method(module, CLS, "_override_worker_state"):
+            raise Refused(f"{WORKER}: {CLS} has neither '_build_trivial_verify_input' nor '_override_worker_state'; "
+                          f"the zero-step state cannot be built")
         edits.append(_branch_edit())
         name = "bring-zero-step"
         summary = "above T: patchkit's _patchkit_trivial_verify_input, 1 token + draft extend; at/below T: EAGLE draft+verify"
@@ -323,6 +326,13 @@ def _threshold_in_right_class(read: Reader) -> Optional[str]:
     return f"{WORKER}: {CLS}.__init__ does not assign self.{ATTR}"
 
 
+#: before/after examples (our own miniatures of the files, in examples/): strategy -> {file: stem};
+#: tests apply the patch to <stem>_before.py and compare with <stem>_after.py, then apply again.
+EXAMPLES = (
+    ("bring-zero-step", {WORKER: "worker_argparse", SERVER_ARGS: "server_args_argparse"}),
+    ("reuse-upstream-zero-step", {WORKER: "worker_upstream_zero", SERVER_ARGS: "server_args_annotated"}),
+)
+
 PATCH = Patch(
     name="dynamic-spec-disable",
     version="1.0.0",
@@ -330,6 +340,7 @@ PATCH = Patch(
     distribution="sglang",
     specifier=SpecifierSet(">=0.5.6,<0.6"),
     select=select,
+    examples=EXAMPLES,
     invariants=(
         (f"{FLAG} is registered in the server's argument parser", _flag_registered),
         (f"self.{ATTR} is assigned in {CLS}.__init__", _threshold_in_right_class),

@@ -1,0 +1,17 @@
+# Our own miniature of sglang/srt/server_args.py with annotated fields (0.5.14+: argparse generated).
+from dataclasses import dataclass
+from typing import Annotated as A, Optional
+
+
+@dataclass
+class ServerArgs:
+    speculative_algorithm: A[Optional[str], "The speculative algorithm."] = None
+    speculative_num_steps: A[
+        Optional[int],
+        "The number of steps sampled from draft model in Speculative Decoding.",
+    ] = None
+    speculative_disable_batch_threshold: A[  # patchkit: dynamic-spec-disable
+        Optional[int],
+        "patchkit dynamic-spec-disable: for decode batches with more requests than this, skip EAGLE drafting and verify one token per request (a normal decode step). Default: $SGLANG_SPEC_DISABLE_BATCH_THRESHOLD, else off.",
+    ] = None
+    speculative_eagle_topk: A[Optional[int], "Top-k of the draft."] = None

@@ -1,0 +1,27 @@
+# Our own miniature of sglang/srt/server_args.py (argparse built by hand, as in 0.5.6-0.5.13).
+from dataclasses import dataclass
+from typing import Optional
+
+
+@dataclass
+class ServerArgs:
+    speculative_algorithm: Optional[str] = None
+    speculative_num_steps: Optional[int] = None
+    speculative_disable_batch_threshold: Optional[int] = None  # patchkit: dynamic-spec-disable
+    speculative_eagle_topk: Optional[int] = None
+
+    @staticmethod
+    def add_cli_args(parser):
+        parser.add_argument(
+            "--speculative-num-steps",
+            type=int,
+            help="The number of steps sampled from draft model in Speculative Decoding.",
+            default=ServerArgs.speculative_num_steps,
+        )
+        parser.add_argument(  # patchkit: dynamic-spec-disable
+            "--speculative-disable-batch-threshold",
+            type=int,
+            default=ServerArgs.speculative_disable_batch_threshold,
+            help="patchkit dynamic-spec-disable: for decode batches with more requests than this, skip EAGLE drafting and verify one token per request (a normal decode step). Default: $SGLANG_SPEC_DISABLE_BATCH_THRESHOLD, else off.",
+        )
+        parser.add_argument("--speculative-eagle-topk", type=int, default=ServerArgs.speculative_eagle_topk)

@@ -1,0 +1,225 @@
+# Our own miniature of sglang/srt/speculative/eagle_worker_v2.py as of 0.5.12 (the shapes the
+# patch anchors on), not SGLang source. Used by the patch's before/after example tests.
+import contextlib
+import logging
+
+logger = logging.getLogger(__name__)
+
+
+class EagleDraftWorker:
+    def __init__(self, server_args):
+        self.server_args = server_args
+        self.speculative_num_steps = server_args.speculative_num_steps
+        self.speculative_num_draft_tokens = server_args.speculative_num_draft_tokens
+
+
+class EAGLEWorkerV2:
+    def __init__(self, server_args, target_worker):
+        self.server_args = server_args
+        self.topk = server_args.speculative_eagle_topk
+        self.speculative_num_steps = server_args.speculative_num_steps
+        self.speculative_num_draft_tokens = server_args.speculative_num_draft_tokens
+        self.spec_disable_batch_threshold = _patchkit_spec_disable_threshold(server_args)
+        self.spec_disabled_steps = 0
+        self.spec_enabled_steps = 0
+        self.spec_disable_switches = 0
+        self._patchkit_spec_disabled = False
+        self._patchkit_spec_states = None
+        self.device = server_args.device
+        self._target_worker = target_worker
+        self._draft_worker = EagleDraftWorker(server_args)
+        self.adaptive_controller = None
+        if server_args.speculative_adaptive:
+            self.adaptive_controller = object()
+        if self.adaptive_controller is not None:
+            with (
+                self._draft_worker.draft_tp_context(self._draft_worker.draft_runner.tp_group),
+                speculative_moe_backend_context(),
+            ):
+                self.adaptive_controller.register(
+                    SpecRuntimeState(
+                        speculative_num_steps=self.speculative_num_steps,
+                        speculative_num_draft_tokens=self.speculative_num_draft_tokens,
+                    )
+                )
+        self._patchkit_init_spec_disable()
+
+    @property
+    def draft_worker(self):
+        return self._draft_worker
+
+    def forward_batch_generation(self, model_worker_batch):
+        if model_worker_batch.forward_mode.is_extend():
+            return self._target_worker.forward_batch_generation(model_worker_batch)
+        else:
+            self._patchkit_select_spec_state(model_worker_batch)
+            if model_worker_batch.spec_info is None:
+                model_worker_batch.spec_info = object()
+            if self.speculative_num_steps == 0:
+                verify_input = self._patchkit_trivial_verify_input(model_worker_batch)
+            else:
+                with (
+                    self.draft_worker.draft_tp_context(self.draft_worker.draft_runner.tp_group),
+                ):
+                    verify_input = self.draft_worker.draft(model_worker_batch)
+            model_worker_batch.spec_info = verify_input
+            return self.verify(model_worker_batch)
+
+    def _patchkit_init_spec_disable(self):
+        """patchkit dynamic-spec-disable: build the zero-step runtime state (one verify token) once."""
+        if self.spec_disable_batch_threshold is None:
+            return
+        if self.adaptive_controller is not None:
+            raise ValueError(
+                "--speculative-disable-batch-threshold cannot be combined with --speculative-adaptive"
+            )
+        with (self._draft_worker.draft_tp_context(self._draft_worker.draft_runner.tp_group), speculative_moe_backend_context()):
+            full = SpecRuntimeState(
+                speculative_num_steps=self.speculative_num_steps,
+                speculative_num_draft_tokens=self.speculative_num_draft_tokens,
+                )
+            zero = self._patchkit_build_zero_state(full)
+        self.apply_runtime_state(full)
+        self._patchkit_spec_states = {"full": full, "zero": zero}
+        logger.info(
+            "patchkit-spec-disable: ready threshold=%d steps=%d",
+            self.spec_disable_batch_threshold,
+            full.speculative_num_steps,
+        )
+
+    def _patchkit_select_spec_state(self, batch):
+        """patchkit dynamic-spec-disable: above the threshold decode without drafting."""
+        if self._patchkit_spec_states is None:
+            return
+        bs = int(batch.seq_lens.shape[0])
+        disable = bs > self.spec_disable_batch_threshold
+        if disable != self._patchkit_spec_disabled:
+            self._patchkit_spec_disabled = disable
+            self.spec_disable_switches += 1
+            self.apply_runtime_state(self._patchkit_spec_states["zero" if disable else "full"])
+            logger.info(
+                "patchkit-spec-disable: %s batch_size=%d threshold=%d switches=%d "
+                "disabled_steps=%d enabled_steps=%d",
+                "OFF" if disable else "ON",
+                bs,
+                self.spec_disable_batch_threshold,
+                self.spec_disable_switches,
+                self.spec_disabled_steps,
+                self.spec_enabled_steps,
+            )
+        if disable:
+            self.spec_disabled_steps += 1
+        else:
+            self.spec_enabled_steps += 1
+
+    def _patchkit_build_zero_state(self, full):
+        """patchkit dynamic-spec-disable: runtime state for one verify token (no drafting)."""
+        with self._override_worker_state(0, 1):
+            runner = self._target_worker.model_runner
+            backup_init = runner.init_new_workspace
+            try:
+                target_attn_backend = runner._get_attention_backend(init_new_workspace=True)
+            finally:
+                runner.init_new_workspace = backup_init
+            target_graph_runner = None
+            if not self.server_args.disable_cuda_graph:
+                target_graph_runner = CudaGraphRunner(
+                    runner,
+                    attn_backend=target_attn_backend,
+                    speculative_num_steps=0,
+                    speculative_num_draft_tokens=1,
+                )
+            draft_extend_attn_backend = DraftBackendFactory(
+                self.server_args, self._draft_worker.draft_runner, self.topk, 0
+            ).create_draft_extend_backend()
+        return SpecRuntimeState(
+            speculative_num_steps=0,
+            speculative_num_draft_tokens=1,
+            draft_attn_backend=full.draft_attn_backend,
+            cuda_graph_runner=full.cuda_graph_runner,
+            target_attn_backend=target_attn_backend,
+            target_graph_runner=target_graph_runner,
+            draft_extend_attn_backend=draft_extend_attn_backend,
+            cuda_graph_runner_for_draft_extend=None,
+        )
+
+    def _patchkit_trivial_verify_input(self, batch):
+        """patchkit dynamic-spec-disable: one-node EagleVerifyInput at the previous bonus token."""
+        # The equivalent of upstream's _build_trivial_verify_input (0.5.14+): the verify kernel
+        # accepts the root and samples one new token from the target logits, a plain decode.
+        if batch.forward_mode.is_idle():
+            return EagleVerifyInput.create_idle_input(self.topk, 0, 1)
+        draft_input = batch.spec_info
+        bs = batch.seq_lens.shape[0]
+        device = self.device
+        retrieve_index = torch.arange(bs, dtype=torch.long, device=device).unsqueeze(1)
+        retrieve_next_token = torch.full((bs, 1), -1, dtype=torch.long, device=device)
+        retrieve_next_sibling = torch.full((bs, 1), -1, dtype=torch.long, device=device)
+        attn_backend = self._target_worker.model_runner.attn_backend
+        mask_buf, position_buf = attn_backend.get_verify_buffers_to_fill_after_draft()
+        if mask_buf is not None:
+            custom_mask = mask_buf
+            custom_mask.fill_(True)
+        else:
+            if batch.seq_lens_sum is not None:
+                seq_lens_sum = batch.seq_lens_sum
+            elif batch.seq_lens_cpu is not None:
+                seq_lens_sum = int(batch.seq_lens_cpu.sum())
+            else:
+                seq_lens_sum = int(batch.seq_lens.sum())
+            custom_mask = torch.ones(seq_lens_sum + bs, dtype=torch.bool, device=device)
+        if position_buf is not None:
+            positions = position_buf
+            positions[:bs].copy_(batch.seq_lens)
+        else:
+            positions = batch.seq_lens.to(torch.int64)
+        return EagleVerifyInput(
+            draft_token=draft_input.bonus_tokens,
+            custom_mask=custom_mask,
+            positions=positions,
+            retrieve_index=retrieve_index,
+            retrieve_next_token=retrieve_next_token,
+            retrieve_next_sibling=retrieve_next_sibling,
+            retrieve_cum_len=None,
+            spec_steps=0,
+            topk=self.topk,
+            draft_token_num=1,
+            capture_hidden_mode=CaptureHiddenMode.FULL,
+            seq_lens_sum=None,
+            seq_lens_cpu=None,
+        )
+
+    def build_adaptive_runtime_state(self, speculative_num_steps, speculative_num_draft_tokens):
+        return SpecRuntimeState(speculative_num_steps, speculative_num_draft_tokens)
+
+    def apply_runtime_state(self, state):
+        self.speculative_num_steps = state.speculative_num_steps
+
+    def _override_worker_state(self, speculative_num_steps, speculative_num_draft_tokens):
+        return contextlib.nullcontext()
+
+    def verify(self, batch):
+        return batch
+
+
+def _patchkit_spec_disable_threshold(server_args):
+    """patchkit dynamic-spec-disable: the batch-size threshold from
+    --speculative-disable-batch-threshold, else $SGLANG_SPEC_DISABLE_BATCH_THRESHOLD, else None (off)."""
+    import os as _os
+
+    value = getattr(server_args, "speculative_disable_batch_threshold", None)
+    source = "--speculative-disable-batch-threshold"
+    if value is None:
+        raw = _os.environ.get("SGLANG_SPEC_DISABLE_BATCH_THRESHOLD", "").strip()
+        if not raw:
+            return None
+        source = "SGLANG_SPEC_DISABLE_BATCH_THRESHOLD"
+        try:
+            value = int(raw)
+        except ValueError:
+            raise ValueError(
+                f"{source}={raw!r}: expected a non-negative integer batch size"
+            ) from None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"{source}={value!r}: expected a non-negative integer batch size")
+    return value

@@ -11,7 +11,7 @@ from typing import Optional
 from ..ftypes import Finding, Severity
 from . import messages as M
 from .flow import Constructor, State
-from .model import ClassInfo, ModuleInfo, dotted, first_param, self_attr
+from .model import ClassInfo, ModuleInfo, dotted, ensure_scanned, first_param, self_attr
 from .project import Project
 from .reads import collect_reads
 
@@ -147,7 +147,7 @@ class Analyzer:
         if ci.key in self._facts:
             return self._facts[ci.key]
         mro = self.mro(ci)
-        classes = [c for c in mro if isinstance(c, ClassInfo)]
+        classes = [ensure_scanned(c) for c in mro if isinstance(c, ClassInfo)]
         externals = [c for c in mro if isinstance(c, External)]
         f = ClassFacts(mro, classes, externals)
         provided = set(OBJECT_ATTRS)
@@ -496,7 +496,7 @@ class Analyzer:
         for other in ci.module.classes.values():
             if other.key in mine:
                 continue
-            locs = other.assigned_in.get(attr)
+            locs = ensure_scanned(other).assigned_in.get(attr)
             if locs:
                 m, line = locs[0]
                 return f"assigned in {other.qualname}.{m} at line {line}, a different class"

@@ -98,6 +98,7 @@ class ClassInfo:
     self_refs: dict[str, set] = field(default_factory=dict)
     #: property name -> its setter (``self.x = v`` in __init__ runs it)
     setters: dict[str, ast.FunctionDef] = field(default_factory=dict)
+    scanned: bool = False
 
     def __repr__(self) -> str:
         return f"<ClassInfo {self.module.name}.{self.qualname}>"
@@ -270,7 +271,8 @@ def _collect_body(ci: ClassInfo, body: list[ast.stmt], qual: str) -> None:
         elif isinstance(stmt, (ast.For,)):
             ci.class_names.update(_target_names(stmt.target))
             _collect_body(ci, stmt.body, qual)
-    _scan_methods(ci)
+    ci.scanned = False  # the method scan runs on first use (ensure_scanned): dependency modules
+    #                     only pay for the classes some analysed class inherits from
 
 
 def _is_classvar(ann: ast.expr) -> bool:
@@ -319,6 +321,14 @@ def _fstring_pattern(node: ast.JoinedStr) -> re.Pattern:
         else:
             parts.append(".*")
     return re.compile("^" + "".join(parts) + "$")
+
+
+def ensure_scanned(ci: ClassInfo) -> ClassInfo:
+    """Fill assigned_in, self_refs, dynamic, dyn_patterns and alt_ctors (once)."""
+    if not ci.scanned:
+        ci.scanned = True
+        _scan_methods(ci)
+    return ci
 
 
 def _scan_methods(ci: ClassInfo) -> None:

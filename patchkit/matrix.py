@@ -12,9 +12,9 @@ from typing import Callable, Optional
 from packaging.version import InvalidVersion, Version
 
 from . import engine, target as tgt
-from .ftypes import AnchorNotFound, CheckFailed, DriftError, FetchError, PatchkitError, Target, TargetKind, UsageError, \
-    VersionOutOfRange
-from .patchdef import Patch
+from .ftypes import (AnchorNotFound, CheckFailed, DriftError, FetchError, PatchkitError, Target, TargetKind,
+                     UsageError, VersionOutOfRange)
+from .patchdef import Patch, Refused
 
 
 @dataclass
@@ -80,13 +80,8 @@ def run_one(patch: Patch, version: str, pip_output=None) -> Row:
             return Row(version, "anchors missing", detail=str(exc), seconds=time.perf_counter() - t0)
         except CheckFailed as exc:
             return Row(version, "check failed", detail=str(exc), seconds=time.perf_counter() - t0)
-        except (DriftError, PatchkitError) as exc:
+        except (Refused, DriftError, PatchkitError) as exc:
             return Row(version, "refused", detail=str(exc), seconds=time.perf_counter() - t0)
-        except Exception as exc:  # a refusal reason we did not foresee: say it, keep going
-            from .patchdef import Refused
-            if isinstance(exc, Refused):
-                return Row(version, "refused", detail=str(exc), seconds=time.perf_counter() - t0)
-            raise
     verdict = "already upstream" if r.outcome.value == "already-applied" else "applies"
     return Row(version, verdict, r.strategy, r.reason, round(time.perf_counter() - t0, 2))
 

@@ -381,7 +381,7 @@ class Analyzer:
         dl = self.resolve_method(f.linear, "__del__")
         if dl is None or init is None or dl[0].module.rel not in report:
             return []
-        icls, ifn = init[0], init[1]
+        ifn = init[1]
         sn = first_param(ifn)
         early: set[str] = set()
         first_risk = None

@@ -57,7 +57,8 @@ def atomic_write(path: Path, data: bytes, mode: int | None = None, durable: bool
             fh.flush()
             if durable:
                 os.fsync(fh.fileno())
-        os.chmod(tmp, mode)
+        if durable or mode != 0o600:
+            os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):

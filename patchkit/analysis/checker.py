@@ -111,7 +111,9 @@ class Analyzer:
     def __init__(self, project: Project, settings: Settings = Settings()):
         self.project = project
         self.settings = settings
-        self._facts: dict = {}
+        # a class's facts (MRO, class-level names, fields) do not depend on which files are being
+        # reported, so analyzers over one project share them
+        self._facts: dict = project.__dict__.setdefault("_facts_cache", {}).setdefault(settings, {})
         self._subclasses: dict[tuple, list[ClassInfo]] = {}
 
     # ------------------------------------------------------------------ MRO

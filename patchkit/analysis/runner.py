@@ -141,7 +141,7 @@ def _analyse_chunk_inner(args) -> list[dict]:
             try:
                 cfile.parent.mkdir(parents=True, exist_ok=True)
                 atomic_write(cfile, json.dumps({"findings": fds, "deps": deps, "error": err}).encode(),
-                             durable=False)  # a cache entry: atomic, but no fsync
+                             mode=0o600, durable=False)  # a cache entry: atomic, no fsync, private
             except OSError:
                 pass
     return out

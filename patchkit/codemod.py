@@ -14,7 +14,7 @@ from typing import Callable, Optional, Sequence, Union
 import libcst as cst
 import libcst.matchers as m
 
-from .ftypes import Anchor, AnchorNotFound, TargetSyntaxError
+from .ftypes import AnchorNotFound, TargetSyntaxError
 
 Stmt = Union[cst.SimpleStatementLine, cst.BaseCompoundStatement]
 
@@ -199,16 +199,6 @@ class _Insert(cst.CSTTransformer):
         return updated_node
 
 
-class _Contains(cst.CSTVisitor):
-    def __init__(self, target: cst.CSTNode):
-        self.target, self.found = target, False
-
-    def on_visit(self, node: cst.CSTNode) -> bool:
-        if node is self.target:
-            self.found = True
-        return not self.found
-
-
 def _rewrite_within(node, anchor, t: "_Insert"):
     """Apply ``t`` to the smallest of module / top-level statement / class-body statement that holds
     ``anchor`` and splice the result back: rewriting a 6,000-line class for one line is slow."""
@@ -275,7 +265,3 @@ def append_toplevel(module: cst.Module, src: str) -> cst.Module:
     if new:
         new[0] = new[0].with_changes(leading_lines=[blank, blank])
     return module.with_changes(body=[*module.body, *new])
-
-
-def anchor(rel: str, cls: str, method: Optional[str] = None, shape: Optional[Shape] = None) -> Anchor:
-    return Anchor(rel, cls, method, shape.text if shape else None)

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Optional
 
 from .fsutil import atomic_write, sha256_bytes
 from .ftypes import JournalError, Target
@@ -112,10 +111,3 @@ def load(target: Target, must_exist: bool = False, check_version: bool = True) -
             f"and apply again"
         )
     return j
-
-
-def find_entry(j: Journal, patch: str, rel: str) -> Optional[Entry]:
-    for e in j.entries:
-        if e.patch == patch and e.file == rel:
-            return e
-    return None

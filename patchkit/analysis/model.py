@@ -253,8 +253,7 @@ def _collect_body(ci: ClassInfo, body: list[ast.stmt], qual: str) -> None:
             n = stmt.target.id
             if stmt.value is not None:
                 ci.class_names.add(n)
-                if ci.field_kind or True:
-                    _note_field_value(ci, n, stmt)
+                _note_field_value(ci, n, stmt)
             else:
                 ci.annotated_only[n] = stmt.lineno
                 if _is_classvar(stmt.annotation) or (dotted(stmt.annotation) or "").split(".")[-1] == "InitVar":

@@ -1,39 +1,65 @@
 #!/usr/bin/env python3
-"""Throughput of the dynamic-spec-disable patch against its peers, measured in one run.
+"""Does dynamic-spec-disable give the best of both worlds? Throughput against its peers, one run.
 
-On a GPU host with the patched SGLang importable (see bench/gpu/bench_on_host.sh):
-    python3 bench/spec_throughput.py --out results.json [--threshold 8] [--levels 1,4,16,64]
+On a GPU host (see bench/gpu/bench_on_host.sh, which builds the agreeing checkpoint and both
+SGLang trees):
 
-Configurations (same server flags otherwise):
-  nospec        no speculation (baseline)
-  eagle         EAGLE-3, patch present but no threshold (the unpatched code path)
-  eagle+T       EAGLE-3 with --speculative-disable-batch-threshold T
-Closed-loop load: at concurrency C, C workers each send the next request as soon as the last
-returns (fixed input/output lengths, greedy, ignore_eos) for --seconds per level.
-Prints output tok/s per level and the ratio of eagle+T to max(nospec, eagle).
+    python3 bench/spec_throughput.py --model-path M/target --draft-model-path M/draft \
+        --site /tmp/site --patched-site /tmp/site-patched --out bench.json
+
+Configurations (identical server flags otherwise; each its own server, one after the other):
+  nospec        no speculation (baseline)                              pristine SGLang tree
+  eagle         EAGLE-3, unpatched                                     pristine SGLang tree
+  patched       EAGLE-3 + --speculative-disable-batch-threshold T      patched tree
+  patched-skip  as patched, with upstream's SGLANG_SPEC_SKIP_ZERO_STEP_DRAFT_EXTEND=1 (0.5.14+)
+  adaptive      upstream --speculative-adaptive switching to 0 steps above T (0.5.16+)
+Load: closed loop; at concurrency C, C clients each send the next request when the last returns
+(fixed input/output lengths, ignore_eos, temperature --temperature) for --seconds per level.
+
+Threshold: ``--threshold auto`` (the default) is the tuning mode: after nospec and eagle it picks
+T = the largest measured concurrency at which EAGLE-3 is at least as fast as no speculation, prints
+it as the recommendation, and then measures the patched configurations at that T. On your own
+model: pass your target and draft with --model-path/--draft-model-path and --configs
+nospec,eagle,patched.
+
+Prints a table of output tok/s per level and each patched configuration's ratio to the better of
+(nospec, eagle); writes everything (commands, versions, acceptance, latency percentiles) as JSON
+after every configuration, so a killed run keeps what it finished.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
-import statistics
+import subprocess
 import sys
 import threading
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
 
-from patchkit.smoke import tiny  # noqa: E402
-from patchkit.smoke.run import SmokeConfig, free_port, generate, launch_command  # noqa: E402
-from patchkit.smoke.server import Server, gpu_memory_used_mib, wait_gpu_released  # noqa: E402
+from patchkit.smoke.run import free_port  # noqa: E402
+from patchkit.smoke.server import Server, gpu_memory_used_mib, http_json, wait_gpu_released  # noqa: E402
+
+CONFIGS = ("nospec", "eagle", "patched", "patched-skip", "adaptive")
+SPEC_ARGS = ["--speculative-algorithm", "EAGLE3", "--speculative-num-steps", "3",
+             "--speculative-eagle-topk", "1", "--speculative-num-draft-tokens", "4"]
+BASE_ARGS = ["--skip-tokenizer-init", "--attention-backend", "triton", "--sampling-backend", "pytorch",
+             "--grammar-backend", "none", "--skip-server-warmup", "--mem-fraction-static", "0.8"]
 
 
-def closed_loop(base: str, conc: int, seconds: float, in_len: int, out_len: int) -> dict:
+def request(base: str, ids: list[int], out_len: int, temperature: float, timeout: float) -> dict:
+    return http_json(f"{base}/generate", {"input_ids": ids, "sampling_params": {
+        "max_new_tokens": out_len, "temperature": temperature, "ignore_eos": True}}, timeout=timeout)
+
+
+def closed_loop(base: str, conc: int, seconds: float, in_len: int, out_len: int, temperature: float) -> dict:
     stop = time.monotonic() + seconds
     lat: list[float] = []
-    toks = [0]
+    toks, verify, errors = [0], [0, 0], []
     lock = threading.Lock()
 
     def worker(seed: int):
@@ -41,82 +67,182 @@ def closed_loop(base: str, conc: int, seconds: float, in_len: int, out_len: int)
         while time.monotonic() < stop:
             ids = [1] + [rng.randrange(100, 31000) for _ in range(in_len - 1)]
             t0 = time.monotonic()
-            out = generate(base, ids, out_len, 600)
+            try:
+                out = request(base, ids, out_len, temperature, 900)
+            except Exception as e:  # recorded; a level with errors is reported as such
+                with lock:
+                    errors.append(f"{type(e).__name__}: {e}")
+                return
             dt = time.monotonic() - t0
+            meta = out.get("meta_info") or {}
+            n = len(out.get("output_ids") or [])
             with lock:
                 lat.append(dt)
-                toks[0] += len(out.get("output_ids") or [])
+                toks[0] += n
+                if meta.get("spec_verify_ct"):
+                    verify[0] += int(meta.get("completion_tokens", n))
+                    verify[1] += int(meta["spec_verify_ct"])
 
     t0 = time.monotonic()
-    ths = [threading.Thread(target=worker, args=(i,)) for i in range(conc)]
+    ths = [threading.Thread(target=worker, args=(conc * 1000 + i,)) for i in range(conc)]
     for t in ths:
         t.start()
     for t in ths:
         t.join()
     wall = time.monotonic() - t0
     lat.sort()
-    pct = lambda p: lat[min(len(lat) - 1, int(p * len(lat)))] if lat else None  # noqa: E731
-    return {"concurrency": conc, "requests": len(lat), "output_tok_s": round(toks[0] / wall, 1),
-            "p50_s": pct(0.5), "p90_s": pct(0.9), "p99_s": pct(0.99),
-            "mean_s": statistics.mean(lat) if lat else None}
+
+    def pct(p):
+        return round(lat[min(len(lat) - 1, int(p * len(lat)))], 4) if lat else None
+
+    return {"concurrency": conc, "requests": len(lat), "wall_s": round(wall, 2),
+            "output_tok_s": round(toks[0] / wall, 1), "p50_s": pct(0.5), "p90_s": pct(0.9), "p99_s": pct(0.99),
+            "accept_length": round(verify[0] / verify[1], 3) if verify[1] else None,
+            "errors": errors[:3], "error_count": len(errors)}
 
 
-def run_config(name, spec, threshold, args, folder) -> dict:
-    mt, md = tiny.write(folder / "model")
-    extra = tiny.TINY_ARGS + args.server_arg
-    cfg = SmokeConfig(str(mt), str(md) if spec else None, 1, threshold or 0, server_args=extra)
+def server_command(args, name: str, threshold: int | None, port: int, folder: Path) -> tuple[list[str], dict]:
+    cmd = [sys.executable, "-m", "sglang.launch_server", "--model-path", args.model_path,
+           "--host", "127.0.0.1", "--port", str(port), "--max-running-requests", str(max(args.levels)),
+           "--cuda-graph-bs", *[str(x) for x in args.levels]] + BASE_ARGS + args.server_arg
+    site = args.patched_site if name.startswith("patched") else args.site
+    env = {"PYTHONPATH": os.pathsep.join(p for p in (site, str(REPO)) if p), "PYTHONUNBUFFERED": "1"}
+    if name == "nospec":
+        return cmd, env
+    cmd += SPEC_ARGS + ["--speculative-draft-model-path", args.draft_model_path]
+    if name.startswith("patched"):
+        cmd += ["--speculative-disable-batch-threshold", str(threshold)]
+    if name == "patched-skip":
+        env["SGLANG_SPEC_SKIP_ZERO_STEP_DRAFT_EXTEND"] = "1"
+    if name == "adaptive":
+        conf = folder / f"adaptive-T{threshold}.json"
+        conf.write_text(json.dumps({"1": {"candidate_steps": [3]}, str(threshold + 1): {"candidate_steps": [0]}}))
+        cmd += ["--speculative-adaptive", "--speculative-adaptive-config", str(conf)]
+    return cmd, env
+
+
+def run_config(args, name: str, threshold: int | None, folder: Path) -> dict:
     port = free_port()
-    cmd = launch_command(cfg, port, speculative=spec)
-    if spec and threshold is None:
-        i = cmd.index("--speculative-disable-batch-threshold")
-        del cmd[i:i + 2]
-    srv = Server(cmd, folder / f"server-{name}.log", f"http://127.0.0.1:{port}")
+    cmd, env = server_command(args, name, threshold, port, folder)
+    log = folder / f"server-{name}.log"
+    srv = Server(cmd, log, f"http://127.0.0.1:{port}", env=env)
+    out = {"config": name, "threshold": threshold, "command": " ".join(cmd),
+           "env": {k: v for k, v in env.items() if k != "PYTHONUNBUFFERED"}, "levels": []}
     base_mem = gpu_memory_used_mib()
     srv.start()
-    out = {"config": name, "command": " ".join(cmd), "levels": []}
+    print(f"--- {name}: {' '.join(cmd)}", flush=True)
     try:
-        out["ready_s"] = round(srv.wait_ready(900), 1)
-        generate(srv.base_url, [1, 2, 3], 8, 600)  # warm-up (kernels compile on first use)
-        closed_loop(srv.base_url, max(args.levels), 5, args.in_len, args.out_len)
+        out["ready_s"] = round(srv.wait_ready(args.boot_timeout), 1)
+        t0 = time.monotonic()
+        request(srv.base_url, [1, 5, 6, 7], 8, args.temperature, 900)  # first use compiles kernels
+        closed_loop(srv.base_url, max(args.levels), 3, args.in_len, args.out_len, args.temperature)
+        out["warmup_s"] = round(time.monotonic() - t0, 1)
         for c in args.levels:
-            r = closed_loop(srv.base_url, c, args.seconds, args.in_len, args.out_len)
-            print(f"{name:>10} conc={c:4d} {r['output_tok_s']:10.1f} tok/s  p50={r['p50_s']:.3f}s", flush=True)
+            r = closed_loop(srv.base_url, c, args.seconds, args.in_len, args.out_len, args.temperature)
+            acc = f"accept={r['accept_length']}" if r["accept_length"] else ""
+            print(f"{name:>13} conc={c:4d} {r['output_tok_s']:10.1f} tok/s  p50={r['p50_s']}s {acc}"
+                  f"{'  ERRORS=%d' % r['error_count'] if r['error_count'] else ''}", flush=True)
             out["levels"].append(r)
-        log = (folder / f"server-{name}.log").read_text(errors="replace")
-        out["switch_lines"] = log.count("patchkit-spec-disable: OFF") + log.count("patchkit-spec-disable: ON")
+            if not srv.alive():
+                raise RuntimeError("server died during the load")
+    except Exception as e:
+        out["error"] = f"{type(e).__name__}: {e}"
+        out["server_tail"] = srv.tail(30)
+        print(f"{name}: FAILED {out['error']}\n{out['server_tail']}", flush=True)
     finally:
-        srv.stop()
+        text = log.read_text(errors="replace") if log.exists() else ""
+        out["switch_lines"] = text.count("patchkit-spec-disable: OFF") + text.count("patchkit-spec-disable: ON")
+        out["upstream_switch_lines"] = text.count("Switch adaptive runtime state")
+        out["teardown"] = srv.stop()
         wait_gpu_released(base_mem)
     return out
 
 
-def main():
-    ap = argparse.ArgumentParser()
+def recommend_threshold(nospec: dict, eagle: dict) -> int:
+    """Largest measured concurrency at which EAGLE-3 is at least as fast as no speculation (0: never)."""
+    base = {lv["concurrency"]: lv["output_tok_s"] for lv in nospec["levels"]}
+    best = 0
+    for lv in eagle["levels"]:
+        c = lv["concurrency"]
+        if c in base and lv["output_tok_s"] >= base[c]:
+            best = max(best, c)
+    return best
+
+
+def summarize(results: list[dict], levels: list[int]) -> list[dict]:
+    by = {r["config"]: {lv["concurrency"]: lv["output_tok_s"] for lv in r["levels"]} for r in results}
+    rows = []
+    for c in levels:
+        row = {"concurrency": c, **{name: by[name].get(c) for name in by}}
+        peers = [by[p].get(c) for p in ("nospec", "eagle") if p in by and by[p].get(c)]
+        best = max(peers) if peers else None
+        for name in by:
+            if name not in ("nospec", "eagle") and best and by[name].get(c):
+                row[f"{name}/best"] = round(by[name][c] / best, 3)
+                if by.get("eagle", {}).get(c):
+                    row[f"{name}/eagle"] = round(by[name][c] / by["eagle"][c], 3)
+        rows.append(row)
+    return rows
+
+
+def environment(args) -> dict:
+    env = {"python": sys.version.split()[0]}
+    probe = ("import json, torch, importlib.metadata as m; print(json.dumps({'torch': torch.__version__, "
+             "'sglang': m.version('sglang'), 'gpu': torch.cuda.get_device_name(0) if torch.cuda.is_available() else None}))")
+    try:
+        p = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120,
+                           env={**os.environ, "PYTHONPATH": args.site or ""})
+        env.update(json.loads(p.stdout.strip().splitlines()[-1]))
+    except Exception as e:  # the run still goes on; the JSON says why this is missing
+        env["probe_error"] = str(e)
+    agree = Path(args.model_path).parent / "agree.json"
+    if agree.exists():
+        env["model"] = json.loads(agree.read_text())
+    return env
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", required=True)
-    ap.add_argument("--threshold", type=int, default=8)
-    ap.add_argument("--levels", default="1,4,16,64")
-    ap.add_argument("--seconds", type=float, default=8.0)
-    ap.add_argument("--in-len", type=int, default=128)
+    ap.add_argument("--model-path", required=True)
+    ap.add_argument("--draft-model-path", required=True)
+    ap.add_argument("--site", default="", help="SGLang tree for the unpatched configurations (PYTHONPATH)")
+    ap.add_argument("--patched-site", default="", help="SGLang tree with dynamic-spec-disable applied")
+    ap.add_argument("--configs", default="nospec,eagle,patched")
+    ap.add_argument("--threshold", default="auto", help="T for the patched configurations, or 'auto'")
+    ap.add_argument("--levels", default="1,2,4,8,16,32,64,128,256")
+    ap.add_argument("--seconds", type=float, default=6.0)
+    ap.add_argument("--in-len", type=int, default=256)
     ap.add_argument("--out-len", type=int, default=128)
+    ap.add_argument("--temperature", type=float, default=1.0)
+    ap.add_argument("--boot-timeout", type=float, default=600)
     ap.add_argument("--server-arg", action="append", default=[])
     ap.add_argument("--workdir", default="/tmp/bench")
     args = ap.parse_args()
-    args.levels = [int(x) for x in args.levels.split(",")]
+    args.levels = sorted(int(x) for x in args.levels.split(","))
+    configs = [c.strip() for c in args.configs.split(",") if c.strip()]
+    for c in configs:
+        if c not in CONFIGS:
+            ap.error(f"--configs: unknown configuration {c!r} (known: {', '.join(CONFIGS)})")
+    if args.threshold == "auto" and not {"nospec", "eagle"} <= set(configs):
+        ap.error("--threshold auto needs the nospec and eagle configurations to tune from")
     folder = Path(args.workdir)
     folder.mkdir(parents=True, exist_ok=True)
-    results = [run_config("nospec", False, None, args, folder),
-               run_config("eagle", True, None, args, folder),
-               run_config(f"eagle+T{args.threshold}", True, args.threshold, args, folder)]
-    by = {r["config"]: {lv["concurrency"]: lv["output_tok_s"] for lv in r["levels"]} for r in results}
-    summary = []
-    for c in args.levels:
-        best_peer = max(by["nospec"][c], by["eagle"][c])
-        mine = by[f"eagle+T{args.threshold}"][c]
-        summary.append({"concurrency": c, "nospec": by["nospec"][c], "eagle": by["eagle"][c],
-                        "patched": mine, "ratio_vs_best_peer": round(mine / best_peer, 3),
-                        "ratio_vs_eagle": round(mine / by["eagle"][c], 3)})
-        print(f"conc={c:4d} patched/max(nospec,eagle) = {mine / best_peer:.3f}   patched/eagle = {mine / by['eagle'][c]:.3f}")
-    Path(args.out).write_text(json.dumps({"results": results, "summary": summary, "args": vars(args)}, indent=2))
+    doc = {"args": {k: v for k, v in vars(args).items()}, "environment": environment(args), "results": []}
+    print(json.dumps(doc["environment"]), flush=True)
+    threshold = None if args.threshold == "auto" else int(args.threshold)
+    order = [c for c in ("nospec", "eagle") if c in configs] + [c for c in configs if c not in ("nospec", "eagle")]
+    for name in order:
+        if name not in ("nospec", "eagle") and threshold is None:
+            threshold = recommend_threshold(*[r for r in doc["results"] if r["config"] in ("nospec", "eagle")])
+            doc["recommended_threshold"] = threshold
+            print(f"recommended --speculative-disable-batch-threshold {threshold} "
+                  f"(largest concurrency at which EAGLE-3 >= no speculation in this run)", flush=True)
+        doc["results"].append(run_config(args, name, threshold if name not in ("nospec", "eagle") else None, folder))
+        doc["summary"] = summarize(doc["results"], args.levels)
+        Path(args.out).write_text(json.dumps(doc, indent=2) + "\n")
+    for row in doc["summary"]:
+        print("  ".join(f"{k}={v}" for k, v in row.items()), flush=True)
 
 
 if __name__ == "__main__":

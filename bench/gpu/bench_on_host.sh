@@ -1,13 +1,44 @@
 #!/usr/bin/env bash
-# On the GPU host from the repo root: bench/gpu/bench_on_host.sh BUNDLE_DIR   (writes into $OUT)
+# On the GPU host, from the repo root (the device tool's working copy):
+#   bench/gpu/bench_on_host.sh BUNDLE_DIR VERSION [CONFIGS]   unpack that SGLang bundle twice
+#        (pristine + dynamic-spec-disable applied by patchkit) and queue its benchmark
+#   bench/gpu/bench_on_host.sh                                 only wait for the queue and collect
+# Jobs run in the background (setsid), one at a time (a lock directory), so one benchmark may span several
+# device calls while the machine stays warm. Each call waits up to $WAIT seconds, then packs what
+# is finished into $OUT/bench-results.tgz. Env: WAIT (520), SIZE (8b), LEVELS, SECS (6).
 set -u
-B=$1; OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"; SITE=/tmp/site
-rm -rf $SITE /tmp/bench; mkdir -p $SITE && tar xf "$B/site.tar.xz" -C $SITE || exit 3
-python3 -m pip install -q --no-index --no-deps --no-compile --target $SITE .whl/*.whl || exit 3
-export PYTHONPATH=$SITE:$PWD PYTHONUNBUFFERED=1 PATCHKIT_CACHE_DIR=/tmp/pkc
-export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
-python3 -m patchkit apply dynamic-spec-disable --target-dir $SITE
-python3 -c "import torch, sglang; print('torch', torch.__version__)" 2>/dev/null
-nvidia-smi --query-gpu=name --format=csv,noheader
-timeout ${BENCH_TIMEOUT:-500} python3 bench/spec_throughput.py --out "$OUT/bench.json" ${BENCH_ARGS:-} 2>&1 | tee "$OUT/bench-console.txt"
-for f in /tmp/bench/server-*.log; do grep -v "^\s*$" "$f" | tail -c 200000 > "$OUT/$(basename $f)"; done
+OUT=${OUT:-/tmp/out}; W=/tmp/pkbench; mkdir -p $W/results "$OUT"
+B=${1:-}; V=${2:-}; CONFIGS=${3:-nospec,eagle,patched}
+if [ -n "$B" ]; then
+  S=$W/site-$V; P=$W/site-$V-patched; R=$W/repo-$V
+  rm -rf $S $P $R; mkdir -p $S $R && tar xf "$B/site.tar.xz" -C $S || exit 3
+  python3 -m pip install -q --no-index --no-deps --no-compile --target $S .whl/*.whl || exit 3
+  cp -a $S $P
+  cp -a bench patchkit patches checks fixtures pyproject.toml $R/
+  (cd $R && PYTHONPATH=$P:$R python3 -m patchkit apply dynamic-spec-disable --target-dir $P) \
+      > $W/results/apply-$V.txt 2>&1 || { cat $W/results/apply-$V.txt; exit 3; }
+  echo "$V" >> $W/queue
+  cat > $W/job-$V.sh <<JOB
+cd $R
+export PYTHONPATH=$P:$R PYTHONUNBUFFERED=1 NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+until mkdir $W/gpu.lock.d 2>/dev/null; do sleep 5; done   # one benchmark at a time
+[ -f $W/model/agree.json ] || { time python3 bench/agree_model.py --out $W/model --size ${SIZE:-8b}; } > $W/results/model.txt 2>&1
+nvidia-smi > $W/results/nvidia-smi-$V.txt 2>&1
+timeout ${JOB_TIMEOUT:-2400} python3 bench/spec_throughput.py --out $W/results/bench-$V.json \
+  --model-path $W/model/target --draft-model-path $W/model/draft --site $S --patched-site $P \
+  --configs "$CONFIGS" --levels ${LEVELS:-1,2,4,8,16,32,64,128,256} --seconds ${SECS:-6} \
+  --workdir $W/work-$V > $W/results/console-$V.txt 2>&1
+for f in $W/work-$V/server-*.log; do grep -v '^\s*$' \$f | tail -c 400000 > $W/results/$V-\$(basename \$f); done
+rmdir $W/gpu.lock.d
+touch $W/results/done-$V
+JOB
+  setsid nohup bash $W/job-$V.sh > $W/results/job-$V.txt 2>&1 < /dev/null &
+fi
+end=$((SECONDS + ${WAIT:-520}))
+while [ $SECONDS -lt $end ]; do
+  pending=0; for q in $(cat $W/queue 2>/dev/null); do [ -f $W/results/done-$q ] || pending=1; done
+  [ $pending = 0 ] && break; sleep 10
+done
+tar czf "$OUT/bench-results.tgz" -C $W results
+for f in $W/results/console-*.txt; do echo "== $f"; tail -n 25 "$f"; done
+echo "pending=$pending"

@@ -41,7 +41,8 @@ def test_passing_run_writes_a_complete_record(standin, tmp_path):
     rec = run(standin, tmp_path)
     assert rec["passed"] is True and rec["failure"] is None
     names = [s["name"] for s in rec["stages"]]
-    assert names == ["ready", "first-decode", "threshold-crossings", "greedy-equivalence", "log-scan", "teardown"]
+    assert names == ["ready", "first-decode", "threshold-crossings", "sampled-decode", "greedy-equivalence",
+                     "log-scan", "teardown"]
     cross = next(s for s in rec["stages"] if s["name"] == "threshold-crossings")["detail"]
     assert cross["switches_off"] >= 3 and cross["switches_on"] >= 3
     assert rec["timings"]["time_to_ready_s"] > 0 and rec["timings"]["first_request_latency_s"] > 0
@@ -56,6 +57,18 @@ def test_crash_at_first_decode_is_reported_with_the_read_location(standin, tmp_p
     assert "AttributeError: 'EAGLEWorkerV2' object has no attribute 'spec_disable_batch_threshold'" in f["message"]
     assert f["location"].endswith("eagle_worker_v2.py:777 in forward_batch_generation")
     assert next(s for s in rec["stages"] if s["name"] == "teardown")["passed"] is True
+
+
+def test_crash_on_sampled_disabled_step_fails_sampled_decode(standin, tmp_path):
+    # the 0.5.12 dtype bug the H200 benchmark found: greedy stages pass, temperature sampling on
+    # the disabled path kills the scheduler
+    rec = run(standin, tmp_path, STANDIN_CRASH_ON_SAMPLED_DISABLED="1")
+    f = rec["failure"]
+    assert f["stage"] == "sampled-decode"
+    assert "Expected 'candidates' to be of type long" in f["message"]
+    assert f["location"].endswith("eagle_info_v2.py:441 in sample")
+    passed = [s["name"] for s in rec["stages"] if s.get("passed")]
+    assert "threshold-crossings" in passed and "greedy-equivalence" not in passed
 
 
 def test_exit_at_start_is_not_a_timeout(standin, tmp_path):

@@ -335,7 +335,7 @@ EXAMPLES = (
 
 PATCH = Patch(
     name="dynamic-spec-disable",
-    version="1.0.0",
+    version="1.0.1",
     description="Skip EAGLE-3 draft+verify for decode batches above --speculative-disable-batch-threshold",
     distribution="sglang",
     specifier=SpecifierSet(">=0.5.6,<0.6"),

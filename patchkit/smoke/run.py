@@ -87,9 +87,9 @@ def _prompt_set(n: int, seed: int = 1234) -> list[list[int]]:
     return [[1] + [rng.randrange(100, 31000) for _ in range(rng.randrange(6, 24))] for _ in range(n)]
 
 
-def generate(base: str, ids: list[int], n: int, timeout: float) -> dict:
+def generate(base: str, ids: list[int], n: int, timeout: float, temperature: float = 0.0) -> dict:
     return http_json(f"{base}/generate", {"input_ids": ids, "sampling_params": {
-        "max_new_tokens": n, "temperature": 0, "ignore_eos": True}}, timeout=timeout)
+        "max_new_tokens": n, "temperature": temperature, "ignore_eos": True}}, timeout=timeout)
 
 
 def _first_divergence(a: list[int], b: list[int]) -> Optional[int]:
@@ -149,6 +149,7 @@ class Smoke:
             self.stage("ready", lambda: self._ready())
             self.stage("first-decode", lambda: self._first_decode(base))
             self.stage("threshold-crossings", lambda: self._crossings(base))
+            self.stage("sampled-decode", lambda: self._sampled(base))
             outputs_spec = self.stage("greedy-equivalence", lambda: self._equivalence(base))
             self.stage("log-scan", lambda: self._log_scan())
         except StageFailed as exc:
@@ -232,6 +233,22 @@ class Smoke:
                               f"expected >= {cfg.crossings} switches each way, the log shows OFF={off} ON={on}")
         return {"bursts": cfg.crossings, "burst_size": burst, "switches_off": off, "switches_on": on,
                 "singles_with_accepted_drafts": singles_spec}
+
+    def _sampled(self, base):
+        """Temperature sampling on both paths: the verify kernels for sampling differ from the greedy
+        ones (on 0.5.12 the disabled path once handed them int32 tokens and the server died)."""
+        burst = self.cfg.threshold + 4
+        before = self._switches().switches_off
+        with ThreadPoolExecutor(burst) as ex:
+            futs = [ex.submit(generate, base, _prompt_set(1, seed=700 + k)[0], 48, 300, 1.0) for k in range(burst)]
+            got = [len(f.result().get("output_ids") or []) for f in futs]
+        one = generate(base, _prompt_set(1, seed=799)[0], 16, 300, 1.0)
+        if any(g != 48 for g in got) or len(one.get("output_ids") or []) != 16:
+            raise StageFailed("sampled-decode", f"sampled requests returned {got} and {len(one.get('output_ids') or [])} tokens "
+                                                f"(asked 48 each, then 16)")
+        if self._switches().switches_off <= before:
+            raise StageFailed("sampled-decode", "the sampled burst never took the disabled path")
+        return {"burst": burst, "temperature": 1.0, "tokens": sum(got) + 16}
 
     def _equivalence(self, base):
         prompts = _prompt_set(6)

@@ -174,7 +174,8 @@ class EAGLEWorkerV2:
         else:
             positions = batch.seq_lens.to(torch.int64)
         return EagleVerifyInput(
-            draft_token=draft_input.bonus_tokens,
+            # int64 like the drafted path's tokens: the sampling verify kernel rejects int32
+            draft_token=draft_input.bonus_tokens.to(torch.int64),
             custom_mask=custom_mask,
             positions=positions,
             retrieve_index=retrieve_index,

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Plot bench/results/bench/bench.json (from bench/spec_throughput.py): tok/s vs concurrency."""
+"""Plot tok/s vs concurrency for every configuration in one or more bench JSON files (from
+bench/spec_throughput.py), one panel per file:  python3 bench/plot_throughput.py A.json [B.json] -o out.png"""
+import argparse
 import json
-import sys
 from pathlib import Path
 
 import matplotlib
@@ -9,20 +10,33 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-src = Path(sys.argv[1] if len(sys.argv) > 1 else "bench/results/bench/bench.json")
-doc = json.loads(src.read_text())
-fig, ax = plt.subplots(figsize=(7, 4.5))
-for r in doc["results"]:
-    xs = [lv["concurrency"] for lv in r["levels"]]
-    ys = [lv["output_tok_s"] for lv in r["levels"]]
-    ax.plot(xs, ys, marker="o", label=r["config"])
-ax.set_xscale("log", base=2)
-ax.set_xlabel("concurrency (closed loop, 128 in / 128 out)")
-ax.set_ylabel("output tok/s")
-ax.set_title("SGLang 0.5.12 tiny Llama + EAGLE-3, dummy weights, 1x H200", fontsize=10)
-ax.grid(True, alpha=0.3)
-ax.legend()
-out = src.with_name("throughput.png")
+ap = argparse.ArgumentParser()
+ap.add_argument("files", nargs="+")
+ap.add_argument("-o", "--out", required=True)
+args = ap.parse_args()
+docs = [json.loads(Path(f).read_text()) for f in args.files]
+fig, axes = plt.subplots(1, len(docs), figsize=(6.5 * len(docs), 4.6), squeeze=False)
+for ax, doc in zip(axes[0], docs):
+    env = doc.get("environment", {})
+    for r in doc["results"]:
+        pts = [(lv["concurrency"], lv["output_tok_s"]) for lv in r["levels"] if lv["output_tok_s"] > 0]
+        label = r["config"] + (f" (T={r['threshold']})" if r.get("threshold") is not None else "")
+        if r.get("error") and not pts:
+            label += ": crashed"
+        if pts:
+            ax.plot(*zip(*pts), marker="o", label=label)
+        else:
+            ax.plot([], [], " ", label=label)  # a crashed configuration still shows in the legend
+    if doc.get("recommended_threshold") is not None:
+        ax.axvline(doc["recommended_threshold"], color="grey", ls=":", lw=1)
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel(f"concurrency (closed loop, {doc['args']['in_len']} in / {doc['args']['out_len']} out)")
+    ax.set_ylabel("output tok/s")
+    m = env.get("model", {})
+    ax.set_title(f"SGLang {env.get('sglang')}, {m.get('size', '?')} Llama + EAGLE-3 "
+                 f"(accept p={m.get('p_accept')}), {env.get('gpu')}", fontsize=9)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8)
 fig.tight_layout()
-fig.savefig(out, dpi=110)
-print(out)
+fig.savefig(args.out, dpi=110)
+print(args.out)

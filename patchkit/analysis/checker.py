@@ -4,6 +4,7 @@ judges every read in every method against the states construction can end in."""
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import Optional
@@ -569,6 +570,7 @@ def _has_explicit_init(ci: ClassInfo) -> bool:
     return "__init__" in ci.methods
 
 
+@functools.lru_cache(maxsize=65536)
 def _fuzzy(key: str) -> str:
     return _FUZZY.sub(r"\1", key)
 

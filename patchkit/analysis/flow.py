@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Optional
 
-from .model import NORETURN_CALLS, REGISTER_METHODS, ClassInfo, dotted, first_param, self_attr
+from .model import NORETURN_CALLS, REGISTER_METHODS, ClassInfo, children, dotted, first_param, self_attr
 
 MAX_STATES = 96
 MAX_DEPTH = 12
@@ -27,10 +27,12 @@ def norm_test(node: ast.expr, selfname: str = "self") -> str:
     cached = getattr(node, "_pk_norm", None)
     if cached is not None and cached[0] == selfname:
         return cached[1]
-    try:
-        text = ast.unparse(node)
-    except Exception:  # pragma: no cover - unparse handles every expression we parse
-        return repr(node)
+    text = _simple_text(node)
+    if text is None:
+        try:
+            text = ast.unparse(node)
+        except Exception:  # pragma: no cover - unparse handles every expression we parse
+            return repr(node)
     out = text.replace(f"{selfname}.", "")
     try:
         node._pk_norm = (selfname, out)  # type: ignore[attr-defined]
@@ -39,10 +41,52 @@ def norm_test(node: ast.expr, selfname: str = "self") -> str:
     return out
 
 
+_CMP = {ast.Eq: "==", ast.NotEq: "!=", ast.Is: "is", ast.IsNot: "is not", ast.Lt: "<", ast.LtE: "<=",
+        ast.Gt: ">", ast.GtE: ">=", ast.In: "in", ast.NotIn: "not in"}
+
+
+_ATOMS = (ast.Name, ast.Attribute, ast.Constant, ast.Call)  # operands that never need parentheses
+
+
+def _simple_text(node: ast.expr) -> Optional[str]:
+    """``ast.unparse`` of the common test shapes (names, attribute chains, plain constants and one
+    comparison of those), byte-identical to it and without its visitor; None for anything else."""
+    c = node.__class__
+    if c is ast.Name:
+        return node.id
+    if c is ast.Attribute:
+        base = _simple_text(node.value)
+        return None if base is None or node.value.__class__ not in (ast.Name, ast.Attribute) else f"{base}.{node.attr}"
+    if c is ast.Constant:
+        v = node.value
+        if v is None or v is True or v is False or (v.__class__ is int and v >= 0):
+            return repr(v)
+        if v.__class__ is str and v.isprintable() and "'" not in v and '"' not in v and "\\" not in v:
+            return repr(v)
+        return None
+    if c is ast.Call and node.func.__class__ in (ast.Name, ast.Attribute):
+        parts = [_simple_text(node.func)]
+        parts += [_simple_text(a) for a in node.args]
+        parts += [None if k.arg is None else (lambda t: None if t is None else f"{k.arg}={t}")(_simple_text(k.value))
+                  for k in node.keywords]
+        if any(p is None for p in parts) or any(a.__class__ is ast.Starred for a in node.args):
+            return None
+        return f"{parts[0]}({', '.join(parts[1:])})"
+    if c is ast.Compare and len(node.ops) == 1 and node.ops[0].__class__ in _CMP and \
+            node.left.__class__ in _ATOMS and node.comparators[0].__class__ in _ATOMS:
+        left, right = _simple_text(node.left), _simple_text(node.comparators[0])
+        if left is None or right is None:
+            return None
+        return f"{left} {_CMP[node.ops[0].__class__]} {right}"
+    return None
+
+
 def _human(node: ast.expr) -> str:
     cached = getattr(node, "_pk_human", None)
     if cached is None:
-        cached = ast.unparse(node)
+        cached = _simple_text(node)
+        if cached is None:
+            cached = ast.unparse(node)
         node._pk_human = cached  # type: ignore[attr-defined]
     return cached
 
@@ -500,7 +544,7 @@ class Constructor:
         return st
 
     def expr_children(self, node: ast.AST, st: list[State], fr: Frame) -> list[State]:
-        for child in ast.iter_child_nodes(node):
+        for child in children(node):
             if isinstance(child, ast.expr):
                 st = self.expr(child, st, fr)
             elif isinstance(child, (ast.comprehension, ast.keyword)):

@@ -15,18 +15,49 @@ NORETURN_CALLS = {"sys.exit", "exit", "quit", "os._exit", "os.abort", "_exit", "
 REGISTER_METHODS = {"register_buffer", "register_parameter", "add_module", "register_module"}
 
 
+#: per node class, the fields that can hold child nodes worth visiting: contexts (Load/Store),
+#: operators and comparison operators are AST instances too, but never interesting, and skipping
+#: them halves the nodes a walk visits
+_SKIP_FIELDS = {"ctx", "op", "ops", "type_ignores"}
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def child_fields(c: type) -> tuple[str, ...]:
+    f = _CHILD_FIELDS.get(c)
+    if f is None:
+        f = _CHILD_FIELDS[c] = tuple(n for n in c._fields if n not in _SKIP_FIELDS)
+    return f
+
+
+def children(node: ast.AST) -> list:
+    """The child nodes of ``node`` in field order (``ast.iter_child_nodes`` without operators and
+    contexts, as a list)."""
+    out: list = []
+    AST = ast.AST
+    for name in child_fields(node.__class__):
+        v = getattr(node, name, None)
+        if v.__class__ is list:
+            out.extend([x for x in v if isinstance(x, AST)])
+        elif isinstance(v, AST):
+            out.append(v)
+    return out
+
+
 def fast_walk(node: ast.AST):
-    """Every node below ``node`` (like ast.walk, without its per-node generator overhead)."""
+    """Every node below ``node`` (like ast.walk, without its per-node generator overhead; operator
+    and context nodes are left out)."""
     stack = [node]
-    pop, push, extend = stack.pop, stack.append, stack.extend
+    pop, push = stack.pop, stack.append
     AST = ast.AST
     while stack:
         n = pop()
         yield n
-        for name in n._fields:
+        for name in child_fields(n.__class__):
             v = getattr(n, name, None)
             if v.__class__ is list:
-                extend([x for x in v if isinstance(x, AST)])
+                for x in v:
+                    if isinstance(x, AST):
+                        push(x)
             elif isinstance(v, AST):
                 push(v)
 
@@ -330,8 +361,33 @@ def ensure_scanned(ci: ClassInfo) -> ClassInfo:
     return ci
 
 
+_ASSIGNISH = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.withitem, ast.NamedExpr)
+#: calls _scan_methods must look at, by the last name of the callee: everything else is skipped
+#: without computing its dotted name (the scan visits every node of every method)
+_SCAN_CALLS = {"getattr", "setattr", "__setattr__", "update", "vars"} | REGISTER_METHODS
+_ASSIGNISH_SET = set(_ASSIGNISH)
+
+
+#: method text that needs the full node walk (calls and dict writes the statement walk cannot see)
+_NEEDS_WALK = re.compile(r"setattr|getattr|register_|add_module|__dict__|vars\s*\(")
+_REF_RES: dict[str, re.Pattern] = {}
+
+
+def _refs_re(selfname: str) -> re.Pattern:
+    r = _REF_RES.get(selfname)
+    if r is None:
+        r = _REF_RES[selfname] = re.compile(rf"(?<![\w.]){re.escape(selfname)}\s*\.\s*([A-Za-z_]\w*)")
+    return r
+
+
 def _scan_methods(ci: ClassInfo) -> None:
-    """Every assignment to self.<x>, dynamic writes, and __new__-based alternative constructors."""
+    """Every assignment to self.<x>, dynamic writes, and __new__-based alternative constructors.
+
+    The hot loop of a cold run, so in two speeds: the attributes a method mentions come from its
+    text (a superset: a mention in a comment only costs a later, exact walk), its assignments from
+    a walk over statements only; the full node walk runs only for methods whose text mentions
+    setattr/getattr/register_*/add_module/__dict__/vars()."""
+    lines = ci.module.lines
     for mname, fn in ci.methods.items():
         kind = ci.method_kind.get(mname)
         selfname = first_param(fn) if kind in ("method", "property") else None
@@ -339,61 +395,117 @@ def _scan_methods(ci: ClassInfo) -> None:
             _scan_alt_ctor(ci, mname, fn)
         if not selfname:
             continue
-        for node in fast_walk(fn):
-            if isinstance(node, ast.Attribute):
-                if node.value.__class__ is ast.Name and node.value.id == selfname:
-                    ci.self_refs.setdefault(mname, set()).add(node.attr)
-                    if isinstance(node.ctx, ast.Store) and node.attr == "__dict__":
-                        ci.dynamic = ci.dynamic or f"replaces self.__dict__ in {mname} at line {node.lineno}"
-                continue
-            if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor,
-                                 ast.withitem, ast.NamedExpr)):
-                targets = []
-                if isinstance(node, ast.Assign):
-                    targets = node.targets
-                elif isinstance(node, (ast.AnnAssign,)):
-                    targets = [node.target] if node.value is not None else []
-                elif isinstance(node, ast.AugAssign):
-                    targets = [node.target]
-                elif isinstance(node, (ast.For, ast.AsyncFor)):
-                    targets = [node.target]
-                elif isinstance(node, ast.withitem) and node.optional_vars is not None:
-                    targets = [node.optional_vars]
-                for t in targets:
-                    for a in _self_targets(t, selfname):
-                        ci.assigned_in.setdefault(a, []).append((mname, getattr(t, "lineno", 0)))
-            elif isinstance(node, ast.Call):
-                f = dotted(node.func) or ""
-                if f == "getattr" and len(node.args) == 2 and isinstance(node.args[1], ast.Constant) and \
-                        isinstance(node.args[0], ast.Name) and node.args[0].id == selfname:
-                    ci.self_refs.setdefault(mname, set()).add(str(node.args[1].value))
-                if f in ("setattr", "object.__setattr__") and len(node.args) >= 2:
-                    obj = node.args[0]
-                    if isinstance(obj, ast.Name) and obj.id == selfname:
-                        key = node.args[1]
-                        if isinstance(key, ast.Constant) and isinstance(key.value, str):
-                            ci.assigned_in.setdefault(key.value, []).append((mname, node.lineno))
-                        elif isinstance(key, ast.JoinedStr):
-                            ci.dyn_patterns.append(_fstring_pattern(key))
-                        else:
-                            ci.dynamic = ci.dynamic or f"setattr(self, <non-literal>) in {mname} at line {node.lineno}"
-                elif f.startswith(f"{selfname}.") and f.split(".")[-1] in REGISTER_METHODS and f.count(".") == 1:
-                    if node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
-                        ci.assigned_in.setdefault(node.args[0].value, []).append((mname, node.lineno))
-                    elif node.args and isinstance(node.args[0], ast.JoinedStr):
-                        ci.dyn_patterns.append(_fstring_pattern(node.args[0]))
-                    else:
-                        ci.dynamic = ci.dynamic or f"{f.split('.')[-1]}(<non-literal>) in {mname} at line {node.lineno}"
-                elif f in (f"{selfname}.__dict__.update", "vars") and (f != "vars" or (
-                        node.args and isinstance(node.args[0], ast.Name) and node.args[0].id == selfname)):
-                    ci.dynamic = ci.dynamic or f"writes self.__dict__ in {mname} at line {node.lineno}"
-            elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store):
-                v = node.value
-                if isinstance(v, ast.Call) and dotted(v.func) == "vars" and v.args and \
-                        isinstance(v.args[0], ast.Name) and v.args[0].id == selfname:
-                    ci.dynamic = ci.dynamic or f"writes vars(self) in {mname} at line {node.lineno}"
-                if (dotted(node.value) or "") == f"{selfname}.__dict__":
-                    ci.dynamic = ci.dynamic or f"writes self.__dict__ in {mname} at line {node.lineno}"
+        text = "\n".join(lines[fn.lineno - 1:fn.end_lineno or fn.lineno]) if lines else ""
+        refs = ci.self_refs.setdefault(mname, set())
+        if text:
+            refs.update(_refs_re(selfname).findall(text))
+        if not text or _NEEDS_WALK.search(text):
+            _walk_method(ci, mname, fn, selfname, refs)
+        else:
+            _walk_statements(ci, mname, fn.body, selfname)
+        if not refs:
+            del ci.self_refs[mname]
+
+
+def _walk_statements(ci: ClassInfo, mname: str, body: list, selfname: str) -> None:
+    """Assignments to self.<x> in a statement list and every block below it (nested defs too)."""
+    stack = list(body)
+    assignish = _ASSIGNISH_SET
+    while stack:
+        st = stack.pop()
+        c = st.__class__
+        if c in assignish:
+            _scan_assign(ci, mname, st, selfname)
+        if c is ast.With or c is ast.AsyncWith:
+            for item in st.items:
+                _scan_assign(ci, mname, item, selfname)
+        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            sub = getattr(st, name, None)
+            if sub:
+                stack.extend(sub)
+
+
+def _walk_method(ci: ClassInfo, mname: str, fn: ast.AST, selfname: str, refs: set) -> None:
+    """The full node walk (explicit stack, dispatch on the node's class)."""
+    Attribute, Name, Call, Subscript, Store, AST = ast.Attribute, ast.Name, ast.Call, ast.Subscript, ast.Store, ast.AST
+    assignish = _ASSIGNISH_SET
+    stack = [fn]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node = pop()
+        c = node.__class__
+        for name in _CHILD_FIELDS.get(c) or child_fields(c):
+            v = getattr(node, name, None)
+            if v.__class__ is list:
+                for x in v:
+                    if isinstance(x, AST):
+                        push(x)
+            elif isinstance(v, AST):
+                push(v)
+        if c is Attribute:
+            v = node.value
+            if v.__class__ is Name and v.id == selfname:
+                refs.add(node.attr)
+                if node.ctx.__class__ is Store and node.attr == "__dict__":
+                    ci.dynamic = ci.dynamic or f"replaces self.__dict__ in {mname} at line {node.lineno}"
+        elif c in assignish:
+            _scan_assign(ci, mname, node, selfname)
+        elif c is Call:
+            func = node.func
+            last = func.id if func.__class__ is Name else func.attr if func.__class__ is Attribute else None
+            if last in _SCAN_CALLS:
+                _scan_call(ci, mname, node, selfname, refs)
+        elif c is Subscript and node.ctx.__class__ is Store:
+            v = node.value
+            if isinstance(v, Call) and dotted(v.func) == "vars" and v.args and \
+                    isinstance(v.args[0], Name) and v.args[0].id == selfname:
+                ci.dynamic = ci.dynamic or f"writes vars(self) in {mname} at line {node.lineno}"
+            if (dotted(node.value) or "") == f"{selfname}.__dict__":
+                ci.dynamic = ci.dynamic or f"writes self.__dict__ in {mname} at line {node.lineno}"
+
+
+def _scan_assign(ci: ClassInfo, mname: str, node: ast.AST, selfname: str) -> None:
+    targets: list = []
+    if isinstance(node, ast.Assign):
+        targets = node.targets
+    elif isinstance(node, ast.AnnAssign):
+        targets = [node.target] if node.value is not None else []
+    elif isinstance(node, ast.AugAssign):
+        targets = [node.target]
+    elif isinstance(node, (ast.For, ast.AsyncFor)):
+        targets = [node.target]
+    elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+        targets = [node.optional_vars]
+    for t in targets:
+        for a in _self_targets(t, selfname):
+            ci.assigned_in.setdefault(a, []).append((mname, getattr(t, "lineno", 0)))
+
+
+def _scan_call(ci: ClassInfo, mname: str, node: ast.Call, selfname: str, refs: set) -> None:
+    f = dotted(node.func) or ""
+    if f == "getattr" and len(node.args) == 2 and isinstance(node.args[1], ast.Constant) and \
+            isinstance(node.args[0], ast.Name) and node.args[0].id == selfname:
+        refs.add(str(node.args[1].value))
+    if f in ("setattr", "object.__setattr__") and len(node.args) >= 2:
+        obj = node.args[0]
+        if isinstance(obj, ast.Name) and obj.id == selfname:
+            key = node.args[1]
+            if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                ci.assigned_in.setdefault(key.value, []).append((mname, node.lineno))
+            elif isinstance(key, ast.JoinedStr):
+                ci.dyn_patterns.append(_fstring_pattern(key))
+            else:
+                ci.dynamic = ci.dynamic or f"setattr(self, <non-literal>) in {mname} at line {node.lineno}"
+    elif f.startswith(f"{selfname}.") and f.split(".")[-1] in REGISTER_METHODS and f.count(".") == 1:
+        if node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+            ci.assigned_in.setdefault(node.args[0].value, []).append((mname, node.lineno))
+        elif node.args and isinstance(node.args[0], ast.JoinedStr):
+            ci.dyn_patterns.append(_fstring_pattern(node.args[0]))
+        else:
+            ci.dynamic = ci.dynamic or f"{f.split('.')[-1]}(<non-literal>) in {mname} at line {node.lineno}"
+    elif f in (f"{selfname}.__dict__.update", "vars") and (f != "vars" or (
+            node.args and isinstance(node.args[0], ast.Name) and node.args[0].id == selfname)):
+        ci.dynamic = ci.dynamic or f"writes self.__dict__ in {mname} at line {node.lineno}"
 
 
 def _self_targets(t: ast.expr, selfname: str) -> list[str]:

@@ -6,7 +6,7 @@ import ast
 from dataclasses import dataclass
 
 from .flow import _catches_attribute_error, conjuncts, implied_attrs, norm_test
-from .model import REGISTER_METHODS, dotted
+from .model import REGISTER_METHODS, children, dotted
 
 
 @dataclass(frozen=True)
@@ -136,7 +136,7 @@ class ReadCollector:
             for t in s.targets:
                 self.target(t, conds, known, guarded, local)
             return local
-        for child in ast.iter_child_nodes(s):
+        for child in children(s):
             if isinstance(child, ast.expr):
                 self.expr(child, conds, known, guarded, local)
         if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call):
@@ -214,11 +214,11 @@ class ReadCollector:
                 for a in e.args[1:]:
                     self.expr(a, conds, known, guarded, local)
                 return
-        for child in ast.iter_child_nodes(e):
+        for child in children(e):
             if isinstance(child, ast.expr):
                 self.expr(child, conds, known, guarded, local)
             elif isinstance(child, (ast.comprehension, ast.keyword)):
-                for sub in ast.iter_child_nodes(child):
+                for sub in children(child):
                     if isinstance(sub, ast.expr):
                         self.expr(sub, conds, known, guarded, local)
 

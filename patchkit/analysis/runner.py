@@ -5,7 +5,10 @@ stops a batch.
 """
 from __future__ import annotations
 
+import ast
+import functools
 import hashlib
+import re
 import json
 import os
 from concurrent.futures import ProcessPoolExecutor
@@ -25,6 +28,14 @@ ANALYZER_VERSION = f"{__version__}-a7"
 def import_root(path: Path) -> tuple[Path, str]:
     """The folder above the outermost package holding ``path`` and the path relative to it."""
     path = path.resolve()
+    root = _root_of_folder(path.parent)
+    return root, path.relative_to(root).as_posix()
+
+
+@functools.lru_cache(maxsize=4096)
+def _root_of_folder(folder: Path) -> Path:
+    """import_root for every file of ``folder`` (one lookup per folder, not per file)."""
+    path = folder / "__pk_probe__.py"
     d = path.parent
     while (d / "__init__.py").is_file() and d.parent != d:
         d = d.parent
@@ -40,7 +51,7 @@ def import_root(path: Path) -> tuple[Path, str]:
                 d = up
             break
         up = up.parent
-    return d, path.relative_to(d).as_posix()
+    return d
 
 
 def expand(paths: Iterable[Path]) -> list[Path]:
@@ -63,18 +74,48 @@ def _key(rel: str, text: str, settings: Settings) -> str:
     return h.hexdigest()
 
 
-def _deps_ok(root: Path, deps: dict[str, str]) -> bool:
+def _deps_ok(root: Path, deps: dict[str, str], memo: dict) -> bool:
     for rel, sha in deps.items():
         p = root / rel
-        try:
-            if hashlib.sha256(p.read_bytes()).hexdigest() != sha:
+        now = memo.get(p)
+        if now is None:
+            try:
+                now = memo[p] = hashlib.sha256(p.read_bytes()).hexdigest()
+            except OSError:
                 return False
-        except OSError:
+        if now != sha:
             return False
     return True
 
 
+def _lookup(files: list[str], settings: Settings) -> tuple[list[dict], list[str]]:
+    """(results found in the cache, files still to analyse): a warm run never starts a worker."""
+    packs = _load_packs(cache_dir() / "analysis")
+    if not packs:
+        return [], files
+    hits, misses, memo = [], [], {}
+    for f in files:
+        path = Path(f)
+        try:
+            root, rel = import_root(path)
+            text = path.read_text(encoding="utf-8-sig", errors="replace")
+        except OSError:
+            misses.append(f)
+            continue
+        doc = packs.get(_key(rel, text, settings))
+        try:
+            if doc is not None and _deps_ok(root, doc["deps"], memo):
+                hits.append({"path": f, "findings": [dict(x, path=f) for x in doc["findings"]],
+                             "cached": True, "error": doc.get("error")})
+                continue
+        except (KeyError, TypeError, AttributeError):
+            pass
+        misses.append(f)
+    return hits, misses
+
+
 _SHAS: dict[tuple, str] = {}
+_HAS_CLASS = re.compile(r"^[ \t]*class\s", re.M)
 
 
 def _sha_of(project: Project, rel: str) -> str:
@@ -98,10 +139,12 @@ def _analyse_chunk(args) -> list[dict]:
 
 
 def _analyse_chunk_inner(args) -> list[dict]:
+    """Analyse files (the cache was consulted by the caller) and add the results to the cache."""
     files, settings, use_cache = args
     cdir = cache_dir() / "analysis"
     out = []
     projects: dict[Path, Project] = {}
+    fresh: dict = {}
     for path in files:
         path = Path(path)
         root, rel = import_root(path)
@@ -111,15 +154,17 @@ def _analyse_chunk_inner(args) -> list[dict]:
             out.append({"path": str(path), "error": f"unreadable: {exc}", "findings": []})
             continue
         key = _key(rel, text, settings)
-        cfile = cdir / key[:2] / key
-        if use_cache and cfile.is_file():
+        if not _HAS_CLASS.search(text):  # no class statement: nothing to analyse, but say if it cannot parse
             try:
-                doc = json.loads(cfile.read_text())
-                if _deps_ok(root, doc["deps"]):
-                    out.append({"path": str(path), "findings": doc["findings"], "cached": True, "error": doc.get("error")})
-                    continue
-            except (ValueError, KeyError, OSError):
-                pass
+                ast.parse(text, filename=rel)
+                err = None
+            except SyntaxError as exc:
+                err = f"syntax error at line {exc.lineno}: {exc.msg}"
+            except (ValueError, RecursionError) as exc:
+                err = f"cannot parse: {exc}"
+            out.append({"path": str(path), "findings": [], "error": err})
+            fresh[key] = {"findings": [], "deps": {}, "error": err}
+            continue
         project = projects.setdefault(root, Project(root))
         project.touched = set()
         err = None
@@ -138,21 +183,62 @@ def _analyse_chunk_inner(args) -> list[dict]:
         deps = {r: _sha_of(project, r) for r in project.touched if r != rel and r in project.deps}
         out.append({"path": str(path), "findings": fds, "error": err})
         if use_cache:
-            try:
-                cfile.parent.mkdir(parents=True, exist_ok=True)
-                atomic_write(cfile, json.dumps({"findings": fds, "deps": deps, "error": err}).encode(),
-                             mode=0o600, durable=False)  # a cache entry: atomic, no fsync, private
-            except OSError:
-                pass
+            fresh[key] = {"findings": fds, "deps": deps, "error": err}
+    if fresh:
+        _write_pack(cdir, fresh)
     return out
+
+
+#: the cache is a folder of packs (one JSON object key -> result per analysed chunk): one file
+#: per worker and run instead of one per source file; the newest packs are kept
+MAX_PACKS = 16
+MAX_ENTRIES = 50_000
+
+
+def _load_packs(cdir: Path) -> dict:
+    merged: dict = {}
+    try:
+        packs = sorted((cdir / "packs").glob("*.json"), key=lambda p: p.stat().st_mtime)
+    except OSError:
+        return merged
+    for p in packs[-MAX_PACKS:]:  # newer packs win
+        try:
+            merged.update(json.loads(p.read_bytes()))
+        except (OSError, ValueError):
+            continue
+    return merged
+
+
+def _write_pack(cdir: Path, entries: dict) -> None:
+    """Write ``entries`` as a new pack; past MAX_PACKS, compact everything into one pack of at
+    most MAX_ENTRIES, newest first.
+    Concurrent writers can at worst drop entries (recomputed later), never corrupt one."""
+    folder = cdir / "packs"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        old = sorted(folder.glob("*.json"), key=lambda p: p.stat().st_mtime)
+        if len(old) >= MAX_PACKS:
+            merged = {**_load_packs(cdir), **entries}
+            entries = dict(list(merged.items())[-MAX_ENTRIES:])
+        name = hashlib.sha256("\n".join(sorted(entries)).encode()).hexdigest()[:32] + ".json"
+        atomic_write(folder / name, json.dumps(entries).encode(), mode=0o600, durable=False)  # atomic, private
+        if len(old) >= MAX_PACKS:
+            for p in old:
+                if p.name != name:
+                    p.unlink(missing_ok=True)
+    except OSError:
+        pass  # a cache that cannot be written only costs the next run time
 
 
 def analyse_paths(paths: Iterable[Path], settings: Settings = Settings(), use_cache: bool = True,
                   jobs: Optional[int] = None) -> list[FileReport]:
     """One FileReport per Python file under ``paths`` (files or folders)."""
-    files = [str(p) for p in expand(paths)]
+    every = [str(p) for p in expand(paths)]
+    hits, files = _lookup(every, settings) if use_cache else ([], every)
     jobs = jobs or min(os.cpu_count() or 1, 8)
-    if len(files) < 64 or jobs == 1:
+    if not files:
+        raw = []
+    elif len(files) < 64 or jobs == 1:
         raw = _analyse_chunk((files, settings, use_cache))
     else:
         # contiguous chunks: files of one package share the modules their bases live in
@@ -168,8 +254,9 @@ def analyse_paths(paths: Iterable[Path], settings: Settings = Settings(), use_ca
         chunks.append(cur)
         with ProcessPoolExecutor(jobs) as ex:
             raw = [r for part in ex.map(_analyse_chunk, [(c, settings, use_cache) for c in chunks]) for r in part]
-        order = {f: i for i, f in enumerate(files)}
-        raw.sort(key=lambda d: order[d["path"]])
+    raw += hits
+    order = {f: i for i, f in enumerate(every)}
+    raw.sort(key=lambda d: order[d["path"]])
     reports = []
     for d in raw:
         fs = [Finding(f["path"], f["line"], f["col"], f["code"], f["message"], f["class"], f["attribute"],

@@ -412,9 +412,50 @@ class A:
     def f(self):
         return self.x  # patchkit: ignore[PK003]
 """),
+    E("a subclass fixes the base's mode by a constant argument (super().__init__(use_dsa=True))", """
+class Pool:
+    def __init__(self, size, use_dsa=False):
+        self.kv = [0] * size
+        if not use_dsa:
+            self.log()
+    def log(self):
+        return self.size_bytes()
+    def size_bytes(self):
+        return len(self.kv)
+class DsaPool(Pool):
+    def __init__(self, size):
+        super().__init__(size, use_dsa=True)
+        self.index = [0] * size
+        self.log()
+    def size_bytes(self):
+        return len(self.kv) + len(self.index)
+"""),
+    E("an omitted argument takes its default (helper(None) path never reads)", """
+class A:
+    def __init__(self):
+        self.set_mode()
+        self.mode = 1
+    def set_mode(self, shot=None):
+        if shot is None:
+            self.limit = 0
+        else:
+            self.limit = self.mode + shot
+    def f(self):
+        return self.limit
+"""),
 )
 
 INVALID = (
+    E("a constant argument is not trusted when the function rebinds the parameter", """
+class A:
+    def __init__(self):
+        self.helper(False)
+        self.x = 1
+    def helper(self, skip):
+        skip = not skip
+        if not skip:
+            print(self.x)
+""", (("PK002", "x"),)),
     E("the field bug: assignment in another class of the file", """
 class EagleDraftWorker:
     def __init__(self, server_args):

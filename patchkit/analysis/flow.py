@@ -158,6 +158,64 @@ def const_truth(node: ast.expr) -> Optional[bool]:
     return None
 
 
+_CONST_TYPES = (bool, int, float, str, type(None))
+
+
+def bind_constants(fn: ast.FunctionDef, call: ast.Call, self_passed: bool) -> dict:
+    """Parameter -> value for the parameters a call fixes to a literal (explicitly, or by omitting
+    one that has a literal default), leaving out any the function rebinds. Calls with ``*args`` or
+    ``**kwargs`` bind nothing (positions and names are unknown)."""
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        return {}
+    a = fn.args
+    positional = a.posonlyargs + a.args
+    params = positional[1:]  # the first is self
+    args = call.args[1:] if self_passed else call.args
+    if len(args) > len(params) and a.vararg is None:
+        return {}
+    given: dict[str, ast.expr] = {p.arg: v for p, v in zip(params, args)}
+    for k in call.keywords:
+        given[k.arg] = k.value
+    defaults = dict(zip([p.arg for p in positional[len(positional) - len(a.defaults):]], a.defaults))
+    defaults.update({p.arg: d for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None})
+    out = {}
+    for name in [p.arg for p in params] + [p.arg for p in a.kwonlyargs]:
+        node = given.get(name, defaults.get(name) if name not in given else None)
+        if isinstance(node, ast.Constant) and isinstance(node.value, _CONST_TYPES):
+            out[name] = node.value
+    if out:
+        rebound = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+        rebound |= {n for st in ast.walk(fn) if isinstance(st, (ast.Global, ast.Nonlocal)) for n in st.names}
+        out = {k: v for k, v in out.items() if k not in rebound}
+    return out
+
+
+def frame_truth(test: ast.expr, fr: "Frame") -> Optional[bool]:
+    """const_truth, plus tests of parameters the call site fixed (``if not use_dsa``,
+    ``if mode is None``, ``if kind == "x"``)."""
+    t = const_truth(test)
+    if t is not None or not fr.consts:
+        return t
+    node, pol = split_test(test)
+    if isinstance(node, ast.Name) and node.id in fr.consts:
+        return bool(fr.consts[node.id]) == pol
+    if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.left, ast.Name) \
+            and node.left.id in fr.consts and isinstance(node.comparators[0], ast.Constant):
+        v, w, op = fr.consts[node.left.id], node.comparators[0].value, node.ops[0]
+        if isinstance(op, ast.Is):
+            r = v is w if w is None or isinstance(w, bool) else None
+        elif isinstance(op, ast.IsNot):
+            r = v is not w if w is None or isinstance(w, bool) else None
+        elif isinstance(op, ast.Eq):
+            r = v == w
+        elif isinstance(op, ast.NotEq):
+            r = v != w
+        else:
+            r = None
+        return None if r is None else r == pol
+    return None
+
+
 @dataclass(frozen=True)
 class State:
     assigned: frozenset
@@ -208,6 +266,9 @@ class Frame:
     guarded: bool = False     # inside try/except AttributeError or `with suppress(...)`
     known: frozenset = frozenset()  # attrs implied by hasattr/getattr tests around the point
     depth: int = 0
+    #: parameters whose value the call site fixes (a constant argument or the default of an
+    #: omitted one) and which the function never rebinds: ``super().__init__(use_dsa=True)``
+    consts: dict = field(default_factory=dict)
 
 
 #: callback for a construction-time read: (attr, node, frame, states)
@@ -249,7 +310,8 @@ class Constructor:
         return self.call_function(cls, fn, [start], depth=0)
 
     def call_function(self, cls: ClassInfo, fn: ast.FunctionDef, states: list[State], depth: int,
-                      guarded: bool = False) -> list[State]:
+                      guarded: bool = False, call: Optional[ast.Call] = None,
+                      self_passed: bool = False) -> list[State]:
         key = (cls.key, fn.name)
         if key in self.stack or depth > MAX_DEPTH or not states:
             return states
@@ -259,7 +321,8 @@ class Constructor:
         self.stack.append(key)
         self.inlined.add(f"{cls.qualname}.{fn.name}")
         try:
-            frame = Frame(cls, fn, selfname, guarded=guarded, depth=depth)
+            frame = Frame(cls, fn, selfname, guarded=guarded, depth=depth,
+                          consts=bind_constants(fn, call, self_passed) if call is not None else {})
             flow = self.block(fn.body, states, frame)
             return merge(flow.normal + flow.returns)
         finally:
@@ -422,7 +485,7 @@ class Constructor:
 
     def s_If(self, s, st, fr):
         st = self.expr(s.test, st, fr)
-        t = const_truth(s.test)
+        t = frame_truth(s.test, fr)
         flows = []
         if t is not False:
             flows.append(self.block(s.body, self.assume(s.test, True, st, fr), fr))
@@ -433,7 +496,7 @@ class Constructor:
 
     def s_While(self, s, st, fr):
         st = self.expr(s.test, st, fr)
-        t = const_truth(s.test)
+        t = frame_truth(s.test, fr)
         body = self.block(s.body, self.assume(s.test, True, st, fr) if t is None else st, fr)
         again = merge(body.normal + body.continues)
         if t is True:  # only break leaves `while True`
@@ -634,7 +697,7 @@ class Constructor:
                 if kind == "method":
                     if name in cls.noreturn_methods:
                         return []
-                    return self.call_function(cls, fn, st, fr.depth + 1, fr.guarded)
+                    return self.call_function(cls, fn, st, fr.depth + 1, fr.guarded, c)
                 return st
             # not a known method: a read of self.<name> (maybe a callable attribute)
             self.read(name, c.func, fr, st)  # type: ignore[arg-type]
@@ -656,7 +719,7 @@ class Constructor:
                 return st
             cls, fn, kind = target
             if kind == "method":
-                return self.call_function(cls, fn, st, fr.depth + 1, fr.guarded)
+                return self.call_function(cls, fn, st, fr.depth + 1, fr.guarded, c)
             return st
         # Base.__init__(self, ...) / Base.helper(self, ...)
         if isinstance(c.func, ast.Attribute) and c.args and _is_self(c.args[0], sn):
@@ -664,10 +727,10 @@ class Constructor:
             if base is not None and not isinstance(base, str):
                 fn = base.methods.get(c.func.attr)
                 if fn is not None:
-                    return self.call_function(base, fn, st, fr.depth + 1, fr.guarded)
+                    return self.call_function(base, fn, st, fr.depth + 1, fr.guarded, c, True)
                 target = self.resolve_method(c.func.attr, base, inclusive=True)
                 if target is not None:
-                    return self.call_function(target[0], target[1], st, fr.depth + 1, fr.guarded)
+                    return self.call_function(target[0], target[1], st, fr.depth + 1, fr.guarded, c, True)
                 return st
             if c.func.attr == "__init__":
                 self.external_init_ran = True

@@ -446,6 +446,19 @@ class A:
 )
 
 INVALID = (
+    E("an optional dependency that records its absence in a flag is a mode (a warning, still reported)", """
+class Tool:
+    def __init__(self):
+        self.enabled = True
+        try:
+            import some_optional_dependency as dep
+        except ImportError:
+            self.enabled = False
+            return
+        self.impl = dep.Impl()
+    def run(self):
+        return self.impl.go()
+""", (("PK001", "impl"),)),
     E("a constant argument is not trusted when the function rebinds the parameter", """
 class A:
     def __init__(self):

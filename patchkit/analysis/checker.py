@@ -611,6 +611,8 @@ def _branch_only(missing: list[State], terminal: list[State], attr: str) -> bool
     common = set.intersection(*(set((c[0], c[1]) for c in s.conds) for s in having))
     for s in missing:
         distinct = [c for c in s.conds if (c[0], c[1]) not in common]
+        if any(c[2] < 0 and (c[0], not c[1]) in common for c in distinct):
+            continue  # the path records itself in a flag (`self.enabled = False; return`): a mode
         if any(c[0] in ("<except>", "<with>", "<match>") for c in distinct):
             return False  # an exception swallowed or no case matched: not a mode, a hole
     return True

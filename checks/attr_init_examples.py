@@ -446,6 +446,28 @@ class A:
 )
 
 INVALID = (
+    E("deleted inside a try whose handler swallows the exception raised after it", """
+class A:
+    def __init__(self, c):
+        self.a = 1
+        try:
+            del self.a
+            if c:
+                raise KeyError(c)
+            self.a = 2
+        except KeyError:
+            pass
+    def f(self):
+        return self.a
+""", (("PK001", "a"),)),
+    E("delattr(self, name) un-assigns like del", """
+class A:
+    def __init__(self):
+        self.a = 1
+        delattr(self, "a")
+    def f(self):
+        return self.a
+""", (("PK001", "a"),)),
     E("an optional dependency that records its absence in a flag is a mode (a warning, still reported)", """
 class Tool:
     def __init__(self):

@@ -3,6 +3,7 @@ and helpers are constructed under every combination of branch outcomes; an attri
 analyzer calls definitely assigned must be present on every object that got constructed."""
 from __future__ import annotations
 
+import os
 import itertools
 import textwrap
 
@@ -109,7 +110,7 @@ def analyse(source: str) -> frozenset:
     return Analyzer(p).definitely_assigned(mod.classes["C"])
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=int(os.environ.get("PATCHKIT_ORACLE_EXAMPLES", "300")), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(programs())
 def test_definitely_assigned_is_sound(source):
     truth = oracle(source)

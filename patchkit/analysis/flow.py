@@ -296,6 +296,8 @@ class Constructor:
         #: every attribute some construction path assigns / deletes (survives state merging)
         self.seen: set[str] = set()
         self.deleted: set[str] = set()
+        #: every deletion in walk order (a try body's deletions reach its handlers)
+        self.del_log: list[str] = []
         #: flag attribute -> attributes its truth implies (``self.has_x = hasattr(self, "x")``)
         self.implies: dict[str, frozenset] = {}
         #: local name -> attribute it was stored in (``self.layout = layout``): facts about the
@@ -375,6 +377,14 @@ class Constructor:
         about it), so later reads guarded by ``if self.disabled: return`` correlate."""
         a = self_attr(t, fr.selfname)
         if a is None:
+            chain = dotted(t) if isinstance(t, ast.Attribute) else None
+            if chain and chain.startswith(fr.selfname + ".") and isinstance(value, ast.Constant):
+                # self.config.flag = True: later tests of self.config.flag know it on this path
+                key = chain[len(fr.selfname) + 1:]
+                return [State(x.assigned, frozenset(c for c in x.conds if c[0] not in (key, f"{key} is None"))
+                              | {(key, bool(value.value), -t.lineno, chain),
+                                 (f"{key} is None", value.value is None, -t.lineno, f"{chain} is None")})
+                        for x in st]
             return st
         keys = (a, f"{a} is None")
         out = []
@@ -408,6 +418,7 @@ class Constructor:
             a = self_attr(t, fr.selfname)
             if a is not None:
                 self.deleted.add(a)
+                self.del_log.append(a)
                 st = [x.remove(a) for x in st]
             else:
                 st = self.expr(t, st, fr)
@@ -535,10 +546,13 @@ class Constructor:
             if item.optional_vars is not None:
                 st = self.store(item.optional_vars, st, fr)
         inner = Frame(fr.cls, fr.fn, fr.selfname, fr.guarded or swallow, fr.known, fr.depth)
+        mark = len(self.del_log)
         body = self.block(s.body, st, inner)
         if swallow:
+            gone = set(self.del_log[mark:])
+            starts = st + [State(x.assigned - gone, x.conds) for x in st] if gone else st
             lost = [x.with_cond(("<with>", True, s.lineno, f"the context manager at line {s.lineno} swallows an exception"))
-                    for x in st]
+                    for x in merge(starts)]
             body.normal = merge(body.normal + lost)
         return body
 
@@ -547,13 +561,17 @@ class Constructor:
     def s_Try(self, s, st, fr):
         catches_attr = any(_catches_attribute_error(h) for h in s.handlers)
         inner = Frame(fr.cls, fr.fn, fr.selfname, fr.guarded or catches_attr, fr.known, fr.depth)
+        mark = len(self.del_log)
         body = self.block(s.body, st, inner)
+        # the body can raise after a deletion: handlers also start from states without what it deleted
+        gone = set(self.del_log[mark:])
+        starts = st + [State(x.assigned - gone, x.conds) for x in st] if gone else st
         flows = []
         ok = self.block(s.orelse, body.normal, fr) if s.orelse else Flow(normal=body.normal)
         flows.append(ok)
         for h in s.handlers:
             entry = [x.with_cond(("<except>", True, h.lineno, f"an exception caught at line {h.lineno}"))
-                     for x in st]
+                     for x in merge(starts)]
             if h.name:
                 pass
             flows.append(self.block(h.body, entry, fr))
@@ -679,6 +697,12 @@ class Constructor:
             if isinstance(k, ast.Constant) and isinstance(k.value, str):
                 return [x.add(k.value) for x in st]
             return st
+        if f == "delattr" and len(c.args) == 2 and _is_self(c.args[0], sn) and \
+                isinstance(c.args[1], ast.Constant) and isinstance(c.args[1].value, str):
+            a = c.args[1].value
+            self.deleted.add(a)
+            self.del_log.append(a)
+            return [x.remove(a) for x in st]
         if f in ("getattr",) and len(c.args) == 2 and _is_self(c.args[0], sn):
             k = c.args[1]
             if isinstance(k, ast.Constant) and isinstance(k.value, str):

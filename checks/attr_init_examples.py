@@ -443,9 +443,52 @@ class A:
     def f(self):
         return self.limit
 """),
+    E("__new__ sets attributes on the instance it creates", """
+class A:
+    def __new__(cls, *args):
+        obj = super().__new__(cls)
+        obj.registry = {}
+        return obj
+    def __init__(self, name):
+        self.name = name
+    def f(self):
+        return self.registry.get(self.name)
+"""),
+    E("nn.Module.__init__ runs through a helper", """
+import torch.nn as nn
+class Net(nn.Module):
+    def __init__(self):
+        self._setup()
+        self.lin = nn.Linear(2, 2)
+    def _setup(self):
+        super().__init__()
+    def forward(self, x):
+        return self.lin(x) if self.training else x
+"""),
 )
 
 INVALID = (
+    E("an nn.Module subclass that never runs Module.__init__()", """
+import torch
+class Net(torch.nn.Module):
+    def __init__(self, n):
+        self.lin = torch.nn.Linear(n, n)
+    def forward(self, x):
+        return self.lin(x)
+""", (("PK006", "torch.nn.Module"),)),
+    E("an alternative constructor built with super().__new__ skips __init__", """
+class A:
+    def __init__(self):
+        self.x = 1
+        self.y = 2
+    @classmethod
+    def quick(cls):
+        obj = super().__new__(cls)
+        obj.x = 1
+        return obj
+    def f(self):
+        return self.y
+""", (("PK001", "y"),)),
     E("deleted inside a try whose handler swallows the exception raised after it", """
 class A:
     def __init__(self, c):

@@ -164,6 +164,8 @@ class Analyzer:
                 f.fields |= c.fields
         for c in classes:
             f.class_level -= c.slots
+            if "__new__" in c.methods:
+                provided |= _new_assigns(c.methods["__new__"])
         for e in externals:
             if e.kind == "module":
                 provided |= TORCH_MODULE_ATTRS
@@ -305,6 +307,11 @@ class Analyzer:
                                                              f"{c.qualname}.{mname} builds with __new__ at line {line} and skips __init__")}))]
         if not terminal:
             return []  # construction always raises: nothing to judge
+        base_init = next((e for e in f.externals if e.kind in ("module", "thread")), None)
+        if base_init is not None and init is not None and not ctor.external_init_ran \
+                and init[0].module.rel in report:
+            # nn.Module / Thread keep their state in what their own __init__ sets up
+            findings.append(M.base_init_skipped(init[0].module.rel, init[1], ci.qualname, base_init.name))
         unknown = f.unknown_base is not None or ctor.external_init_ran and f.unknown_base is not None
         assigned_anywhere: dict[str, list[tuple[str, str, int]]] = {}
         for c in f.classes:
@@ -563,6 +570,25 @@ def _unimplemented_abstract(classes: list[ClassInfo]) -> set[str]:
         for name in c.abstract_methods:
             if not any(name in d.methods and name not in d.abstract_methods for d in classes[:i]):
                 out.add(name)
+    return out
+
+
+def _new_assigns(fn: ast.FunctionDef) -> set:
+    """Attributes ``__new__`` sets on the instance it creates (``obj = super().__new__(cls)``;
+    ``obj.x = ...``): they exist before ``__init__`` runs."""
+    made = {t.id for st in ast.walk(fn) if isinstance(st, ast.Assign) and isinstance(st.value, ast.Call)
+            and isinstance(st.value.func, ast.Attribute) and st.value.func.attr == "__new__"
+            for t in st.targets if isinstance(t, ast.Name)}
+    out: set = set()
+    for node in ast.walk(fn):
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):
+            for t in (node.targets if isinstance(node, ast.Assign) else [node.target]):
+                if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id in made:
+                    out.add(t.attr)
+        elif isinstance(node, ast.Call) and (dotted(node.func) or "") in ("setattr", "object.__setattr__") \
+                and len(node.args) >= 2 and isinstance(node.args[0], ast.Name) and node.args[0].id in made \
+                and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
+            out.add(node.args[1].value)
     return out
 
 

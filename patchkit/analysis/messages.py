@@ -11,6 +11,7 @@ CODES = {
     "PK003": "self.{attr} is read but never assigned in {cls}",
     "PK004": "self.{attr} is only assigned outside construction of {cls}",
     "PK005": "self.{attr} is read in {cls}.__del__ but is unassigned when __init__ raises early",
+    "PK006": "{cls} never runs {attr}.__init__()",
     "PK900": "could not analyse: {why}",
 }
 
@@ -39,6 +40,13 @@ def two_phase(rel, node, cls, attr, why, sev=Severity.INFO) -> Finding:
 
 def del_partial(rel, node, cls, attr, why) -> Finding:
     return _mk("PK005", rel, node, cls, attr, why, "", Severity.WARNING)
+
+
+def base_init_skipped(rel, node, cls, base) -> Finding:
+    short = base.split(".")[-1]
+    why = ("assigning a submodule, parameter or buffer raises AttributeError before Module.__init__() "
+           "has run" if short == "Module" else f"{short} methods fail on an instance whose {short}.__init__() never ran")
+    return _mk("PK006", rel, node, cls, base, why, "call super().__init__() first in __init__")
 
 
 def failure(rel, why) -> Finding:

@@ -525,7 +525,8 @@ def _scan_alt_ctor(ci: ClassInfo, mname: str, fn: ast.FunctionDef) -> None:
     """``obj = cls.__new__(cls)`` (or ``object.__new__(cls)``) then ``obj.a = ...``: builds without __init__."""
     for node in ast.walk(fn):
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
-                and isinstance(node.value, ast.Call) and (dotted(node.value.func) or "").endswith("__new__"):
+                and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute) \
+                and node.value.func.attr == "__new__":  # cls.__new__(cls), super().__new__(cls)
             var = node.targets[0].id
             attrs: set[str] = set()
             calls_init = False

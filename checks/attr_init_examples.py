@@ -465,6 +465,30 @@ class Net(nn.Module):
     def forward(self, x):
         return self.lin(x) if self.training else x
 """),
+    E("a recursive helper assigns on its base case (a returning call went through it)", """
+class A:
+    def __init__(self, n):
+        self.step(n)
+    def step(self, n):
+        if n:
+            self.step(n - 1)
+        else:
+            self.x = 1
+    def f(self):
+        return self.x
+"""),
+    E("a flag kept from a same-named local after the branch (self.use_y = use_y)", """
+class A:
+    def __init__(self, cfg):
+        use_y = cfg.use_y
+        if use_y:
+            self.y = 1
+        self.use_y = use_y
+    def f(self):
+        if self.use_y:
+            return self.y
+        return 0
+"""),
 )
 
 INVALID = (

@@ -161,6 +161,11 @@ def const_truth(node: ast.expr) -> Optional[bool]:
 _CONST_TYPES = (bool, int, float, str, type(None))
 
 
+def _deletes(fn: ast.AST) -> bool:
+    return any(isinstance(n, ast.Delete) or (isinstance(n, ast.Call) and dotted(n.func) == "delattr")
+               for n in ast.walk(fn))
+
+
 def bind_constants(fn: ast.FunctionDef, call: ast.Call, self_passed: bool) -> dict:
     """Parameter -> value for the parameters a call fixes to a literal (explicitly, or by omitting
     one that has a literal default), leaving out any the function rebinds. Calls with ``*args`` or
@@ -315,7 +320,12 @@ class Constructor:
                       guarded: bool = False, call: Optional[ast.Call] = None,
                       self_passed: bool = False) -> list[State]:
         key = (cls.key, fn.name)
-        if key in self.stack or depth > MAX_DEPTH or not states:
+        if key in self.stack:
+            # recursion: a call that returns has gone through some non-recursive path, which the
+            # outer walk sees, and assignments only accumulate; so paths through the recursive call
+            # can be dropped (unless the function deletes attributes)
+            return [] if not _deletes(fn) else states
+        if depth > MAX_DEPTH or not states:
             return states
         selfname = first_param(fn)
         if selfname is None:
@@ -388,11 +398,17 @@ class Constructor:
             return st
         keys = (a, f"{a} is None")
         out = []
+        same_name = isinstance(value, ast.Name) and value.id == a  # self.use_y = use_y: one key
         for x in st:
-            conds = frozenset(c for c in x.conds if c[0] not in keys)
+            conds = x.conds if same_name else frozenset(c for c in x.conds if c[0] not in keys)
             # value facts carry a negative line: they follow from a branch, they are not one
             if isinstance(value, ast.Name) and value.id != a:
                 self.aliases[value.id] = a
+                # facts already known about the local (`if use_y: ...` before `self.use_y = use_y`)
+                # are facts about the attribute from now on
+                pat = re.compile(rf"\b{re.escape(value.id)}\b")
+                conds |= {(pat.sub(a, c[0]), c[1], c[2], c[3]) for c in conds
+                          if c[0] not in keys and pat.search(c[0]) and not c[0].startswith("<")}
             implied = implied_attrs(value, True, fr.selfname)
             if implied:  # self.has_x = hasattr(self, "x"): has_x true later implies x exists
                 self.implies[a] = frozenset(implied)

@@ -489,9 +489,23 @@ class A:
             return self.y
         return 0
 """),
+    E("a generator expression's element runs later; only its first iterable runs now", """
+class A:
+    def __init__(self, n):
+        self.lazy = (self.scale * i for i in range(n))
+        self.scale = 2
+"""),
 )
 
 INVALID = (
+    E("a closure called during construction reads before the assignment", """
+class A:
+    def __init__(self):
+        def now():
+            return self.z
+        now()
+        self.z = 1
+""", (("PK002", "z"),)),
     E("an nn.Module subclass that never runs Module.__init__()", """
 import torch
 class Net(torch.nn.Module):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Optional
 
 from .model import NORETURN_CALLS, REGISTER_METHODS, ClassInfo, children, dotted, first_param, self_attr
@@ -274,6 +274,8 @@ class Frame:
     #: parameters whose value the call site fixes (a constant argument or the default of an
     #: omitted one) and which the function never rebinds: ``super().__init__(use_dsa=True)``
     consts: dict = field(default_factory=dict)
+    #: functions defined in this function's body so far (a call runs their body now)
+    local_funcs: dict = field(default_factory=dict)
 
 
 #: callback for a construction-time read: (attr, node, frame, states)
@@ -466,6 +468,11 @@ class Constructor:
     def s_FunctionDef(self, s, st, fr):
         for d in s.decorator_list:
             st = self.expr(d, st, fr)
+        params = {a.arg for a in s.args.posonlyargs + s.args.args + s.args.kwonlyargs}
+        if not s.decorator_list and fr.selfname not in params:
+            fr.local_funcs[s.name] = s  # a closure over self: its body runs when it is called
+        else:
+            fr.local_funcs.pop(s.name, None)
         return Flow(normal=st)
 
     s_AsyncFunctionDef = s_FunctionDef
@@ -561,7 +568,7 @@ class Constructor:
                 swallow = True
             if item.optional_vars is not None:
                 st = self.store(item.optional_vars, st, fr)
-        inner = Frame(fr.cls, fr.fn, fr.selfname, fr.guarded or swallow, fr.known, fr.depth)
+        inner = replace(fr, guarded=fr.guarded or swallow)
         mark = len(self.del_log)
         body = self.block(s.body, st, inner)
         if swallow:
@@ -576,7 +583,7 @@ class Constructor:
 
     def s_Try(self, s, st, fr):
         catches_attr = any(_catches_attribute_error(h) for h in s.handlers)
-        inner = Frame(fr.cls, fr.fn, fr.selfname, fr.guarded or catches_attr, fr.known, fr.depth)
+        inner = replace(fr, guarded=fr.guarded or catches_attr)
         mark = len(self.del_log)
         body = self.block(s.body, st, inner)
         # the body can raise after a deletion: handlers also start from states without what it deleted
@@ -653,6 +660,8 @@ class Constructor:
             return st
         if isinstance(e, (ast.Lambda,)):
             return st  # body runs later, if ever: checked as a post-construction read
+        if isinstance(e, ast.GeneratorExp):
+            return self.expr(e.generators[0].iter, st, fr)  # only the first iterable runs now
         if isinstance(e, ast.Attribute):
             a = self_attr(e, fr.selfname)
             if a is not None and isinstance(e.ctx, ast.Load):
@@ -666,7 +675,7 @@ class Constructor:
             # evaluated on the states that survive that fact; the expression as a whole can end
             # after any operand, so what it assigns (a walrus, a helper call) joins all of them
             pol = isinstance(e.op, ast.And)
-            facts = Frame(fr.cls, fr.fn, fr.selfname, fr.guarded, fr.known, fr.depth)
+            facts = fr
             cur, ends, added = st, [], set()
             for v in e.values:
                 cur = self.expr(v, cur, facts)
@@ -674,18 +683,15 @@ class Constructor:
                 before = {c for x in cur for c in x.conds}
                 cur = self.assume(v, pol, cur, fr)
                 added |= {c for x in cur for c in x.conds} - before
-                facts = Frame(fr.cls, fr.fn, fr.selfname, fr.guarded,
-                              facts.known | frozenset(implied_attrs(v, pol, fr.selfname)), fr.depth)
+                facts = replace(fr, known=facts.known | frozenset(implied_attrs(v, pol, fr.selfname)))
             # afterwards no operand's truth is known: drop exactly the facts this expression assumed
             return merge([State(x.assigned, x.conds - added) for x in ends])
         if isinstance(e, ast.IfExp):
             st = self.expr(e.test, st, fr)
             a = self.expr(e.body, self.assume(e.test, True, st, fr),
-                          Frame(fr.cls, fr.fn, fr.selfname, fr.guarded,
-                                fr.known | frozenset(implied_attrs(e.test, True, fr.selfname)), fr.depth))
+                          replace(fr, known=fr.known | frozenset(implied_attrs(e.test, True, fr.selfname))))
             b = self.expr(e.orelse, self.assume(e.test, False, st, fr),
-                          Frame(fr.cls, fr.fn, fr.selfname, fr.guarded,
-                                fr.known | frozenset(implied_attrs(e.test, False, fr.selfname)), fr.depth))
+                          replace(fr, known=fr.known | frozenset(implied_attrs(e.test, False, fr.selfname))))
             return merge(a + b)
         if isinstance(e, ast.NamedExpr):
             st = self.expr(e.value, st, fr)
@@ -775,6 +781,21 @@ class Constructor:
             if c.func.attr == "__init__":
                 self.external_init_ran = True
                 return st
+        # a closure defined earlier in this function: run its body here
+        if isinstance(c.func, ast.Name) and c.func.id in fr.local_funcs:
+            local = fr.local_funcs[c.func.id]
+            key = (fr.cls.key, f"{fr.fn.name}.<locals>.{local.name}")
+            if key in self.stack:
+                return [] if not _deletes(local) else st
+            if fr.depth < MAX_DEPTH:
+                self.stack.append(key)
+                try:
+                    inner = replace(fr, depth=fr.depth + 1, local_funcs=dict(fr.local_funcs),
+                                    consts={})  # the closure's own names are not the caller's
+                    flow = self.block(local.body, st, inner)
+                    return merge(flow.normal + flow.returns)
+                finally:
+                    self.stack.pop()
         # evaluate the callee expression (reads in it), then noreturn and escapes
         if not isinstance(c.func, ast.Name):
             st = self.expr(c.func, st, fr)

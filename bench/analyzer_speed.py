@@ -30,6 +30,8 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         tree = Path(tmp) / "sglang"
         shutil.copytree(rel.root / "sglang", tree)
+        for info in rel.root.glob("*.dist-info"):  # marks the import root, as in a real install
+            shutil.copytree(info, Path(tmp) / info.name)
         srt = tree / "srt"
         n = sum(1 for _ in srt.rglob("*.py"))
         cache = {"PATCHKIT_CACHE_DIR": str(Path(tmp) / "cache")}

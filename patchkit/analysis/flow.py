@@ -162,8 +162,22 @@ _CONST_TYPES = (bool, int, float, str, type(None))
 
 
 def _deletes(fn: ast.AST) -> bool:
-    return any(isinstance(n, ast.Delete) or (isinstance(n, ast.Call) and dotted(n.func) == "delattr")
-               for n in ast.walk(fn))
+    cached = getattr(fn, "_pk_deletes", None)
+    if cached is None:
+        cached = any(isinstance(n, ast.Delete) or (isinstance(n, ast.Call) and dotted(n.func) == "delattr")
+                     for n in ast.walk(fn))
+        fn._pk_deletes = cached  # type: ignore[attr-defined]
+    return cached
+
+
+def _rebound(fn: ast.AST) -> set:
+    """Names a function (re)binds anywhere in its body (cached on the node)."""
+    cached = getattr(fn, "_pk_rebound", None)
+    if cached is None:
+        cached = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+        cached |= {n for st in ast.walk(fn) if isinstance(st, (ast.Global, ast.Nonlocal)) for n in st.names}
+        fn._pk_rebound = cached  # type: ignore[attr-defined]
+    return cached
 
 
 def bind_constants(fn: ast.FunctionDef, call: ast.Call, self_passed: bool) -> dict:
@@ -189,8 +203,7 @@ def bind_constants(fn: ast.FunctionDef, call: ast.Call, self_passed: bool) -> di
         if isinstance(node, ast.Constant) and isinstance(node.value, _CONST_TYPES):
             out[name] = node.value
     if out:
-        rebound = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
-        rebound |= {n for st in ast.walk(fn) if isinstance(st, (ast.Global, ast.Nonlocal)) for n in st.names}
+        rebound = _rebound(fn)
         out = {k: v for k, v in out.items() if k not in rebound}
     return out
 

@@ -369,8 +369,18 @@ _ASSIGNISH_SET = set(_ASSIGNISH)
 
 
 #: method text that needs the full node walk (calls and dict writes the statement walk cannot see)
-_NEEDS_WALK = re.compile(r"setattr|getattr|register_|add_module|__dict__|vars\s*\(")
+_NEEDS_WALK: dict[str, re.Pattern] = {}
 _REF_RES: dict[str, re.Pattern] = {}
+
+
+def _needs_walk(selfname: str) -> re.Pattern:
+    r = _NEEDS_WALK.get(selfname)
+    if r is None:
+        sn = re.escape(selfname)
+        r = _NEEDS_WALK[selfname] = re.compile(
+            rf"(?:get|set)attr\s*\(\s*{sn}\s*,|{sn}\s*\.\s*(?:{'|'.join(sorted(REGISTER_METHODS))})\s*\("
+            rf"|__dict__|vars\s*\(\s*{sn}\s*\)")
+    return r
 
 
 def _refs_re(selfname: str) -> re.Pattern:
@@ -399,7 +409,7 @@ def _scan_methods(ci: ClassInfo) -> None:
         refs = ci.self_refs.setdefault(mname, set())
         if text:
             refs.update(_refs_re(selfname).findall(text))
-        if not text or _NEEDS_WALK.search(text):
+        if not text or _needs_walk(selfname).search(text):
             _walk_method(ci, mname, fn, selfname, refs)
         else:
             _walk_statements(ci, mname, fn.body, selfname)

@@ -498,6 +498,15 @@ class A:
 )
 
 INVALID = (
+    E("close() reads what only connect() assigns (close on a never-connected client)", """
+class Client:
+    def __init__(self, url):
+        self.url = url
+    def connect(self):
+        self.sock = object()
+    def close(self):
+        self.sock.close()
+""", (("PK004", "sock"),)),
     E("a closure called during construction reads before the assignment", """
 class A:
     def __init__(self):

@@ -436,22 +436,11 @@ def _walk_statements(ci: ClassInfo, mname: str, body: list, selfname: str) -> No
 
 
 def _walk_method(ci: ClassInfo, mname: str, fn: ast.AST, selfname: str, refs: set) -> None:
-    """The full node walk (explicit stack, dispatch on the node's class)."""
-    Attribute, Name, Call, Subscript, Store, AST = ast.Attribute, ast.Name, ast.Call, ast.Subscript, ast.Store, ast.AST
+    """The full node walk, dispatching on the node's class."""
+    Attribute, Name, Call, Subscript, Store = ast.Attribute, ast.Name, ast.Call, ast.Subscript, ast.Store
     assignish = _ASSIGNISH_SET
-    stack = [fn]
-    pop, push = stack.pop, stack.append
-    while stack:
-        node = pop()
+    for node in fast_walk(fn):
         c = node.__class__
-        for name in _CHILD_FIELDS.get(c) or child_fields(c):
-            v = getattr(node, name, None)
-            if v.__class__ is list:
-                for x in v:
-                    if isinstance(x, AST):
-                        push(x)
-            elif isinstance(v, AST):
-                push(v)
         if c is Attribute:
             v = node.value
             if v.__class__ is Name and v.id == selfname:

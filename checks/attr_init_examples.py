@@ -495,9 +495,27 @@ class A:
         self.lazy = (self.scale * i for i in range(n))
         self.scale = 2
 """),
+    E("a property read during construction after what it needs is assigned", """
+class A:
+    def __init__(self):
+        self._x = 0
+        self.total = self.doubled
+    @property
+    def doubled(self):
+        return self._x * 2
+"""),
 )
 
 INVALID = (
+    E("a property read during construction runs its getter, which reads too early", """
+class A:
+    def __init__(self):
+        self.total = self.doubled
+        self._x = 0
+    @property
+    def doubled(self):
+        return self._x * 2
+""", (("PK002", "_x"),)),
     E("close() reads what only connect() assigns (close on a never-connected client)", """
 class Client:
     def __init__(self, url):

@@ -679,6 +679,10 @@ class Constructor:
             a = self_attr(e, fr.selfname)
             if a is not None and isinstance(e.ctx, ast.Load):
                 self.read(a, e, fr, st)
+                target = self.resolve_method(a, None)
+                if target is not None and target[2] == "property":
+                    # a property read during construction runs its getter now
+                    return self.call_function(target[0], target[1], st, fr.depth + 1, fr.guarded)
                 return st
             return self.expr(e.value, st, fr)
         if isinstance(e, ast.Call):

@@ -504,6 +504,12 @@ class A:
     def doubled(self):
         return self._x * 2
 """),
+    E("a class attribute set at module level after the class (Cls.attr = ...)", """
+class Registry:
+    def names(self):
+        return list(self.entries)
+Registry.entries = {}
+"""),
 )
 
 INVALID = (

@@ -186,6 +186,16 @@ def build_module(name: str, rel: str, tree: ast.Module, source: str, is_package:
                     mod.imports[a.asname or a.name] = f"{src}.{a.name}" if src else a.name
     for stmt in tree.body:
         _collect_toplevel(mod, stmt, "")
+    for stmt in _module_level(tree.body):  # Cls.attr = value / setattr(Cls, "attr", value) after the class
+        if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and (stmt.value is not None):
+            for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]):
+                if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id in mod.classes:
+                    mod.classes[t.value.id].class_names.add(t.attr)
+        elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and dotted(stmt.value.func) == "setattr":
+            args = stmt.value.args
+            if len(args) >= 2 and isinstance(args[0], ast.Name) and args[0].id in mod.classes and \
+                    isinstance(args[1], ast.Constant) and isinstance(args[1].value, str):
+                mod.classes[args[0].id].class_names.add(args[1].value)
     return mod
 
 

@@ -510,9 +510,37 @@ class Registry:
         return list(self.entries)
 Registry.entries = {}
 """),
+    E("correlated flag one call up: a private helper called only under the flag", """
+class C:
+    def __init__(self, use_cache):
+        self.use_cache = use_cache
+        if use_cache:
+            self.cache = {}
+    def get(self, k):
+        if self.use_cache:
+            return self._lookup(k)
+        return None
+    def _lookup(self, k):
+        return self.cache[k]
+"""),
 )
 
 INVALID = (
+    E("a private helper with one unguarded caller", """
+class C:
+    def __init__(self, use_cache):
+        self.use_cache = use_cache
+        if use_cache:
+            self.cache = {}
+    def get(self, k):
+        if self.use_cache:
+            return self._lookup(k)
+        return None
+    def peek(self, k):
+        return self._lookup(k)
+    def _lookup(self, k):
+        return self.cache[k]
+""", (("PK001", "cache"),)),
     E("a property read during construction runs its getter, which reads too early", """
 class A:
     def __init__(self):

@@ -117,6 +117,8 @@ class Analyzer:
         # a class's facts (MRO, class-level names, fields) do not depend on which files are being
         # reported, so analyzers over one project share them
         self._facts: dict = project.__dict__.setdefault("_facts_cache", {}).setdefault(settings, {})
+        self._sites_cache: dict = {}
+        self._reads_cache: dict = {}
         self._subclasses: dict[tuple, list[ClassInfo]] = {}
 
     # ------------------------------------------------------------------ MRO
@@ -380,6 +382,9 @@ class Analyzer:
                     if not missing:
                         continue
                     live = [s for s in missing if not _excluded(s, r.conds)]
+                    if live and _private(mname):
+                        sites = self._call_sites(f.classes, mname, ctor.inlined)
+                        live = [s for s in live if not sites or not all(_excluded(s, conds) for conds in sites)]
                     if not live:
                         continue
                     fnd = self._judge_read(ci, c, mname, r, attr, live, terminal, assigned_anywhere,
@@ -388,6 +393,39 @@ class Analyzer:
                     if fnd is not None:
                         findings.append(fnd)
         return findings
+
+    def _call_sites(self, classes: list[ClassInfo], mname: str, inlined: set) -> list[frozenset]:
+        """The conditions around every call of the private method ``self.<mname>(...)`` in the
+        class's methods outside construction: a correlated flag one call up (``if self.use_x:
+        return self._lookup(k)``). Empty when some reference is not a call (a callback) or there is
+        no such call: then nothing is known about its callers."""
+        key = (tuple(c.key for c in classes), mname)
+        if key in self._sites_cache:
+            return self._sites_cache[key]
+        out: list[frozenset] = []
+        for c in classes:
+            for caller, fn in c.methods.items():
+                if caller == mname or f"{c.qualname}.{caller}" in inlined:
+                    continue
+                sn = first_param(fn)
+                if not sn or mname not in c.self_refs.get(caller, ()):
+                    continue
+                called = {id(n.func) for n in ast.walk(fn) if isinstance(n, ast.Call)}
+                for r in self._reads_of(fn, sn):
+                    if r.attr != mname:
+                        continue
+                    if id(r.node) not in called:
+                        self._sites_cache[key] = []
+                        return []
+                    out.append(r.conds)
+        self._sites_cache[key] = out
+        return out
+
+    def _reads_of(self, fn, selfname):
+        got = self._reads_cache.get(id(fn))
+        if got is None:
+            got = self._reads_cache[id(fn)] = collect_reads(fn, selfname)
+        return got
 
     def _check_del(self, ci, f, init, report, known_static) -> list[Finding]:
         dl = self.resolve_method(f.linear, "__del__")
@@ -595,6 +633,10 @@ def _new_assigns(fn: ast.FunctionDef) -> set:
                 and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
             out.add(node.args[1].value)
     return out
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
 
 
 def _has_explicit_init(ci: ClassInfo) -> bool:

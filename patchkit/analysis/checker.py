@@ -12,7 +12,7 @@ from typing import Optional
 from ..ftypes import Finding, Severity
 from . import messages as M
 from .flow import Constructor, State
-from .model import ClassInfo, ModuleInfo, dotted, ensure_scanned, first_param, self_attr
+from .model import ClassInfo, ModuleInfo, dotted, ensure_scanned, fast_walk, first_param, self_attr
 from .project import Project
 from .reads import collect_reads
 
@@ -410,7 +410,7 @@ class Analyzer:
                 sn = first_param(fn)
                 if not sn or mname not in c.self_refs.get(caller, ()):
                     continue
-                called = {id(n.func) for n in ast.walk(fn) if isinstance(n, ast.Call)}
+                called = {id(n.func) for n in fast_walk(fn) if isinstance(n, ast.Call)}
                 for r in self._reads_of(fn, sn):
                     if r.attr != mname:
                         continue
@@ -437,7 +437,7 @@ class Analyzer:
         first_risk = None
         for stmt in ifn.body:
             if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and not any(
-                    isinstance(n, (ast.Call, ast.Subscript, ast.BinOp, ast.Await)) for n in ast.walk(stmt.value or ast.Pass())):
+                    isinstance(n, (ast.Call, ast.Subscript, ast.BinOp, ast.Await)) for n in fast_walk(stmt.value or ast.Pass())):
                 for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]):
                     a = self_attr(t, sn)
                     if a:
@@ -580,7 +580,7 @@ class Analyzer:
         for k in call.keywords:
             if isinstance(k.value, ast.Name) and k.value.id == frame.selfname and k.arg:
                 recv.add(k.arg)
-        for node in ast.walk(fn):
+        for node in fast_walk(fn):
             if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) and \
                     isinstance(node.value, ast.Name) and node.value.id in recv:
                 return False
@@ -596,7 +596,7 @@ class Analyzer:
 
 def _calls_super(fn: ast.FunctionDef, name: str, base: str) -> bool:
     """``fn`` calls ``super().<name>(...)`` or ``<Base>.<name>(self, ...)``."""
-    for node in ast.walk(fn):
+    for node in fast_walk(fn):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == name:
             v = node.func.value
             if isinstance(v, ast.Call) and dotted(v.func) == "super":
@@ -619,11 +619,11 @@ def _unimplemented_abstract(classes: list[ClassInfo]) -> set[str]:
 def _new_assigns(fn: ast.FunctionDef) -> set:
     """Attributes ``__new__`` sets on the instance it creates (``obj = super().__new__(cls)``;
     ``obj.x = ...``): they exist before ``__init__`` runs."""
-    made = {t.id for st in ast.walk(fn) if isinstance(st, ast.Assign) and isinstance(st.value, ast.Call)
+    made = {t.id for st in fast_walk(fn) if isinstance(st, ast.Assign) and isinstance(st.value, ast.Call)
             and isinstance(st.value.func, ast.Attribute) and st.value.func.attr == "__new__"
             for t in st.targets if isinstance(t, ast.Name)}
     out: set = set()
-    for node in ast.walk(fn):
+    for node in fast_walk(fn):
         if isinstance(node, (ast.Assign, ast.AnnAssign)):
             for t in (node.targets if isinstance(node, ast.Assign) else [node.target]):
                 if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id in made:

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Optional
 
-from .model import NORETURN_CALLS, REGISTER_METHODS, ClassInfo, children, dotted, first_param, self_attr
+from .model import NORETURN_CALLS, REGISTER_METHODS, ClassInfo, children, dotted, fast_walk, first_param, self_attr
 
 MAX_STATES = 96
 MAX_DEPTH = 12
@@ -165,7 +165,7 @@ def _deletes(fn: ast.AST) -> bool:
     cached = getattr(fn, "_pk_deletes", None)
     if cached is None:
         cached = any(isinstance(n, ast.Delete) or (isinstance(n, ast.Call) and dotted(n.func) == "delattr")
-                     for n in ast.walk(fn))
+                     for n in fast_walk(fn))
         fn._pk_deletes = cached  # type: ignore[attr-defined]
     return cached
 
@@ -174,8 +174,8 @@ def _rebound(fn: ast.AST) -> set:
     """Names a function (re)binds anywhere in its body (cached on the node)."""
     cached = getattr(fn, "_pk_rebound", None)
     if cached is None:
-        cached = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
-        cached |= {n for st in ast.walk(fn) if isinstance(st, (ast.Global, ast.Nonlocal)) for n in st.names}
+        cached = {n.id for n in fast_walk(fn) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+        cached |= {n for st in fast_walk(fn) if isinstance(st, (ast.Global, ast.Nonlocal)) for n in st.names}
         fn._pk_rebound = cached  # type: ignore[attr-defined]
     return cached
 

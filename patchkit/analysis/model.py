@@ -532,14 +532,14 @@ def _self_targets(t: ast.expr, selfname: str) -> list[str]:
 
 def _scan_alt_ctor(ci: ClassInfo, mname: str, fn: ast.FunctionDef) -> None:
     """``obj = cls.__new__(cls)`` (or ``object.__new__(cls)``) then ``obj.a = ...``: builds without __init__."""
-    for node in ast.walk(fn):
+    for node in fast_walk(fn):
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
                 and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute) \
                 and node.value.func.attr == "__new__":  # cls.__new__(cls), super().__new__(cls)
             var = node.targets[0].id
             attrs: set[str] = set()
             calls_init = False
-            for sub in ast.walk(fn):
+            for sub in fast_walk(fn):
                 if isinstance(sub, (ast.Assign, ast.AnnAssign)):
                     ts = sub.targets if isinstance(sub, ast.Assign) else [sub.target]
                     for t in ts:

@@ -523,6 +523,31 @@ class C:
     def _lookup(self, k):
         return self.cache[k]
 """),
+    E("an early return on the complementary comparison (n <= 1 against n > 1)", """
+class A:
+    def __init__(self, tp_size):
+        self.tp_size = tp_size
+        if self.tp_size > 1:
+            self.group = object()
+    def gather(self):
+        if self.tp_size <= 1:
+            return None
+        return self.group
+"""),
+    E("integer facts that exclude each other (n < 2 at the read, n > 1 false on the missing path)", """
+class A:
+    def __init__(self, n):
+        self.n = n
+        if self.n > 1:
+            self.big = True
+        else:
+            return
+        self.x = 1
+    def f(self):
+        if self.n < 2:
+            return None
+        return self.x
+"""),
 )
 
 INVALID = (

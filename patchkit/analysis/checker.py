@@ -657,7 +657,28 @@ def _excluded(s: State, read_conds) -> bool:
                 continue
             if (c[0] == key or _fuzzy(c[0]) == fk) and c[1] != pol:
                 return True
+            if _numeric_conflict(c[0], c[1], key, pol):
+                return True
     return False
+
+
+_NUM_FACT = re.compile(r"^(.+?) (==|<|>) (-?\d+)$")
+
+
+@functools.lru_cache(maxsize=65536)
+def _numeric_conflict(k1: str, p1: bool, k2: str, p2: bool) -> bool:
+    """``n == 1`` and ``n > 1`` (each true or false) cannot hold together for an integer n."""
+    m1, m2 = _NUM_FACT.match(k1), _NUM_FACT.match(k2)
+    if not m1 or not m2 or m1.group(1) != m2.group(1) or k1 == k2:
+        return False
+    ops = {"==": lambda v, c: v == c, "<": lambda v, c: v < c, ">": lambda v, c: v > c}
+    c1, c2 = int(m1.group(3)), int(m2.group(3))
+    f1, f2 = ops[m1.group(2)], ops[m2.group(2)]
+    # two half-lines or points over the integers: a witness exists next to a constant if any does
+    for v in {c1 - 1, c1, c1 + 1, c2 - 1, c2, c2 + 1}:
+        if f1(v, c1) == p1 and f2(v, c2) == p2:
+            return False
+    return True
 
 
 def _mode_split(missing: list[State], terminal: list[State], attr: str) -> bool:

@@ -108,10 +108,11 @@ def conjuncts(node: ast.expr, pol: bool = True) -> list[tuple[ast.expr, bool]]:
             for v in node.values:
                 out += conjuncts(v, pol)
             return out
-    if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.IsNot, ast.NotEq)):
-        # `x is not None` true == `x is None` false
-        eq = ast.Compare(left=node.left, ops=[ast.Is() if isinstance(node.ops[0], ast.IsNot) else ast.Eq()],
-                         comparators=node.comparators)
+    if isinstance(node, ast.Compare) and len(node.ops) == 1 and \
+            isinstance(node.ops[0], (ast.IsNot, ast.NotEq, ast.LtE, ast.GtE)):
+        # `x is not None` true == `x is None` false; `n <= 1` true == `n > 1` false
+        flip = {ast.IsNot: ast.Is, ast.NotEq: ast.Eq, ast.LtE: ast.Gt, ast.GtE: ast.Lt}[type(node.ops[0])]
+        eq = ast.Compare(left=node.left, ops=[flip()], comparators=node.comparators)
         return [(eq, not pol)]
     return [(node, pol)]
 

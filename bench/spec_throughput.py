@@ -243,6 +243,30 @@ def main() -> None:
         Path(args.out).write_text(json.dumps(doc, indent=2) + "\n")
     for row in doc["summary"]:
         print("  ".join(f"{k}={v}" for k, v in row.items()), flush=True)
+    verdict = advice(doc)
+    if verdict:
+        doc["advice"] = verdict
+        Path(args.out).write_text(json.dumps(doc, indent=2) + "\n")
+        print(verdict, flush=True)
+
+
+def advice(doc: dict) -> str:
+    """What to run, from this run's numbers: the threshold only pays when the patched server
+    above it beats unpatched EAGLE-3 there (on the H200 bench it did not)."""
+    patched = next((r for r in doc["results"] if r["config"] == "patched" and r["levels"]), None)
+    t = doc.get("recommended_threshold", patched and patched.get("threshold"))
+    if patched is None or t is None:
+        return ""
+    if patched.get("error"):
+        return f"advice: do not deploy: the patched server failed in this run ({patched['error']}); see its log"
+    above = [row for row in doc["summary"] if row["concurrency"] > t and row.get("patched/eagle")]
+    if not above:
+        return f"advice: --speculative-disable-batch-threshold {t} (no level above it was measured)"
+    worst = min(row["patched/eagle"] for row in above)
+    if worst < 1.0:
+        return (f"advice: leave the threshold off on this model and GPU: above T={t} the patched server reached "
+                f"only {worst:.2f}x unpatched EAGLE-3 (the zero-step path costs more than it saves here)")
+    return f"advice: --speculative-disable-batch-threshold {t} (above it the patched server is >= {worst:.2f}x EAGLE-3)"
 
 
 if __name__ == "__main__":

@@ -548,9 +548,36 @@ class A:
             return None
         return self.x
 """),
+    E("a thread started at the end of __init__", """
+import threading
+class Poller(threading.Thread):
+    def __init__(self, interval):
+        super().__init__(daemon=True)
+        self.interval = interval
+        self.start()
+    def run(self):
+        print(self.interval)
+"""),
 )
 
 INVALID = (
+    E("a thread started in __init__ before the attribute its run() reads", """
+import threading
+class Poller(threading.Thread):
+    def __init__(self, interval):
+        super().__init__(daemon=True)
+        self.start()
+        self.interval = interval
+    def run(self):
+        print(self.interval)
+""", (("PK002", "interval"),)),
+    E("a typo of an assigned name (the hint suggests it)", """
+class Trainer:
+    def __init__(self):
+        self.optimizer = object()
+    def step(self):
+        return self.optimzer
+""", (("PK003", "optimzer"),)),
     E("a private helper with one unguarded caller", """
 class C:
     def __init__(self, use_cache):

@@ -4,6 +4,7 @@ judges every read in every method against the states construction can end in."""
 from __future__ import annotations
 
 import ast
+import difflib
 import functools
 import re
 from dataclasses import dataclass, field
@@ -528,6 +529,11 @@ class Analyzer:
         if (assigns_nothing or mixin) and not strict and (not hint or named_mixin):
             return M.never_assigned(rel, r.node, ci.qualname, attr, "the class assigns no instance attributes (a mixin or interface?)",
                                     "", Severity.INFO)
+        if not hint:  # a typo of a name the class does have: `self.optimzer` for `self.optimizer`
+            known = set(assigned_anywhere) | f.class_level | set(f.fields)
+            close = difflib.get_close_matches(attr, sorted(k for k in known if k != attr), n=1, cutoff=0.85)
+            if close:
+                hint = f"did you mean self.{close[0]}?"
         return M.never_assigned(rel, r.node, ci.qualname, attr, f"no method of {ci.qualname} or its bases assigns it" + in_sub, hint)
 
     @staticmethod

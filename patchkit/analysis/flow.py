@@ -763,6 +763,12 @@ class Constructor:
                         return []
                     return self.call_function(cls, fn, st, fr.depth + 1, fr.guarded, c)
                 return st
+            # Thread.start() during construction: run() begins now, concurrently with the rest of
+            # __init__, so its reads happen here; what it assigns may not have happened yet
+            if name == "start" and any(getattr(b, "kind", None) == "thread" for b in self.mro):
+                run = self.resolve_method("run", None)
+                if run is not None and run[2] == "method":
+                    self.call_function(run[0], run[1], st, fr.depth + 1, fr.guarded)
             # not a known method: a read of self.<name> (maybe a callable attribute)
             self.read(name, c.func, fr, st)  # type: ignore[arg-type]
             return st

@@ -531,7 +531,7 @@ class Analyzer:
                                     "", Severity.INFO)
         if not hint:  # a typo of a name the class does have: `self.optimzer` for `self.optimizer`
             known = set(assigned_anywhere) | f.class_level | set(f.fields)
-            close = difflib.get_close_matches(attr, sorted(k for k in known if k != attr), n=1, cutoff=0.85)
+            close = difflib.get_close_matches(attr, sorted(k for k in known if k != attr), n=1, cutoff=0.9)
             if close:
                 hint = f"did you mean self.{close[0]}?"
         return M.never_assigned(rel, r.node, ci.qualname, attr, f"no method of {ci.qualname} or its bases assigns it" + in_sub, hint)

@@ -59,7 +59,9 @@ def expand(paths: Iterable[Path]) -> list[Path]:
     for p in paths:
         p = Path(p)
         if p.is_dir():
-            out += sorted(x for x in p.rglob("*.py") if "/." not in x.as_posix())
+            # hidden folders below the one named are skipped (.git, .venv, .tox); the path above
+            # it may well contain one (~/.cache, ~/.pyenv, a .venv's site-packages)
+            out += sorted(x for x in p.rglob("*.py") if not any(part.startswith(".") for part in x.relative_to(p).parts))
         elif p.is_file():
             out.append(p)
     return out

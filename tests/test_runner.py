@@ -1,0 +1,34 @@
+"""File discovery and the result cache of the analyzer's runner."""
+from pathlib import Path
+
+from patchkit.analysis import runner
+from patchkit.analysis.checker import Settings
+
+BUG = "class A:\n    def __init__(self, c):\n        if c:\n            self.x = 1\n    def f(self):\n        return self.x\n"
+
+
+def test_a_tree_below_a_hidden_folder_is_analysed_but_hidden_subfolders_are_not(tmp_path):
+    # ~/.cache/..., ~/.pyenv/..., .venv/lib/site-packages: the folder named may sit below a dot-folder
+    root = tmp_path / ".cache" / "proj"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "a.py").write_text(BUG)
+    (root / "pkg" / ".hidden").mkdir()
+    (root / "pkg" / ".hidden" / "b.py").write_text(BUG)
+    files = runner.expand([root])
+    assert [f.name for f in files] == ["a.py"]
+    reports = runner.analyse_paths([root], Settings(), use_cache=False)
+    assert [(Path(r.path).name, [f.code for f in r.findings]) for r in reports] == [("a.py", ["PK001"])]
+
+
+def test_cached_results_match_fresh_ones_and_follow_the_file(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATCHKIT_CACHE_DIR", str(tmp_path / "cache"))
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "m.py").write_text(BUG)
+    first = runner.analyse_paths([src], Settings())
+    second = runner.analyse_paths([src], Settings())
+    assert [r.cached for r in first] == [False] and [r.cached for r in second] == [True]
+    assert [(f.line, f.code) for f in first[0].findings] == [(f.line, f.code) for f in second[0].findings]
+    (src / "m.py").write_text(BUG.replace("        if c:\n            self.x = 1", "        self.x = 1"))
+    third = runner.analyse_paths([src], Settings())
+    assert third[0].cached is False and third[0].findings == []

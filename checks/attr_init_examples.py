@@ -558,6 +558,60 @@ class Poller(threading.Thread):
     def run(self):
         print(self.interval)
 """),
+    E("a local bound to getattr(self, name, []) that is non-empty implies the attribute", """
+class Info:
+    def __init__(self):
+        self.name = "x"
+    def first(self):
+        libs = getattr(self, "_lib_names", [])
+        if len(libs) == 1:
+            return self._lib_names[0]
+        if libs:
+            return self._lib_names[-1]
+        return None
+"""),
+    E("a read narrowed by isinstance(self, Sub) to the subclass that assigns it", """
+class Base:
+    def __init__(self):
+        self.k = 0
+    def parts(self):
+        return self.children if isinstance(self, Composite) else [self]
+class Composite(Base):
+    def __init__(self, children):
+        super().__init__()
+        self.children = children
+"""),
+    E("class attributes set through type(self), self.__class__ or a fixture's request.cls", """
+class T:
+    def setup(self, request):
+        request.cls.kind = "a"
+        type(self).count = 0
+        self.__class__.seen = set()
+    def f(self):
+        return self.kind, self.count, self.seen
+"""),
+    E("a function the class body uses as a decorator is not a method", """
+class Shrinker:
+    def cached(fn):
+        def wrapper(self):
+            return fn(self)
+        wrapper.__name__ = fn.__name__
+        return property(wrapper)
+    def __init__(self):
+        self.n = 1
+    @cached
+    def double(self):
+        return self.n * 2
+"""),
+    E("an abstract base only declares what its concrete subclasses set", """
+from abc import ABC
+class Command(ABC):
+    TAG: str
+    def __init__(self):
+        self.pattern = "pyre-" + self.TAG
+class Strict(Command):
+    TAG = "strict"
+"""),
 )
 
 INVALID = (

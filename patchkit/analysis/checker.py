@@ -326,6 +326,10 @@ class Analyzer:
         ever_in_ctor = set().union(*(s.assigned for s in terminal)) if terminal else set()
 
         # -- reads during construction
+        # an abstract base is never built itself: its subclasses are, and they are judged on their own
+        # (a dataclass field or a class attribute the base only declares)
+        abstract_base = bool(_unimplemented_abstract(f.classes)) or (
+            any(e.name.split(".")[-1] in ("ABC", "Protocol") for e in f.externals) and bool(self._descendants(ci)))
         for (attr, node, frame, missing, states) in construction_reads:
             rel = frame.cls.module.rel
             if rel not in report:
@@ -334,6 +338,8 @@ class Analyzer:
                 if unknown and not strict:
                     continue
                 if escapes and not strict:
+                    continue
+                if abstract_base and not strict:
                     continue
             later = [f"line {ln}" for (_c, m, ln) in assigned_anywhere.get(attr, []) if ln > node.lineno or m != frame.fn.name]
             why = f"assigned later ({', '.join(later[:2])})" if later else "no construction path assigns it first"
@@ -379,6 +385,8 @@ class Analyzer:
                     attr = r.attr
                     if known_static(attr) or r.guarded or attr in r.known or attr in r.local:
                         continue
+                    if self._narrowed_to_owner(c, selfname, attr, r.conds):
+                        continue
                     missing = [s for s in terminal if attr not in s.assigned]
                     if not missing:
                         continue
@@ -421,6 +429,22 @@ class Analyzer:
                     out.append(r.conds)
         self._sites_cache[key] = out
         return out
+
+    def _narrowed_to_owner(self, c: ClassInfo, selfname: str, attr: str, conds) -> bool:
+        """The read sits under ``isinstance(self, X)`` for a class X that has the attribute (or
+        that lies outside the analysed code): it is X's attribute, read on X's instances."""
+        prefix = f"isinstance({selfname}, "
+        for key, pol in conds:
+            if not pol or not key.startswith(prefix) or not key.endswith(")"):
+                continue
+            for name in key[len(prefix):-1].strip("()").split(","):
+                target = self.project.resolve_class(c.module, name.strip())
+                if not isinstance(target, ClassInfo):
+                    return True
+                tf = self.facts(target)
+                if attr in tf.class_level or any(attr in k.assigned_in for k in tf.classes):
+                    return True
+        return False
 
     def _reads_of(self, fn, selfname):
         got = self._reads_cache.get(id(fn))

@@ -253,11 +253,14 @@ def _collect_class(mod: ModuleInfo, node: ast.ClassDef, prefix: str) -> None:
 
 
 def _collect_body(ci: ClassInfo, body: list[ast.stmt], qual: str) -> None:
+    # a function the class body uses as a decorator runs at class creation: not a method
+    used_as_decorator = {n for st in body if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef))
+                         for n in _decorator_names(st) if "." not in n}
     for stmt in body:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
             ci.class_names.add(stmt.name)
             decos = _decorator_names(stmt)
-            kind = "method"
+            kind = "static" if stmt.name in used_as_decorator and not decos else "method"
             for d in decos:
                 last = d.split(".")[-1]
                 if last == "staticmethod":
@@ -488,6 +491,17 @@ def _scan_assign(ci: ClassInfo, mname: str, node: ast.AST, selfname: str) -> Non
     for t in targets:
         for a in _self_targets(t, selfname):
             ci.assigned_in.setdefault(a, []).append((mname, getattr(t, "lineno", 0)))
+        if isinstance(t, ast.Attribute) and _is_class_ref(t.value, selfname):
+            ci.class_names.add(t.attr)  # type(self).x = ..., self.__class__.x = ..., request.cls.x = ...
+
+
+def _is_class_ref(v: ast.expr, selfname: str) -> bool:
+    if isinstance(v, ast.Attribute) and v.attr == "cls":
+        return True
+    if isinstance(v, ast.Attribute) and v.attr == "__class__" and isinstance(v.value, ast.Name) and v.value.id == selfname:
+        return True
+    return isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id == "type" and len(v.args) == 1 \
+        and isinstance(v.args[0], ast.Name) and v.args[0].id == selfname
 
 
 def _scan_call(ci: ClassInfo, mname: str, node: ast.Call, selfname: str, refs: set) -> None:

@@ -38,6 +38,25 @@ class ReadCollector:
     def __init__(self, selfname: str):
         self.selfname = selfname
         self.reads: list[Read] = []
+        #: locals bound to getattr(self, "x", default): ``if v:`` then implies x exists
+        self.aliases: dict[str, str] = {}
+
+    def implied(self, test: ast.expr, pol: bool) -> set:
+        out = set(implied_attrs(test, pol, self.selfname))
+        if self.aliases:
+            for node, p in conjuncts(test, pol):
+                if p and isinstance(node, ast.Name) and node.id in self.aliases:
+                    out.add(self.aliases[node.id])
+                # len(v) == 1 / len(v) > 0 with v = getattr(self, "x", []): the default is empty
+                if p and isinstance(node, ast.Compare) and len(node.ops) == 1 and \
+                        isinstance(node.left, ast.Call) and dotted(node.left.func) == "len" and \
+                        len(node.left.args) == 1 and isinstance(node.left.args[0], ast.Name) and \
+                        node.left.args[0].id in self.aliases and isinstance(node.comparators[0], ast.Constant) and \
+                        isinstance(node.comparators[0].value, int) and (
+                            (isinstance(node.ops[0], ast.Eq) and node.comparators[0].value >= 1) or
+                            (isinstance(node.ops[0], ast.Gt) and node.comparators[0].value >= 0)):
+                    out.add(self.aliases[node.left.args[0].id])
+        return out
 
     def facts(self, test: ast.expr, pol: bool) -> frozenset:
         return frozenset((norm_test(n, self.selfname), p) for n, p in conjuncts(test, pol))
@@ -49,13 +68,13 @@ class ReadCollector:
             if isinstance(s, ast.If):
                 if _terminates(s.body) and not _terminates(s.orelse):
                     conds = conds | self.facts(s.test, False)
-                    known = known | implied_attrs(s.test, False, self.selfname)
+                    known = known | self.implied(s.test, False)
                 elif _terminates(s.orelse) and not _terminates(s.body):
                     conds = conds | self.facts(s.test, True)
-                    known = known | implied_attrs(s.test, True, self.selfname)
+                    known = known | self.implied(s.test, True)
             elif isinstance(s, ast.Assert):
                 conds = conds | self.facts(s.test, True)
-                known = known | implied_attrs(s.test, True, self.selfname)
+                known = known | self.implied(s.test, True)
         return local
 
     def stmt(self, s, conds, known, guarded, local) -> frozenset:
@@ -63,9 +82,9 @@ class ReadCollector:
         if isinstance(s, ast.If):
             self.expr(s.test, conds, known, guarded, local)
             l1 = self.block(s.body, conds | self.facts(s.test, True),
-                            known | implied_attrs(s.test, True, sn), guarded, local)
+                            known | self.implied(s.test, True), guarded, local)
             l2 = self.block(s.orelse, conds | self.facts(s.test, False),
-                            known | implied_attrs(s.test, False, sn), guarded, local)
+                            known | self.implied(s.test, False), guarded, local)
             if _terminates(s.body):
                 return l2
             if _terminates(s.orelse):
@@ -73,7 +92,7 @@ class ReadCollector:
             return l1 & l2
         if isinstance(s, ast.While):
             self.expr(s.test, conds, known, guarded, local)
-            self.block(s.body, conds | self.facts(s.test, True), known | implied_attrs(s.test, True, sn), guarded, local)
+            self.block(s.body, conds | self.facts(s.test, True), known | self.implied(s.test, True), guarded, local)
             self.block(s.orelse, conds, known, guarded, local)
             return local
         if isinstance(s, (ast.For, ast.AsyncFor)):
@@ -115,6 +134,15 @@ class ReadCollector:
             return local
         if isinstance(s, ast.Assign):
             self.expr(s.value, conds, known, guarded, local)
+            v = s.value
+            for t in s.targets:
+                if isinstance(t, ast.Name):
+                    if isinstance(v, ast.Call) and dotted(v.func) == "getattr" and len(v.args) == 3 and \
+                            isinstance(v.args[0], ast.Name) and v.args[0].id == sn and \
+                            isinstance(v.args[1], ast.Constant) and isinstance(v.args[1].value, str):
+                        self.aliases[t.id] = v.args[1].value
+                    else:
+                        self.aliases.pop(t.id, None)
             for t in s.targets:
                 self.target(t, conds, known, guarded, local)
                 local = local | self._stores(t)
@@ -191,12 +219,12 @@ class ReadCollector:
             for v in e.values:
                 self.expr(v, conds, known, guarded, local)
                 conds = conds | self.facts(v, pol)
-                known = known | implied_attrs(v, pol, sn)
+                known = known | self.implied(v, pol)
             return
         if isinstance(e, ast.IfExp):
             self.expr(e.test, conds, known, guarded, local)
-            self.expr(e.body, conds | self.facts(e.test, True), known | implied_attrs(e.test, True, sn), guarded, local)
-            self.expr(e.orelse, conds | self.facts(e.test, False), known | implied_attrs(e.test, False, sn), guarded, local)
+            self.expr(e.body, conds | self.facts(e.test, True), known | self.implied(e.test, True), guarded, local)
+            self.expr(e.orelse, conds | self.facts(e.test, False), known | self.implied(e.test, False), guarded, local)
             return
         if isinstance(e, ast.Lambda):
             if self._rebinds_self(e.args):

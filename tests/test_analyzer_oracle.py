@@ -17,51 +17,63 @@ LOOPS = ["n0", "n1"]
 ATTRS = ["a", "b", "c", "d", "e"]
 
 
-def block(draw, depth: int, helpers: int, lvl: int) -> list[str]:
+def block(draw, depth: int, helpers: int, lvl: int, in_helper: bool = False) -> list[str]:
     n = draw(st.integers(1, 3))
     out: list[str] = []
     for _ in range(n):
-        kinds = ["assign", "assign", "helper", "del", "ret", "raise"]
+        kinds = ["assign", "assign", "helper", "del", "delattr", "ret", "raise"] + (["prop"] if helpers >= 0 else [])
         if depth > 0:
-            kinds += ["if", "ifelse", "ifand", "for", "try", "with", "match", "whiletrue"]
+            kinds += ["if", "ifelse", "ifand", "for", "try", "with", "match", "whiletrue", "closure"]
+            if in_helper:
+                kinds += ["pif"]
         k = draw(st.sampled_from(kinds))
         c = draw(st.sampled_from(CONDS))
         a = draw(st.sampled_from(ATTRS))
         if k == "assign":
             out.append(f"self.{a} = 1")
         elif k == "helper" and helpers > lvl:
-            out.append(f"self.h{draw(st.integers(lvl, helpers - 1))}()")
+            # constant, omitted or variable argument: the analyzer binds the constant ones
+            arg = draw(st.sampled_from(["", "True", "False", "p=True", c]))
+            out.append(f"self.h{draw(st.integers(lvl, helpers - 1))}({arg})")
+        elif k == "pif":
+            out.append("if not p:\n" + ind(block(draw, depth - 1, helpers, lvl, in_helper)))
+        elif k == "prop":
+            out.append("_ = self.pr")
+        elif k == "closure":
+            out.append("def _f():\n" + ind(block(draw, depth - 1, helpers, lvl, in_helper)) + "\n_f()")
         elif k == "del":
             out.append(f"if hasattr(self, '{a}') and {c}:\n    del self.{a}")
+        elif k == "delattr":
+            out.append(f"if hasattr(self, '{a}') and {c}:\n    delattr(self, '{a}')")
         elif k == "ret":
             out.append(f"if {'not ' if draw(st.booleans()) else ''}{c}:\n    return")
         elif k == "raise":
             out.append(f"if {c}:\n    raise ValueError('{c}')")
         elif k == "if":
-            out.append(f"if {c}:\n" + ind(block(draw, depth - 1, helpers, lvl)))
+            out.append(f"if {c}:\n" + ind(block(draw, depth - 1, helpers, lvl, in_helper)))
         elif k == "ifelse":
-            out.append(f"if {c}:\n" + ind(block(draw, depth - 1, helpers, lvl)) + "\nelse:\n" + ind(block(draw, depth - 1, helpers, lvl)))
+            out.append(f"if {c}:\n" + ind(block(draw, depth - 1, helpers, lvl, in_helper)) + "\nelse:\n" + ind(block(draw, depth - 1, helpers, lvl, in_helper)))
         elif k == "ifand":
             c2 = draw(st.sampled_from(CONDS))
             op = draw(st.sampled_from(["and", "or"]))
             a2 = draw(st.sampled_from(ATTRS))
-            out.append(f"if {c} {op} ({c2} or self.__dict__.setdefault('{a2}', 1)):\n" + ind(block(draw, depth - 1, helpers, lvl))
-                       + "\nelse:\n" + ind(block(draw, depth - 1, helpers, lvl)))
+            out.append(f"if {c} {op} ({c2} or self.__dict__.setdefault('{a2}', 1)):\n" + ind(block(draw, depth - 1, helpers, lvl, in_helper))
+                       + "\nelse:\n" + ind(block(draw, depth - 1, helpers, lvl, in_helper)))
         elif k == "for":
-            out.append(f"for _ in range({draw(st.sampled_from(LOOPS))}):\n" + ind(block(draw, depth - 1, helpers, lvl)))
+            out.append(f"for _ in range({draw(st.sampled_from(LOOPS))}):\n" + ind(block(draw, depth - 1, helpers, lvl, in_helper)))
         elif k == "try":
-            out.append("try:\n" + ind(block(draw, depth - 1, helpers, lvl) + [f"if {c}:\n    raise KeyError('k')"]
-                                      + block(draw, depth - 1, helpers, lvl))
-                       + "\nexcept KeyError:\n" + ind(block(draw, depth - 1, helpers, lvl)))
+            out.append("try:\n" + ind(block(draw, depth - 1, helpers, lvl, in_helper) + [f"if {c}:\n    raise KeyError('k')"]
+                                      + block(draw, depth - 1, helpers, lvl, in_helper))
+                       + "\nexcept KeyError:\n" + ind(block(draw, depth - 1, helpers, lvl, in_helper)))
         elif k == "with":
             out.append("with contextlib.suppress(KeyError):\n" + ind([f"if {c}:\n    raise KeyError('k')"]
-                                                                      + block(draw, depth - 1, helpers, lvl)))
+                                                                      + block(draw, depth - 1, helpers, lvl, in_helper)))
         elif k == "match":
             wild = draw(st.booleans())
-            out.append(f"match {c}:\n    case True:\n" + ind(block(draw, depth - 1, helpers, lvl), 8)
-                       + ("\n    case _:\n" + ind(block(draw, depth - 1, helpers, lvl), 8) if wild else ""))
+            out.append(f"match {c}:\n    case True:\n" + ind(block(draw, depth - 1, helpers, lvl, in_helper), 8)
+                       + ("\n    case _:\n" + ind(block(draw, depth - 1, helpers, lvl, in_helper), 8) if wild else ""))
         elif k == "whiletrue":
-            out.append("while True:\n" + ind(block(draw, depth - 1, helpers, lvl) + ["break"]))
+            out.append("while True:\n" + ind(block(draw, depth - 1, helpers, lvl, in_helper) + ["break"]))
         else:
             out.append("pass")
     return out
@@ -79,9 +91,15 @@ def programs(draw) -> str:
     src.append(ind(block(draw, 2, helpers, 0), 8))
     for h in range(helpers):
         # helper h may call only later helpers (no recursion), and reads the same conditions
-        src.append(f"    def h{h}(self):")
+        src.append(f"    def h{h}(self, p=False):")
         src.append(f"        {', '.join(CONDS + LOOPS)} = self._args")
-        src.append(ind(block(draw, 2, helpers, h + 1), 8))
+        src.append(ind(block(draw, 2, helpers, h + 1, True), 8))
+    # a property whose getter may assign (it runs wherever construction reads it)
+    src.append("    @property")
+    src.append("    def pr(self):")
+    src.append(f"        {', '.join(CONDS + LOOPS)} = self._args")
+    src.append(ind(block(draw, 1, -1, 0), 8))  # helpers=-1: no helper calls, no property read
+    src.append("        return 1")
     return "\n".join(src) + "\n"
 
 

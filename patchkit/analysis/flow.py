@@ -808,7 +808,7 @@ class Constructor:
         # a closure defined earlier in this function: run its body here
         if isinstance(c.func, ast.Name) and c.func.id in fr.local_funcs:
             local = fr.local_funcs[c.func.id]
-            key = (fr.cls.key, f"{fr.fn.name}.<locals>.{local.name}")
+            key = (fr.cls.key, "<closure>", id(local))  # by node: nested closures may share a name
             if key in self.stack:
                 return [] if not _deletes(local) else st
             if fr.depth < MAX_DEPTH:

@@ -612,6 +612,21 @@ class Command(ABC):
 class Strict(Command):
     TAG = "strict"
 """),
+    E("a template base reads what every concrete subclass sets before super().__init__()", """
+class Shapes:
+    def __init__(self, density):
+        self.count = self.num_rows * density
+class Circles(Shapes):
+    pass
+class Small(Circles):
+    def __init__(self, density):
+        self.num_rows = 2
+        super().__init__(density)
+class Large(Circles):
+    def __init__(self, density):
+        self.num_rows = 8
+        super().__init__(density)
+"""),
 )
 
 INVALID = (

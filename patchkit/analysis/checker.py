@@ -330,6 +330,18 @@ class Analyzer:
         # (a dataclass field or a class attribute the base only declares)
         abstract_base = bool(_unimplemented_abstract(f.classes)) or (
             any(e.name.split(".")[-1] in ("ABC", "Protocol") for e in f.externals) and bool(self._descendants(ci)))
+        descendants = self._descendants(ci)
+
+        def subclasses_provide(attr: str) -> bool:
+            """A template base: its __init__ reads what every subclass sets before super().__init__()."""
+            leaves = [d for d in descendants if not self._subclasses.get(d.key)]  # the concrete ones
+            if not leaves:
+                return False
+            for d in leaves:
+                df = self.facts(d)
+                if not (attr in df.class_level or attr in df.fields or any(attr in k.assigned_in for k in df.classes)):
+                    return False
+            return True
         for (attr, node, frame, missing, states) in construction_reads:
             rel = frame.cls.module.rel
             if rel not in report:
@@ -339,7 +351,7 @@ class Analyzer:
                     continue
                 if escapes and not strict:
                     continue
-                if abstract_base and not strict:
+                if (abstract_base or subclasses_provide(attr)) and not strict:
                     continue
             later = [f"line {ln}" for (_c, m, ln) in assigned_anywhere.get(attr, []) if ln > node.lineno or m != frame.fn.name]
             why = f"assigned later ({', '.join(later[:2])})" if later else "no construction path assigns it first"

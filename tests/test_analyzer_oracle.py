@@ -24,8 +24,9 @@ def block(draw, depth: int, helpers: int, lvl: int, in_helper: bool = False) -> 
         kinds = ["assign", "assign", "helper", "del", "delattr", "ret", "raise"] + (["prop"] if helpers >= 0 else [])
         if depth > 0:
             kinds += ["if", "ifelse", "ifand", "for", "try", "with", "match", "whiletrue", "closure"]
+            kinds += ["ptest"]
             if in_helper:
-                kinds += ["pif"]
+                kinds += ["pif", "pstore"]
         k = draw(st.sampled_from(kinds))
         c = draw(st.sampled_from(CONDS))
         a = draw(st.sampled_from(ATTRS))
@@ -37,6 +38,10 @@ def block(draw, depth: int, helpers: int, lvl: int, in_helper: bool = False) -> 
             out.append(f"self.h{draw(st.integers(lvl, helpers - 1))}({arg})")
         elif k == "pif":
             out.append("if not p:\n" + ind(block(draw, depth - 1, helpers, lvl, in_helper)))
+        elif k == "pstore":  # the helper's parameter kept under its own name
+            out.append("self.p = p")
+        elif k == "ptest":  # and tested later, possibly after another call changed it
+            out.append("if hasattr(self, 'p') and self.p:\n" + ind(block(draw, depth - 1, helpers, lvl, in_helper)))
         elif k == "prop":
             out.append("_ = self.pr")
         elif k == "closure":

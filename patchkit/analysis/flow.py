@@ -171,6 +171,23 @@ def _deletes(fn: ast.AST) -> bool:
     return cached
 
 
+def _forget_locals(out: list, before: list, fn: ast.AST, selfname: str, kept: set = frozenset()) -> list:
+    """Facts about a callee's own names (its parameters and locals) end with the call: a second
+    call, or another helper with a local of the same name, must not be pruned by them. Names it
+    stored under their own name (``self.mode = mode``) stay: they now describe the attribute."""
+    a = fn.args
+    names = ({p.arg for p in a.posonlyargs + a.args + a.kwonlyargs}
+             | ({a.vararg.arg} if a.vararg else set()) | ({a.kwarg.arg} if a.kwarg else set())
+             | _rebound(fn)) - {selfname} - set(kept)
+    if not names:
+        return out
+    known = set().union(*(x.conds for x in before)) if before else set()
+    pat = re.compile(r"\b(?:" + "|".join(re.escape(n) for n in sorted(names)) + r")\b")
+    return merge([State(x.assigned, frozenset(c for c in x.conds
+                                               if c in known or c[0].startswith("<") or not pat.search(c[0])))
+                  for x in out])
+
+
 def _rebound(fn: ast.AST) -> set:
     """Names a function (re)binds anywhere in its body (cached on the node)."""
     cached = getattr(fn, "_pk_rebound", None)
@@ -290,6 +307,11 @@ class Frame:
     consts: dict = field(default_factory=dict)
     #: functions defined in this function's body so far (a call runs their body now)
     local_funcs: dict = field(default_factory=dict)
+    #: conditions the states carried when this function was entered (older than its locals)
+    entry_conds: frozenset = frozenset()
+    #: locals stored under their own name (self.x = x): their facts outlive the call as facts
+    #: about the attribute
+    kept: set = field(default_factory=set)
 
 
 #: callback for a construction-time read: (attr, node, frame, states)
@@ -350,9 +372,11 @@ class Constructor:
         self.inlined.add(f"{cls.qualname}.{fn.name}")
         try:
             frame = Frame(cls, fn, selfname, guarded=guarded, depth=depth,
-                          consts=bind_constants(fn, call, self_passed) if call is not None else {})
+                          consts=bind_constants(fn, call, self_passed) if call is not None else {},
+                          entry_conds=frozenset().union(*(x.conds for x in states)))
             flow = self.block(fn.body, states, frame)
-            return merge(flow.normal + flow.returns)
+            out = merge(flow.normal + flow.returns)
+            return _forget_locals(out, states, fn, selfname, frame.kept) if depth > 0 else out
         finally:
             self.stack.pop()
 
@@ -415,8 +439,12 @@ class Constructor:
         keys = (a, f"{a} is None")
         out = []
         same_name = isinstance(value, ast.Name) and value.id == a  # self.use_y = use_y: one key
+        if same_name:
+            fr.kept.add(a)
         for x in st:
-            conds = x.conds if same_name else frozenset(c for c in x.conds if c[0] not in keys)
+            # same name: facts about the local are now facts about the attribute; facts about the
+            # attribute from before this function began are stale
+            conds = frozenset(c for c in x.conds if c[0] not in keys or (same_name and c not in fr.entry_conds))
             # value facts carry a negative line: they follow from a branch, they are not one
             if isinstance(value, ast.Name) and value.id != a:
                 self.aliases[value.id] = a
@@ -817,7 +845,7 @@ class Constructor:
                     inner = replace(fr, depth=fr.depth + 1, local_funcs=dict(fr.local_funcs),
                                     consts={})  # the closure's own names are not the caller's
                     flow = self.block(local.body, st, inner)
-                    return merge(flow.normal + flow.returns)
+                    return _forget_locals(merge(flow.normal + flow.returns), st, local, fr.selfname)
                 finally:
                     self.stack.pop()
         # evaluate the callee expression (reads in it), then noreturn and escapes

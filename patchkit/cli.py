@@ -191,12 +191,13 @@ def diff(name, distribution, target_dir, release, target_version) -> None:
 @click.option("--format", "fmt", type=click.Choice(["text", "rich", "json", "sarif"]), default="text")
 @click.option("--strict", is_flag=True, help="unknown bases provide nothing; two-phase initialisation is an error")
 @click.option("--show-info", is_flag=True, help="also print info-level findings")
+@click.option("--only-errors", is_flag=True, help="print errors only (warnings still count in the summary)")
 @click.option("--fail-on", type=click.Choice(["error", "warning"]), default="warning", show_default=True,
               help="lowest severity that makes the exit code 1")
 @click.option("--no-cache", is_flag=True)
 @click.option("--config", "config_path", type=click.Path(path_type=Path), default=None,
               help="pyproject.toml with [tool.patchkit] (default: nearest one upward)")
-def check(paths, fmt, strict, show_info, fail_on, no_cache, config_path) -> None:
+def check(paths, fmt, strict, show_info, only_errors, fail_on, no_cache, config_path) -> None:
     """Run the attribute-initialization analyzer over files, folders or installed distributions."""
     from .analysis.runner import analyse_paths
     from .config import load_settings
@@ -222,6 +223,8 @@ def check(paths, fmt, strict, show_info, fail_on, no_cache, config_path) -> None
         click.echo(json.dumps(sarif(reports), indent=2))
     else:
         for f in findings:
+            if only_errors and f.severity.value != "error":
+                continue
             if fmt == "rich":
                 c = {"error": "red", "warning": "yellow", "info": "blue"}[f.severity.value]
                 out.print(f"[bold]{f.path}:{f.line}:{f.col}[/bold] [{c}]{f.code}[/{c}] {f.message}"
@@ -230,7 +233,9 @@ def check(paths, fmt, strict, show_info, fail_on, no_cache, config_path) -> None
                 click.echo(str(f))
         for r in errors:
             err.print(f"{r.path}: {r.error}")
-        err.print(f"{len(reports)} file(s), {len(findings)} finding(s), {len(errors)} could not be analysed")
+        by = {sev: sum(1 for f in findings if f.severity.value == sev) for sev in ("error", "warning")}
+        err.print(f"{len(reports)} file(s), {len(findings)} finding(s) ({by['error']} error(s), "
+                  f"{by['warning']} warning(s)), {len(errors)} could not be analysed")
     failing = {"error"} if fail_on == "error" else {"error", "warning"}
     code = (1 if any(f.severity.value in failing for f in findings) else 0) | (2 if errors else 0)
     sys.exit(code)

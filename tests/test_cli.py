@@ -97,3 +97,20 @@ def test_list_shows_builtin_patch_and_check():
     doc = json.loads(CliRunner().invoke(main, ["list", "--json"]).stdout)
     assert [p["name"] for p in doc["patches"]] == ["dynamic-spec-disable"]
     assert [c["name"] for c in doc["checks"]] == ["attr-init"]
+
+
+def test_two_phase_read_is_a_warning_and_only_errors_hides_it(tmp_path):
+    src = tmp_path / "client.py"
+    src.write_text("class Client:\n    def __init__(self, url):\n        self.url = url\n"
+                   "    def connect(self):\n        self.sock = object()\n"
+                   "    def close(self):\n        self.sock.close()\n"
+                   "    def name(self):\n        return self.nme\n")
+    r = CliRunner().invoke(main, ["check", str(src), "--no-cache"])
+    assert r.exit_code == 1
+    assert "PK004 self.sock is only assigned outside construction of Client" in r.stdout
+    assert "PK003 self.nme" in r.stdout
+    r = CliRunner().invoke(main, ["check", str(src), "--no-cache", "--only-errors", "--fail-on", "error"])
+    assert r.exit_code == 1 and "PK004" not in r.stdout and "PK003 self.nme" in r.stdout
+    (tmp_path / "pyproject.toml").write_text('[tool.patchkit]\ninitializers = ["connect"]\n')
+    r = CliRunner().invoke(main, ["check", str(src), "--no-cache"])
+    assert "PK004" not in r.stdout

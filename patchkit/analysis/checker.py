@@ -18,8 +18,6 @@ from .project import Project
 from .reads import collect_reads
 
 ORDINARY = {"object", "ABC", "abc.ABC", "Generic", "typing.Generic"}
-TEARDOWN_METHODS = frozenset({"__del__", "__repr__", "__str__", "__exit__", "__aexit__", "close", "aclose",
-                              "shutdown", "stop", "cleanup", "teardown", "release", "dispose", "terminate"})
 TORCH_MODULE_ATTRS = frozenset("""training _parameters _buffers _non_persistent_buffers_set _backward_pre_hooks
 _backward_hooks _is_full_backward_hook _forward_hooks _forward_hooks_with_kwargs _forward_hooks_always_called
 _forward_pre_hooks _forward_pre_hooks_with_kwargs _state_dict_hooks _state_dict_pre_hooks
@@ -545,10 +543,9 @@ class Analyzer:
                                         f"only assigned in {c}.{m} (line {ln}), which {ci.qualname} overrides" + in_sub)
             locs = live_locs or locs
             where = ", ".join(f"{c}.{m} (line {ln})" for c, m, ln in locs[:2])
-            # a teardown or display method is what runs on an object whose set-up never happened
-            # (close() after a failed connect(), __repr__ in a traceback): there it is a warning
-            sev = Severity.ERROR if self.settings.strict_two_phase else \
-                Severity.WARNING if mname in TEARDOWN_METHODS else Severity.INFO
+            # two-phase initialisation: the read runs on any object whose set-up method was not
+            # called yet (declare such methods as `initializers` when the project always calls them)
+            sev = Severity.ERROR if self.settings.strict_two_phase else Severity.WARNING
             return M.two_phase(rel, r.node, ci.qualname, attr, f"only assigned in {where}, which construction never calls" + in_sub, sev)
         # never assigned in the class's hierarchy
         if (unknown or escapes) and not strict:

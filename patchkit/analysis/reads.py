@@ -89,7 +89,9 @@ class ReadCollector:
                 return l2
             if _terminates(s.orelse):
                 return l1
-            return l1 & l2
+            # an attribute a branch's test proves present counts as set on that branch:
+            # `if not hasattr(self, "x"): self.x = ...` leaves x set either way
+            return (l1 | self.implied(s.test, True)) & (l2 | self.implied(s.test, False))
         if isinstance(s, ast.While):
             self.expr(s.test, conds, known, guarded, local)
             self.block(s.body, conds | self.facts(s.test, True), known | self.implied(s.test, True), guarded, local)

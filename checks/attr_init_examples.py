@@ -627,6 +627,21 @@ class Large(Circles):
         self.num_rows = 8
         super().__init__(density)
 """),
+    E("a context manager's __exit__ reads what __enter__ set; a test reads what setUp set", """
+import time
+import unittest
+class Timer:
+    def __enter__(self):
+        self.t0 = time.time()
+        return self
+    def __exit__(self, *exc):
+        self.elapsed = time.time() - self.t0
+class T(unittest.TestCase):
+    def setUp(self):
+        self.db = {}
+    def test_empty(self):
+        self.assertEqual(self.db, {})
+"""),
 )
 
 INVALID = (

@@ -542,6 +542,10 @@ class Analyzer:
                 return M.never_assigned(rel, r.node, ci.qualname, attr,
                                         f"only assigned in {c}.{m} (line {ln}), which {ci.qualname} overrides" + in_sub)
             locs = live_locs or locs
+            # protocols that order the calls: __exit__ runs after __enter__; test frameworks run
+            # setUp / setup_method before every test method
+            if all(m in _RUN_BEFORE and (_RUN_BEFORE[m] is None or mname in _RUN_BEFORE[m]) for _c, m, _ln in locs):
+                return None
             where = ", ".join(f"{c}.{m} (line {ln})" for c, m, ln in locs[:2])
             # two-phase initialisation: the read runs on any object whose set-up method was not
             # called yet (declare such methods as `initializers` when the project always calls them)
@@ -672,6 +676,11 @@ def _new_assigns(fn: ast.FunctionDef) -> set:
                 and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
             out.add(node.args[1].value)
     return out
+
+
+#: assigning method -> the methods guaranteed to run after it (None: every other method)
+_RUN_BEFORE = {"__enter__": ("__exit__",), "__aenter__": ("__aexit__",),
+               "setUp": None, "asyncSetUp": None, "setup_method": None}
 
 
 def _private(name: str) -> bool:

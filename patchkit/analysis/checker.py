@@ -13,7 +13,7 @@ from typing import Optional
 from ..ftypes import Finding, Severity
 from . import messages as M
 from .flow import Constructor, State
-from .model import ClassInfo, ModuleInfo, dotted, ensure_scanned, fast_walk, first_param, self_attr
+from .model import ClassInfo, ModuleInfo, dotted, ensure_scanned, fast_walk, first_param, new_instances, self_attr
 from .project import Project
 from .reads import collect_reads
 
@@ -660,22 +660,8 @@ def _unimplemented_abstract(classes: list[ClassInfo]) -> set[str]:
 
 
 def _new_assigns(fn: ast.FunctionDef) -> set:
-    """Attributes ``__new__`` sets on the instance it creates (``obj = super().__new__(cls)``;
-    ``obj.x = ...``): they exist before ``__init__`` runs."""
-    made = {t.id for st in fast_walk(fn) if isinstance(st, ast.Assign) and isinstance(st.value, ast.Call)
-            and isinstance(st.value.func, ast.Attribute) and st.value.func.attr == "__new__"
-            for t in st.targets if isinstance(t, ast.Name)}
-    out: set = set()
-    for node in fast_walk(fn):
-        if isinstance(node, (ast.Assign, ast.AnnAssign)):
-            for t in (node.targets if isinstance(node, ast.Assign) else [node.target]):
-                if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id in made:
-                    out.add(t.attr)
-        elif isinstance(node, ast.Call) and (dotted(node.func) or "") in ("setattr", "object.__setattr__") \
-                and len(node.args) >= 2 and isinstance(node.args[0], ast.Name) and node.args[0].id in made \
-                and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
-            out.add(node.args[1].value)
-    return out
+    """Attributes ``__new__`` sets on the instance it creates: they exist before ``__init__`` runs."""
+    return set().union(*(attrs for _line, attrs, _init in new_instances(fn)))
 
 
 #: assigning method -> the methods guaranteed to run after it (None: every other method)
@@ -763,7 +749,7 @@ def _branch_only(missing: list[State], terminal: list[State], attr: str) -> bool
 def _why(missing: State, terminal: list[State], attr: str) -> str:
     having = [s for s in terminal if attr in s.assigned]
     common = set.intersection(*(set((c[0], c[1]) for c in s.conds) for s in having)) if having else set()
-    conds = sorted(missing.conds, key=lambda c: c[2])
+    conds = sorted(missing.conds, key=lambda c: (c[2], c[0], c[1]))  # deterministic across runs
     distinct = [c for c in conds if (c[0], c[1]) not in common] or conds
     if not distinct:
         return "not assigned on every construction path"

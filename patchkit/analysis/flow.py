@@ -9,6 +9,7 @@ inlined along the concrete class's MRO.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from dataclasses import dataclass, field, replace
 from typing import Callable, Iterable, Optional
@@ -175,17 +176,30 @@ def _forget_locals(out: list, before: list, fn: ast.AST, selfname: str, kept: se
     """Facts about a callee's own names (its parameters and locals) end with the call: a second
     call, or another helper with a local of the same name, must not be pruned by them. Names it
     stored under their own name (``self.mode = mode``) stay: they now describe the attribute."""
-    a = fn.args
-    names = ({p.arg for p in a.posonlyargs + a.args + a.kwonlyargs}
-             | ({a.vararg.arg} if a.vararg else set()) | ({a.kwarg.arg} if a.kwarg else set())
-             | _rebound(fn)) - {selfname} - set(kept)
-    if not names:
+    pat = _locals_pattern(fn, selfname, frozenset(kept))
+    if pat is None:
         return out
     known = set().union(*(x.conds for x in before)) if before else set()
-    pat = re.compile(r"\b(?:" + "|".join(re.escape(n) for n in sorted(names)) + r")\b")
     return merge([State(x.assigned, frozenset(c for c in x.conds
                                                if c in known or c[0].startswith("<") or not pat.search(c[0])))
                   for x in out])
+
+
+@functools.lru_cache(maxsize=8192)
+def _locals_pattern_cached(names: frozenset) -> Optional[re.Pattern]:
+    return re.compile(r"\b(?:" + "|".join(re.escape(n) for n in sorted(names)) + r")\b") if names else None
+
+
+def _locals_pattern(fn: ast.AST, selfname: str, kept: frozenset) -> Optional[re.Pattern]:
+    """A regex matching the function's own names (parameters and locals), minus ``kept``."""
+    own = getattr(fn, "_pk_own", None)
+    if own is None:
+        a = fn.args
+        own = frozenset({p.arg for p in a.posonlyargs + a.args + a.kwonlyargs}
+                        | ({a.vararg.arg} if a.vararg else set()) | ({a.kwarg.arg} if a.kwarg else set())
+                        | _rebound(fn))
+        fn._pk_own = own  # type: ignore[attr-defined]
+    return _locals_pattern_cached(own - {selfname} - kept)
 
 
 def _rebound(fn: ast.AST) -> set:

@@ -544,12 +544,14 @@ def _self_targets(t: ast.expr, selfname: str) -> list[str]:
     return []
 
 
-def _scan_alt_ctor(ci: ClassInfo, mname: str, fn: ast.FunctionDef) -> None:
-    """``obj = cls.__new__(cls)`` (or ``object.__new__(cls)``) then ``obj.a = ...``: builds without __init__."""
+def new_instances(fn: ast.FunctionDef) -> list[tuple[int, frozenset, bool]]:
+    """Objects a function makes with ``__new__`` (``obj = cls.__new__(cls)``,
+    ``super().__new__(cls)``): (line, attributes it sets on them, whether it calls their __init__)."""
+    out = []
     for node in fast_walk(fn):
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
                 and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute) \
-                and node.value.func.attr == "__new__":  # cls.__new__(cls), super().__new__(cls)
+                and node.value.func.attr == "__new__":
             var = node.targets[0].id
             attrs: set[str] = set()
             calls_init = False
@@ -566,4 +568,11 @@ def _scan_alt_ctor(ci: ClassInfo, mname: str, fn: ast.FunctionDef) -> None:
                             isinstance(sub.args[0], ast.Name) and sub.args[0].id == var and \
                             isinstance(sub.args[1], ast.Constant):
                         attrs.add(str(sub.args[1].value))
-            ci.alt_ctors.append((mname, node.lineno, frozenset(attrs), calls_init))
+            out.append((node.lineno, frozenset(attrs), calls_init))
+    return out
+
+
+def _scan_alt_ctor(ci: ClassInfo, mname: str, fn: ast.FunctionDef) -> None:
+    """A class/static method that builds with ``__new__`` and skips ``__init__``."""
+    for line, attrs, calls_init in new_instances(fn):
+        ci.alt_ctors.append((mname, line, attrs, calls_init))

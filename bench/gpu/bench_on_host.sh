@@ -5,7 +5,8 @@
 #   bench/gpu/bench_on_host.sh                                 only wait for the queue and collect
 # Jobs run in the background (setsid), one at a time (a lock directory), so one benchmark may span several
 # device calls while the machine stays warm. Each call waits up to $WAIT seconds, then packs what
-# is finished into $OUT/bench-results.tgz. Env: WAIT (520), SIZE (8b), LEVELS, SECS (6).
+# is finished into $OUT/bench-results.tgz. Env: WAIT (520), SIZE (8b), LEVELS, SECS (6), EXTRA (more
+# arguments), MODE=profile (bench/profile_step.py at concurrency CONC instead of the throughput sweep).
 set -u
 OUT=${OUT:-/tmp/out}; W=/tmp/pkbench; mkdir -p $W/results "$OUT"
 B=${1:-}; V=${2:-}; CONFIGS=${3:-nospec,eagle,patched}
@@ -24,10 +25,17 @@ export PYTHONPATH=$P:$R PYTHONUNBUFFERED=1 NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DIS
 until mkdir $W/gpu.lock.d 2>/dev/null; do sleep 5; done   # one benchmark at a time
 [ -f $W/model/agree.json ] || { time python3 bench/agree_model.py --out $W/model --size ${SIZE:-8b}; } > $W/results/model.txt 2>&1
 nvidia-smi > $W/results/nvidia-smi-$V.txt 2>&1
+if [ "${MODE:-bench}" = profile ]; then
+timeout ${JOB_TIMEOUT:-2400} python3 bench/profile_step.py --out $W/results/profile-$V.json \
+  --model-path $W/model/target --draft-model-path $W/model/draft --site $S --patched-site $P \
+  --configs "$CONFIGS" --concurrency ${CONC:-128} ${EXTRA:-} \
+  --workdir $W/work-$V > $W/results/console-$V.txt 2>&1
+else
 timeout ${JOB_TIMEOUT:-2400} python3 bench/spec_throughput.py --out $W/results/bench-$V.json \
   --model-path $W/model/target --draft-model-path $W/model/draft --site $S --patched-site $P \
-  --configs "$CONFIGS" --levels ${LEVELS:-1,2,4,8,16,32,64,128,256} --seconds ${SECS:-6} \
+  --configs "$CONFIGS" --levels ${LEVELS:-1,2,4,8,16,32,64,128,256} --seconds ${SECS:-6} ${EXTRA:-} \
   --workdir $W/work-$V > $W/results/console-$V.txt 2>&1
+fi
 for f in $W/work-$V/server-*.log; do grep -v '^\s*$' \$f | tail -c 400000 > $W/results/$V-\$(basename \$f); done
 rmdir $W/gpu.lock.d
 touch $W/results/done-$V

@@ -129,6 +129,17 @@ def _resolver_edit() -> Edit:
                 (Anchor(WORKER, "<module>", S.RESOLVER_NAME),), transform, applied)
 
 
+def _one_token_edit() -> Edit:
+    def transform(module: cst.Module) -> cst.Module:
+        return cm.append_toplevel(module, S.ONE_TOKEN)
+
+    def applied(module: cst.Module) -> bool:
+        return any(isinstance(s, cst.FunctionDef) and s.name.value == S.ONE_TOKEN_NAME for s in module.body)
+
+    return Edit(WORKER, f"add the module function {S.ONE_TOKEN_NAME} (decode kernel for one-token verify)",
+                (Anchor(WORKER, "<module>", S.ONE_TOKEN_NAME),), transform, applied)
+
+
 def _registration(module: cst.Module, host: str) -> tuple[str, str]:
     """(with-items source, SpecRuntimeState(...) source) of upstream's adaptive registration."""
     fn = cm.find_method(WORKER, module, CLS, host)
@@ -152,6 +163,8 @@ def _methods_edit(host: str, bring_trivial: bool) -> Edit:
         src += S.SELECT_METHOD
         if bring_trivial:
             src += S.ZERO_STATE_METHOD + S.TRIVIAL_METHOD
+        else:
+            src += S.UPSTREAM_ZERO_METHOD
         klass = cm.find_class(WORKER, module, CLS)
         module = cm.add_method(module, klass, src, after="forward_batch_generation")
         fn = cm.find_method(WORKER, module, CLS, host)
@@ -261,18 +274,21 @@ def select(version: Version, read: Reader, init_class: str = CLS) -> Strategy:
     host = "init_cuda_graphs" if cm.has_method(module, CLS, "init_cuda_graphs") else "__init__"
     has_upstream_zero = cm.has_method(module, CLS, "_build_trivial_verify_input")
     has_activate = cm.has_method(module, CLS, "activate_step_by_batch")
-    edits += [_init_edit(init_class), _resolver_edit(), _methods_edit(host, bring_trivial=not has_upstream_zero),
+    edits += [_init_edit(init_class), _resolver_edit(), _one_token_edit(),
+              _methods_edit(host, bring_trivial=not has_upstream_zero),
               _select_edit(after_activate=has_activate)]
     if has_upstream_zero:
         name = "reuse-upstream-zero-step"
-        summary = "above T: upstream _build_trivial_verify_input, 1 token + draft extend; at/below T: EAGLE draft+verify"
+        summary = ("above T: upstream _build_trivial_verify_input, 1 token + draft extend, on decode attention kernels; "
+                   "at/below T: EAGLE draft+verify")
     else:
         if not cm.has_method(module, CLS, "_override_worker_state"):
             raise Refused(f"{WORKER}: {CLS} has neither '_build_trivial_verify_input' nor '_override_worker_state'; "
                           f"the zero-step state cannot be built")
         edits.append(_branch_edit())
         name = "bring-zero-step"
-        summary = "above T: patchkit's _patchkit_trivial_verify_input, 1 token + draft extend; at/below T: EAGLE draft+verify"
+        summary = ("above T: patchkit's _patchkit_trivial_verify_input, 1 token + draft extend, on decode attention kernels; "
+                   "at/below T: EAGLE draft+verify")
     return Strategy(name, tuple(edits), summary)
 
 
@@ -335,7 +351,7 @@ EXAMPLES = (
 
 PATCH = Patch(
     name="dynamic-spec-disable",
-    version="1.0.1",
+    version="1.1.0",
     description="Skip EAGLE-3 draft+verify for decode batches above --speculative-disable-batch-threshold",
     distribution="sglang",
     specifier=SpecifierSet(">=0.5.6,<0.6"),

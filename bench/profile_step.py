@@ -1,0 +1,169 @@
+#!/usr/bin/env python3
+"""Where does a decode step's time go? One torch-profiler window per configuration, under load.
+
+On a GPU host (same trees and checkpoint as bench/spec_throughput.py):
+
+    python3 bench/profile_step.py --model-path M/target --draft-model-path M/draft \
+        --site /tmp/site --patched-site /tmp/site-patched --concurrency 128 \
+        --configs nospec,patched0,eagle --out profile.json
+
+``patched0`` is the patched server with threshold 0, so every decode step takes the disabled path.
+For each configuration it boots the server, holds a closed loop at --concurrency, asks the
+server's own ``/start_profile`` for --steps steps (CPU + GPU), and reduces the chrome trace to:
+wall time per step, GPU kernel time per step (total and by kernel, top 25), and the CPU-side
+runtime calls that block (synchronizations). A step whose wall time is far above its kernel
+time is bound by the CPU (scheduler/bookkeeping); one whose kernel time is high is bound by the GPU.
+"""
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import sys
+import threading
+import time
+from collections import defaultdict
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "bench"))
+
+from patchkit.smoke.run import free_port  # noqa: E402
+from patchkit.smoke.server import Server, gpu_memory_used_mib, wait_gpu_released  # noqa: E402
+from spec_throughput import closed_loop, request, server_command  # noqa: E402
+
+
+def summarize_trace(path: Path, steps: int, top: int = 25) -> dict:
+    """Reduce one chrome trace (torch profiler) to per-step figures."""
+    with gzip.open(path, "rt") if path.suffix == ".gz" else open(path) as f:
+        doc = json.load(f)
+    events = [e for e in doc.get("traceEvents", []) if e.get("ph") == "X"]
+    kernels = [e for e in events if e.get("cat") in ("kernel", "gpu_memcpy", "gpu_memset")]
+    by_name: dict[str, list[float]] = defaultdict(lambda: [0.0, 0])
+    for e in kernels:
+        slot = by_name[e.get("name", "?")[:120]]
+        slot[0] += float(e.get("dur", 0))
+        slot[1] += 1
+    runtime = defaultdict(lambda: [0.0, 0])
+    for e in events:
+        if e.get("cat") == "cuda_runtime":
+            slot = runtime[e.get("name", "?")]
+            slot[0] += float(e.get("dur", 0))
+            slot[1] += 1
+    if kernels:
+        first = min(float(e["ts"]) for e in kernels)
+        last = max(float(e["ts"]) + float(e.get("dur", 0)) for e in kernels)
+        span = last - first
+    else:
+        span = 0.0
+    kernel_total = sum(v[0] for v in by_name.values())
+    per = max(1, steps)
+    return {
+        "trace": path.name,
+        "steps": steps,
+        "gpu_span_ms_per_step": round(span / per / 1000, 3),
+        "kernel_ms_per_step": round(kernel_total / per / 1000, 3),
+        "gpu_busy_fraction": round(kernel_total / span, 3) if span else None,
+        "top_kernels": [
+            {"name": n, "ms_per_step": round(v[0] / per / 1000, 3), "calls_per_step": round(v[1] / per, 1)}
+            for n, v in sorted(by_name.items(), key=lambda kv: -kv[1][0])[:top]],
+        "runtime_calls": [
+            {"name": n, "ms_per_step": round(v[0] / per / 1000, 3), "calls_per_step": round(v[1] / per, 1)}
+            for n, v in sorted(runtime.items(), key=lambda kv: -kv[1][0])[:12]],
+    }
+
+
+def start_profile(base: str, body: dict) -> str:
+    """POST /start_profile; the server answers in plain text, not JSON."""
+    import urllib.request
+    req = urllib.request.Request(f"{base}/start_profile", data=json.dumps(body).encode(),
+                                 headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=300) as r:
+        return r.read().decode(errors="replace")
+
+
+def profile_config(args, name: str, folder: Path) -> dict:
+    threshold = 0 if name == "patched0" else args.threshold
+    cfg = "patched" if name == "patched0" else name
+    port = free_port()
+    cmd, env = server_command(args, cfg, threshold, port, folder)
+    log = folder / f"server-{name}.log"
+    srv = Server(cmd, log, f"http://127.0.0.1:{port}", env=env)
+    out: dict = {"config": name, "threshold": threshold if cfg.startswith("patched") else None,
+                 "command": " ".join(cmd), "concurrency": args.concurrency}
+    base_mem = gpu_memory_used_mib()
+    srv.start()
+    print(f"--- {name}: {' '.join(cmd)}", flush=True)
+    try:
+        out["ready_s"] = round(srv.wait_ready(args.boot_timeout), 1)
+        request(srv.base_url, [1, 5, 6, 7], 8, args.temperature, 900)
+        closed_loop(srv.base_url, args.concurrency, 4, args.in_len, args.out_len, args.temperature)
+        trace_dir = folder / f"trace-{name}"
+        trace_dir.mkdir(parents=True, exist_ok=True)
+        load: dict = {}
+        t = threading.Thread(target=lambda: load.update(closed_loop(
+            srv.base_url, args.concurrency, args.load_seconds, args.in_len, args.out_len, args.temperature)))
+        t.start()
+        time.sleep(3)
+        t0 = time.monotonic()
+        start_profile(srv.base_url, {"output_dir": str(trace_dir), "num_steps": args.steps,
+                                     "activities": ["CPU", "GPU"]})
+        traces = []
+        while time.monotonic() - t0 < 240 and not traces:
+            traces = sorted(trace_dir.glob("*.trace.json*"))
+            time.sleep(1)
+        t.join()
+        out["load"] = load
+        if not traces:
+            raise RuntimeError(f"no trace written to {trace_dir}")
+        time.sleep(3)  # let the writer finish
+        out["profile"] = summarize_trace(traces[-1], args.steps)
+        p = out["profile"]
+        print(f"{name:>9} conc={args.concurrency} tok/s={load.get('output_tok_s')} accept={load.get('accept_length')} "
+              f"span/step={p['gpu_span_ms_per_step']} ms kernels/step={p['kernel_ms_per_step']} ms "
+              f"busy={p['gpu_busy_fraction']}", flush=True)
+        for k in p["top_kernels"][:12]:
+            print(f"    {k['ms_per_step']:8.3f} ms x{k['calls_per_step']:6.1f}  {k['name']}", flush=True)
+        for k in p["runtime_calls"][:5]:
+            print(f"    cpu {k['ms_per_step']:8.3f} ms x{k['calls_per_step']:6.1f}  {k['name']}", flush=True)
+    except Exception as e:
+        out["error"] = f"{type(e).__name__}: {e}"
+        out["server_tail"] = srv.tail(30)
+        print(f"{name}: FAILED {out['error']}\n{out['server_tail']}", flush=True)
+    finally:
+        out["teardown"] = srv.stop()
+        wait_gpu_released(base_mem)
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--model-path", required=True)
+    ap.add_argument("--draft-model-path", required=True)
+    ap.add_argument("--site", default="")
+    ap.add_argument("--patched-site", default="")
+    ap.add_argument("--configs", default="nospec,patched0,eagle")
+    ap.add_argument("--threshold", type=int, default=0)
+    ap.add_argument("--concurrency", type=int, default=128)
+    ap.add_argument("--steps", type=int, default=20)
+    ap.add_argument("--load-seconds", type=float, default=14)
+    ap.add_argument("--in-len", type=int, default=256)
+    ap.add_argument("--out-len", type=int, default=128)
+    ap.add_argument("--temperature", type=float, default=1.0)
+    ap.add_argument("--boot-timeout", type=float, default=600)
+    ap.add_argument("--server-arg", action="append", default=[])
+    ap.add_argument("--workdir", default="/tmp/profile")
+    args = ap.parse_args()
+    args.levels = [args.concurrency]
+    folder = Path(args.workdir)
+    folder.mkdir(parents=True, exist_ok=True)
+    results = []
+    for name in args.configs.split(","):
+        results.append(profile_config(args, name, folder))
+        Path(args.out).write_text(json.dumps({"results": results}, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Plot tok/s vs concurrency for every configuration in one or more bench JSON files (from
-bench/spec_throughput.py), one panel per file:  python3 bench/plot_throughput.py A.json [B.json] -o out.png"""
+bench/spec_throughput.py), one panel per file:  python3 bench/plot_throughput.py A.json [B.json] -o out.png
+[--label "panel A title prefix" --label ...]"""
 import argparse
 import json
 from pathlib import Path
@@ -13,10 +14,11 @@ import matplotlib.pyplot as plt  # noqa: E402
 ap = argparse.ArgumentParser()
 ap.add_argument("files", nargs="+")
 ap.add_argument("-o", "--out", required=True)
+ap.add_argument("--label", action="append", default=[], help="title prefix of each panel, in file order")
 args = ap.parse_args()
 docs = [json.loads(Path(f).read_text()) for f in args.files]
 fig, axes = plt.subplots(1, len(docs), figsize=(6.5 * len(docs), 4.6), squeeze=False)
-for ax, doc in zip(axes[0], docs):
+for i, (ax, doc) in enumerate(zip(axes[0], docs)):
     env = doc.get("environment", {})
     for r in doc["results"]:
         pts = [(lv["concurrency"], lv["output_tok_s"]) for lv in r["levels"] if lv["output_tok_s"] > 0]
@@ -33,7 +35,8 @@ for ax, doc in zip(axes[0], docs):
     ax.set_xlabel(f"concurrency (closed loop, {doc['args']['in_len']} in / {doc['args']['out_len']} out)")
     ax.set_ylabel("output tok/s")
     m = env.get("model", {})
-    ax.set_title(f"SGLang {env.get('sglang')}, {m.get('size', '?')} Llama + EAGLE-3 "
+    prefix = args.label[i] + "\n" if i < len(args.label) else ""
+    ax.set_title(f"{prefix}SGLang {env.get('sglang')}, {m.get('size', '?')} Llama + EAGLE-3 "
                  f"(accept p={m.get('p_accept')}), {env.get('gpu')}", fontsize=9)
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=8)

@@ -243,11 +243,27 @@ def main() -> None:
         Path(args.out).write_text(json.dumps(doc, indent=2) + "\n")
     for row in doc["summary"]:
         print("  ".join(f"{k}={v}" for k, v in row.items()), flush=True)
-    verdict = advice(doc)
-    if verdict:
-        doc["advice"] = verdict
-        Path(args.out).write_text(json.dumps(doc, indent=2) + "\n")
-        print(verdict, flush=True)
+    for key, text in (("goal", goal(doc)), ("advice", advice(doc))):
+        if text:
+            doc[key] = text
+            Path(args.out).write_text(json.dumps(doc, indent=2) + "\n")
+            print(text, flush=True)
+
+
+def goal(doc: dict, name: str = "patched", bar: float = 0.95) -> str:
+    """The issue's goal, checked on this run: the patched server reaches at least ``bar`` x the better
+    of (nospec, eagle) at every measured level."""
+    rows = [row for row in doc.get("summary", []) if row.get(f"{name}/best") is not None]
+    if not rows:
+        return ""
+    short = [row for row in rows if row[f"{name}/best"] < bar]
+    worst = min(rows, key=lambda row: row[f"{name}/best"])
+    if not short:
+        return (f"goal met: {name} >= {bar}x the better of (nospec, eagle) at all {len(rows)} levels "
+                f"(lowest {worst[f'{name}/best']:.3f} at concurrency {worst['concurrency']})")
+    misses = ", ".join(f"{row[f'{name}/best']:.3f} at {row['concurrency']}" for row in short)
+    return (f"goal not met: {name} < {bar}x the better of (nospec, eagle) at {len(short)} of {len(rows)} levels "
+            f"({misses})")
 
 
 def advice(doc: dict) -> str:

@@ -35,3 +35,28 @@ def test_advice_recommends_the_threshold_when_it_pays():
         if row["concurrency"] > 32:
             row["patched/eagle"] = round(row["nospec"] / row["eagle"], 3)
     assert st.advice(doc).startswith("advice: --speculative-disable-batch-threshold 32")
+
+
+DECODE = ROOT / "bench" / "results" / "h200-8b-decode"
+
+
+def test_decode_kernel_run_recommends_the_threshold():
+    doc = json.loads((DECODE / "bench-0.5.16.json").read_text())
+    msg = st.advice(doc)
+    assert msg.startswith("advice: --speculative-disable-batch-threshold 32") and "1.10x" in msg
+
+
+def test_goal_names_the_levels_that_missed_it():
+    doc = json.loads((DECODE / "bench-0.5.16.json").read_text())
+    msg = st.goal(doc)
+    assert msg.startswith("goal not met") and "2 of 6 levels" in msg
+    assert "0.905 at 64" in msg and "0.937 at 128" in msg and " at 256" not in msg
+
+
+def test_goal_met_when_every_level_clears_the_bar():
+    doc = json.loads((DECODE / "bench-0.5.16.json").read_text())
+    for row in doc["summary"]:
+        row["patched/best"] = max(row["patched/best"], 0.95)
+    msg = st.goal(doc)
+    assert msg.startswith("goal met") and "all 6 levels" in msg and "0.950" in msg
+    assert st.goal({"summary": []}) == ""

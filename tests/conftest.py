@@ -44,6 +44,12 @@ def sglang_scratch(tmp_path):
 
 
 @pytest.fixture
+def sglang_release():
+    """The read-only release itself (for checks that read files outside the scratch subset)."""
+    return release
+
+
+@pytest.fixture
 def broken_patches(monkeypatch):
     monkeypatch.setenv("PATCHKIT_PATCH_PATH", str(ROOT / "fixtures" / "broken_patches"))
     return "dynamic-spec-disable-wrong-class"

@@ -131,3 +131,33 @@ def test_threshold_resolution_in_the_patched_code(sglang_scratch, monkeypatch):
     monkeypatch.setenv("SGLANG_SPEC_DISABLE_BATCH_THRESHOLD", "lots")
     with pytest.raises(ValueError, match=r"^SGLANG_SPEC_DISABLE_BATCH_THRESHOLD='lots': expected a non-negative"):
         resolve(Args(None))
+
+
+@pytest.mark.network
+@pytest.mark.parametrize("version,upstream", [("0.5.12", False), ("0.5.13", False), ("0.5.14", True),
+                                              ("0.5.16", True), ("0.5.23", True)])
+def test_decode_kernel_conversion_finds_its_hooks_in_real_release(sglang_release, version, upstream):
+    from patches.dynamic_spec_disable import decode_kernel_gaps
+    assert decode_kernel_gaps(engine.reader(sglang_release(version)), upstream_builder=upstream) == []
+
+
+def test_decode_kernel_gaps_name_what_is_missing():
+    from patches.dynamic_spec_disable import FORWARD_INFO, TRITON, decode_kernel_gaps
+    files = {
+        TRITON: "class TritonAttnBackend:\n"
+                "    def __init__(self):\n        self.num_draft_tokens = 1\n"
+                "    def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True): ...\n"
+                "    def forward_extend(self, q, k, v, layer, forward_batch): ...\n"
+                "    def init_forward_metadata(self, forward_batch): ...\n"
+                "    def init_forward_metadata_capture_cuda_graph(self, forward_batch): ...\n",
+        FORWARD_INFO: "class ForwardMode:\n    def is_target_verify(self): ...\n",
+        WORKER: "class EAGLEWorkerV2:\n    def build_adaptive_runtime_state(self, n, d):\n"
+                "        backend = self._target_worker.model_runner._get_attention_backend()\n",
+    }
+    gaps = decode_kernel_gaps(files.get, upstream_builder=True)
+    assert any("forward_extend(..., save_kv_cache)" in g for g in gaps)
+    assert any("no CUDA-graph metadata method" in g for g in gaps)
+    assert any("ForwardMode.is_draft_extend_v2" in g for g in gaps)
+    assert any("_draft_worker.init_attention_backend(" in g for g in gaps)
+    assert not any("forward_decode" in g or "_get_attention_backend" in g for g in gaps)
+    assert decode_kernel_gaps({}.get, upstream_builder=False) == [f"{TRITON}: no class TritonAttnBackend"]

@@ -251,6 +251,52 @@ def _branch_edit() -> Edit:
                 (Anchor(WORKER, CLS, f"{meth}#draft", shape.text),), transform, applied)
 
 
+# ----------------------------------------------------------------------------- decode kernels
+TRITON = "sglang/srt/layers/attention/triton_backend.py"
+FORWARD_INFO = "sglang/srt/model_executor/forward_batch_info.py"
+
+
+def decode_kernel_gaps(read: Reader, upstream_builder: bool) -> list[str]:
+    """What ``_patchkit_one_token_attention`` relies on and this release lacks (empty: the disabled
+    steps run on the Triton decode kernel). Read with ``ast``; nothing is imported."""
+    import ast
+
+    gaps: list[str] = []
+    text = read(TRITON) or ""
+    node = _ast_class(text, "TritonAttnBackend") if text else None
+    if node is None:
+        return [f"{TRITON}: no class TritonAttnBackend"]
+    fns = {f.name: f for f in node.body if isinstance(f, ast.FunctionDef)}
+    for name in ("forward_decode", "forward_extend"):
+        if name not in fns or "save_kv_cache" not in [a.arg for a in fns[name].args.args]:
+            gaps.append(f"{TRITON}: TritonAttnBackend.{name}(..., save_kv_cache) not found")
+    if "init_forward_metadata" not in fns:
+        gaps.append(f"{TRITON}: TritonAttnBackend.init_forward_metadata not found")
+    graph_ok = "init_forward_metadata_out_graph" in fns or all(
+        n in fns and "forward_mode" in [a.arg for a in fns[n].args.args]
+        for n in ("init_forward_metadata_capture_cuda_graph", "init_forward_metadata_replay_cuda_graph"))
+    if not graph_ok:
+        gaps.append(f"{TRITON}: no CUDA-graph metadata method the conversion knows "
+                    f"(init_forward_metadata_out_graph, or capture/replay with forward_mode)")
+    if "self.num_draft_tokens =" not in text:
+        gaps.append(f"{TRITON}: TritonAttnBackend does not record num_draft_tokens")
+    modes = read(FORWARD_INFO) or ""
+    for name in ("is_target_verify", "is_draft_extend_v2"):
+        if f"def {name}(" not in modes:
+            gaps.append(f"{FORWARD_INFO}: ForwardMode.{name} not found")
+    if upstream_builder:
+        worker = read(WORKER) or ""
+        klass = _ast_class(worker, CLS)
+        build = next((f for f in (klass.body if klass else []) if isinstance(f, ast.FunctionDef)
+                      and f.name == "build_adaptive_runtime_state"), None)
+        body = ast.get_source_segment(worker, build) if build else ""
+        for call in ("._get_attention_backend(", "._draft_worker.init_attention_backend("):
+            if call not in (body or ""):
+                gaps.append(f"{WORKER}: {CLS}.build_adaptive_runtime_state does not call '{call[1:]}...)', "
+                            f"where the zero-step backends are switched")
+    return gaps
+
+
 # ----------------------------------------------------------------------------- selection
 def select(version: Version, read: Reader, init_class: str = CLS) -> Strategy:
     worker = read(WORKER)
@@ -277,9 +323,12 @@ def select(version: Version, read: Reader, init_class: str = CLS) -> Strategy:
     edits += [_init_edit(init_class), _resolver_edit(), _one_token_edit(),
               _methods_edit(host, bring_trivial=not has_upstream_zero),
               _select_edit(after_activate=has_activate)]
+    gaps = decode_kernel_gaps(read, upstream_builder=has_upstream_zero)
+    kernels = ("on decode attention kernels (Triton backend)" if not gaps else
+               f"on the verify (extend) kernels: {gaps[0]}")
     if has_upstream_zero:
         name = "reuse-upstream-zero-step"
-        summary = ("above T: upstream _build_trivial_verify_input, 1 token + draft extend, on decode attention kernels; "
+        summary = (f"above T: upstream _build_trivial_verify_input, 1 token + draft extend, {kernels}; "
                    "at/below T: EAGLE draft+verify")
     else:
         if not cm.has_method(module, CLS, "_override_worker_state"):
@@ -287,7 +336,7 @@ def select(version: Version, read: Reader, init_class: str = CLS) -> Strategy:
                           f"the zero-step state cannot be built")
         edits.append(_branch_edit())
         name = "bring-zero-step"
-        summary = ("above T: patchkit's _patchkit_trivial_verify_input, 1 token + draft extend, on decode attention kernels; "
+        summary = (f"above T: patchkit's _patchkit_trivial_verify_input, 1 token + draft extend, {kernels}; "
                    "at/below T: EAGLE draft+verify")
     return Strategy(name, tuple(edits), summary)
 

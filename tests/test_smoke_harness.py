@@ -45,6 +45,8 @@ def test_passing_run_writes_a_complete_record(standin, tmp_path):
                      "log-scan", "teardown"]
     cross = next(s for s in rec["stages"] if s["name"] == "threshold-crossings")["detail"]
     assert cross["switches_off"] >= 3 and cross["switches_on"] >= 3
+    scan = next(s for s in rec["stages"] if s["name"] == "log-scan")["detail"]
+    assert scan["decode_attention"] == "[True, True]"  # the sign-off records which kernels ran
     assert rec["timings"]["time_to_ready_s"] > 0 and rec["timings"]["first_request_latency_s"] > 0
     assert rec["config"]["tp"] == 1 and rec["config"]["threshold"] == 4
     assert (tmp_path / "logs" / "server.log").read_text().startswith("$ ")
@@ -122,6 +124,13 @@ def test_log_scan_finds_the_exception_and_switches():
     rep = logscan.scan(text)
     assert (rep.switches_off, rep.switches_on, rep.ready) == (1, 1, True)
     assert rep.exception.startswith("AttributeError") and rep.location == "/s/eagle_worker_v2.py:790 in forward_batch_generation"
+    assert rep.decode_attention == ""  # a 1.0.x ready line does not say
+
+
+def test_log_scan_reads_which_kernels_the_disabled_steps_use():
+    line = "[t] patchkit-spec-disable: ready threshold=32 steps=3 decode_attention=[True, False]\n"
+    assert logscan.scan(line).decode_attention == "[True, False]"
+    assert logscan.scan(line.replace("[True, False]", "None")).decode_attention == "None"
 
 
 def test_launch_command_passes_tp_and_threshold():

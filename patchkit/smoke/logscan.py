@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 
 SWITCH = re.compile(r"patchkit-spec-disable: (OFF|ON) batch_size=(\d+) threshold=(\d+) switches=(\d+)")
 READY = re.compile(r"patchkit-spec-disable: ready threshold=(\d+)")
+DECODE_ATTENTION = re.compile(r"decode_attention=(\[[^\]]*\]|None)")
 ERROR = re.compile(r"(Traceback \(most recent call last\)|\bERROR\b|CUDA error|Segmentation fault|core dumped|"
                    r"AssertionError|AttributeError|RuntimeError)")
 FRAME = re.compile(r'File "([^"]+)", line (\d+), in (\S+)')
@@ -17,6 +18,9 @@ class LogReport:
     switches_off: int = 0
     switches_on: int = 0
     ready: bool = False
+    #: from the ready line (patch 1.1.0+): whether the zero-step state's backends (target verify,
+    #: draft extend) run one-token steps on the decode kernel; "" when the line does not say
+    decode_attention: str = ""
     errors: list[str] = field(default_factory=list)
     #: last exception line ("AttributeError: ...") and the innermost frame of the first traceback
     exception: str = ""
@@ -38,6 +42,9 @@ def scan(text: str) -> LogReport:
             continue
         if READY.search(ln):
             rep.ready = True
+            da = DECODE_ATTENTION.search(ln)
+            if da:
+                rep.decode_attention = da.group(1)
         if "Traceback (most recent call last)" in ln:
             in_tb = True
             frames = []

@@ -282,7 +282,10 @@ class Smoke:
         if rep.errors:
             raise StageFailed("log-scan", f"{len(rep.errors)} error line(s) in the server log, first: {rep.errors[0]}",
                               rep.location)
-        return {"errors": 0, "switch_lines": rep.switches_off + rep.switches_on}
+        detail = {"errors": 0, "switch_lines": rep.switches_off + rep.switches_on}
+        if rep.decode_attention:
+            detail["decode_attention"] = rep.decode_attention
+        return detail
 
     def _teardown(self, baseline):
         rep = self.server.stop() if self.server else {}

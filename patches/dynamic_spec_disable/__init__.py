@@ -118,26 +118,24 @@ def _init_edit(cls: str = CLS) -> Edit:
                 (Anchor(WORKER, cls, "__init__", shape.text),), transform, applied)
 
 
-def _resolver_edit() -> Edit:
+def _module_function_edit(name: str, src: str, purpose: str = "") -> Edit:
+    """Append module-level code that defines the function ``name``; applied when ``name`` exists."""
     def transform(module: cst.Module) -> cst.Module:
-        return cm.append_toplevel(module, S.RESOLVER)
+        return cm.append_toplevel(module, src)
 
     def applied(module: cst.Module) -> bool:
-        return any(isinstance(s, cst.FunctionDef) and s.name.value == S.RESOLVER_NAME for s in module.body)
+        return any(isinstance(s, cst.FunctionDef) and s.name.value == name for s in module.body)
 
-    return Edit(WORKER, f"add the module function {S.RESOLVER_NAME}",
-                (Anchor(WORKER, "<module>", S.RESOLVER_NAME),), transform, applied)
+    return Edit(WORKER, f"add the module function {name}{purpose}",
+                (Anchor(WORKER, "<module>", name),), transform, applied)
+
+
+def _resolver_edit() -> Edit:
+    return _module_function_edit(S.RESOLVER_NAME, S.RESOLVER)
 
 
 def _one_token_edit() -> Edit:
-    def transform(module: cst.Module) -> cst.Module:
-        return cm.append_toplevel(module, S.ONE_TOKEN)
-
-    def applied(module: cst.Module) -> bool:
-        return any(isinstance(s, cst.FunctionDef) and s.name.value == S.ONE_TOKEN_NAME for s in module.body)
-
-    return Edit(WORKER, f"add the module function {S.ONE_TOKEN_NAME} (decode kernel for one-token verify)",
-                (Anchor(WORKER, "<module>", S.ONE_TOKEN_NAME),), transform, applied)
+    return _module_function_edit(S.ONE_TOKEN_NAME, S.ONE_TOKEN, " (decode kernel for one-token verify)")
 
 
 def _registration(module: cst.Module, host: str) -> tuple[str, str]:

@@ -83,7 +83,9 @@ def run_one(patch: Patch, version: str, pip_output=None) -> Row:
         except (Refused, DriftError, PatchkitError) as exc:
             return Row(version, "refused", detail=str(exc), seconds=time.perf_counter() - t0)
     verdict = "already upstream" if r.outcome.value == "already-applied" else "applies"
-    return Row(version, verdict, r.strategy, r.reason, round(time.perf_counter() - t0, 2))
+    # the scratch holds only the patched files; the plan read the whole release, so its summary is the true one
+    detail = strategy.summary if verdict == "applies" else r.reason
+    return Row(version, verdict, r.strategy, detail, round(time.perf_counter() - t0, 2))
 
 
 def run_matrix(patch: Patch, versions: list[str], on_done: Optional[Callable[[Row], None]] = None,

@@ -56,6 +56,7 @@ class Lens(tuple):
 class TritonAttnBackend:
     def __init__(self, num_draft_tokens=1, **attrs):
         self.num_draft_tokens = num_draft_tokens
+        self.max_context_len = 1000
         self.calls = []
         self.forward_metadata = None
         self.__dict__.update(attrs)
@@ -139,11 +140,25 @@ def test_other_modes_pass_through(convert, mode):
     assert b.forward_extend("q", "k", "v", None, fb) == ("extend", True)
 
 
-def test_missing_sum_is_computed_for_the_eager_path_only(convert):
+class NoSync(Lens):
+    def __add__(self, n):
+        return NoSync(x + n for x in self)
+
+    def sum(self):
+        raise AssertionError("the device copy of seq_lens was summed (a GPU sync)")
+
+
+def test_missing_sum_is_supplied_for_the_eager_path_only_without_a_sync(convert):
     b = TritonAttnBackend()
     convert(b)
-    b.init_forward_metadata(batch(ForwardMode.TARGET_VERIFY, [5, 7], seq_sum=None, cpu=False))
-    assert b.calls[-1][3] == 14  # eager decode metadata sizes its index buffer with it
+    fb = batch(ForwardMode.TARGET_VERIFY, [5, 7], seq_sum=None, cpu=True)
+    fb.seq_lens = NoSync(fb.seq_lens)
+    b.init_forward_metadata(fb)
+    assert b.calls[-1][3] == 14  # the host copy's sum: eager decode metadata sizes its index buffer with it
+    fb = batch(ForwardMode.TARGET_VERIFY, [5, 7], seq_sum=None, cpu=False)
+    fb.seq_lens = NoSync(fb.seq_lens)
+    b.init_forward_metadata(fb)
+    assert b.calls[-1][3] == 2 * 1000  # no host copy: the upper bound bs * max_context_len
     fb = batch(ForwardMode.TARGET_VERIFY, [5, 7], seq_sum=None, cpu=False)
     b.init_forward_metadata_out_graph(fb, in_capture=True)
     assert b.calls[-1] == ("graph", ForwardMode.DECODE, (6, 8), True, None)
@@ -224,5 +239,6 @@ def test_any_batch_is_seen_shifted_and_restored(convert, mode, lens, has_sum, ha
     assert seen == tuple(x + (shift or 0) for x in lens)
     assert b.calls[-1][1] is (ForwardMode.DECODE if shift is not None else mode)
     if not graph and shift is not None:
-        assert b.calls[-1][3] == sum(lens) + shift * len(lens)
+        expected = sum(lens) + shift * len(lens) if has_sum or has_cpu else len(lens) * b.max_context_len
+        assert b.calls[-1][3] == expected
     assert all(x is y for x, y in zip(snapshot(fb), before))

@@ -267,7 +267,7 @@ def _patchkit_one_token_attention(backend):
             return 0
         return None
 
-    def as_decode(fb, extra, sized):
+    def as_decode(fb, extra, bound):
         saved = (fb.forward_mode, fb.seq_lens, fb.seq_lens_sum, fb.seq_lens_cpu, fb.spec_info)
         fb.forward_mode = _Mode.DECODE
         fb.spec_info = None
@@ -277,9 +277,10 @@ def _patchkit_one_token_attention(backend):
             fb.seq_lens = fb.seq_lens + extra
             if fb.seq_lens_cpu is not None:
                 fb.seq_lens_cpu = fb.seq_lens_cpu + extra
-        if sized and fb.seq_lens_sum is None:
-            # eager decode metadata sizes its index buffer by seq_lens_sum (some releases need it)
-            fb.seq_lens_sum = int(fb.seq_lens_cpu.sum()) if fb.seq_lens_cpu is not None else int(fb.seq_lens.sum())
+        if bound is not None and fb.seq_lens_sum is None:
+            # eager decode metadata sizes its index buffer by seq_lens_sum (0.5.12 needs it): the host
+            # copy's sum, else an upper bound (what later releases allocate themselves); never a sync
+            fb.seq_lens_sum = int(fb.seq_lens_cpu.sum()) if fb.seq_lens_cpu is not None else bound(fb)
         return saved
 
     def restore(fb, saved):
@@ -292,7 +293,11 @@ def _patchkit_one_token_attention(backend):
             extra = extra_len(forward_batch.forward_mode)
             if extra is None:
                 return inner(self, forward_batch, *args, **kwargs)
-            saved = as_decode(forward_batch, extra, sized)
+            bound = None
+            if sized:
+                def bound(fb):
+                    return len(fb.seq_lens) * self.max_context_len
+            saved = as_decode(forward_batch, extra, bound)
             try:
                 return inner(self, forward_batch, *args, **kwargs)
             finally:

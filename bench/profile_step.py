@@ -29,9 +29,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
-from patchkit.smoke.run import free_port  # noqa: E402
-from patchkit.smoke.server import Server, gpu_memory_used_mib, wait_gpu_released  # noqa: E402
-from spec_throughput import closed_loop, request, server_command  # noqa: E402
+from spec_throughput import add_server_args, closed_loop, request, serve  # noqa: E402
 
 
 def summarize_trace(path: Path, steps: int, top: int = 25) -> dict:
@@ -86,17 +84,10 @@ def start_profile(base: str, body: dict) -> str:
 def profile_config(args, name: str, folder: Path) -> dict:
     threshold = 0 if name == "patched0" else args.threshold
     cfg = "patched" if name == "patched0" else name
-    port = free_port()
-    cmd, env = server_command(args, cfg, threshold, port, folder)
-    log = folder / f"server-{name}.log"
-    srv = Server(cmd, log, f"http://127.0.0.1:{port}", env=env)
     out: dict = {"config": name, "threshold": threshold if cfg.startswith("patched") else None,
-                 "command": " ".join(cmd), "concurrency": args.concurrency}
-    base_mem = gpu_memory_used_mib()
-    srv.start()
-    print(f"--- {name}: {' '.join(cmd)}", flush=True)
-    try:
-        out["ready_s"] = round(srv.wait_ready(args.boot_timeout), 1)
+                 "concurrency": args.concurrency}
+
+    def profile(srv) -> None:
         request(srv.base_url, [1, 5, 6, 7], 8, args.temperature, 900)
         closed_loop(srv.base_url, args.concurrency, 4, args.in_len, args.out_len, args.temperature)
         trace_dir = folder / f"trace-{name}"
@@ -118,8 +109,7 @@ def profile_config(args, name: str, folder: Path) -> dict:
         if not traces:
             raise RuntimeError(f"no trace written to {trace_dir}")
         time.sleep(3)  # let the writer finish
-        out["profile"] = summarize_trace(traces[-1], args.steps)
-        p = out["profile"]
+        out["profile"] = p = summarize_trace(traces[-1], args.steps)
         print(f"{name:>9} conc={args.concurrency} tok/s={load.get('output_tok_s')} accept={load.get('accept_length')} "
               f"span/step={p['gpu_span_ms_per_step']} ms kernels/step={p['kernel_ms_per_step']} ms "
               f"busy={p['gpu_busy_fraction']}", flush=True)
@@ -127,34 +117,18 @@ def profile_config(args, name: str, folder: Path) -> dict:
             print(f"    {k['ms_per_step']:8.3f} ms x{k['calls_per_step']:6.1f}  {k['name']}", flush=True)
         for k in p["runtime_calls"][:5]:
             print(f"    cpu {k['ms_per_step']:8.3f} ms x{k['calls_per_step']:6.1f}  {k['name']}", flush=True)
-    except Exception as e:
-        out["error"] = f"{type(e).__name__}: {e}"
-        out["server_tail"] = srv.tail(30)
-        print(f"{name}: FAILED {out['error']}\n{out['server_tail']}", flush=True)
-    finally:
-        out["teardown"] = srv.stop()
-        wait_gpu_released(base_mem)
-    return out
+
+    return serve(args, cfg, threshold, folder, out, profile)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--model-path", required=True)
-    ap.add_argument("--draft-model-path", required=True)
-    ap.add_argument("--site", default="")
-    ap.add_argument("--patched-site", default="")
+    add_server_args(ap, workdir="/tmp/profile")
     ap.add_argument("--configs", default="nospec,patched0,eagle")
     ap.add_argument("--threshold", type=int, default=0)
     ap.add_argument("--concurrency", type=int, default=128)
     ap.add_argument("--steps", type=int, default=20)
     ap.add_argument("--load-seconds", type=float, default=14)
-    ap.add_argument("--in-len", type=int, default=256)
-    ap.add_argument("--out-len", type=int, default=128)
-    ap.add_argument("--temperature", type=float, default=1.0)
-    ap.add_argument("--boot-timeout", type=float, default=600)
-    ap.add_argument("--server-arg", action="append", default=[])
-    ap.add_argument("--workdir", default="/tmp/profile")
     args = ap.parse_args()
     args.levels = [args.concurrency]
     folder = Path(args.workdir)

@@ -121,18 +121,38 @@ def server_command(args, name: str, threshold: int | None, port: int, folder: Pa
     return cmd, env
 
 
-def run_config(args, name: str, threshold: int | None, folder: Path) -> dict:
+def serve(args, name: str, threshold: int | None, folder: Path, out: dict, body) -> dict:
+    """Boot configuration ``name`` (its log in ``folder``, named after ``out['config']``), wait until
+    it is ready, run ``body(server)``; a failure lands in ``out`` (error, server tail), and the process
+    tree is always torn down and its GPU memory waited for. Returns ``out``."""
     port = free_port()
     cmd, env = server_command(args, name, threshold, port, folder)
-    log = folder / f"server-{name}.log"
+    log = folder / f"server-{out['config']}.log"
     srv = Server(cmd, log, f"http://127.0.0.1:{port}", env=env)
-    out = {"config": name, "threshold": threshold, "command": " ".join(cmd),
-           "env": {k: v for k, v in env.items() if k != "PYTHONUNBUFFERED"}, "levels": []}
+    out.update({"command": " ".join(cmd), "env": {k: v for k, v in env.items() if k != "PYTHONUNBUFFERED"}})
     base_mem = gpu_memory_used_mib()
     srv.start()
-    print(f"--- {name}: {' '.join(cmd)}", flush=True)
+    print(f"--- {out['config']}: {' '.join(cmd)}", flush=True)
     try:
         out["ready_s"] = round(srv.wait_ready(args.boot_timeout), 1)
+        body(srv)
+    except Exception as e:
+        out["error"] = f"{type(e).__name__}: {e}"
+        out["server_tail"] = srv.tail(30)
+        print(f"{out['config']}: FAILED {out['error']}\n{out['server_tail']}", flush=True)
+    finally:
+        text = log.read_text(errors="replace") if log.exists() else ""
+        out["switch_lines"] = text.count("patchkit-spec-disable: OFF") + text.count("patchkit-spec-disable: ON")
+        out["upstream_switch_lines"] = text.count("Switch adaptive runtime state")
+        out["teardown"] = srv.stop()
+        wait_gpu_released(base_mem)
+    return out
+
+
+def run_config(args, name: str, threshold: int | None, folder: Path) -> dict:
+    out = {"config": name, "threshold": threshold, "levels": []}
+
+    def load(srv: Server) -> None:
         t0 = time.monotonic()
         request(srv.base_url, [1, 5, 6, 7], 8, args.temperature, 900)  # first use compiles kernels
         closed_loop(srv.base_url, max(args.levels), 3, args.in_len, args.out_len, args.temperature)
@@ -145,17 +165,8 @@ def run_config(args, name: str, threshold: int | None, folder: Path) -> dict:
             out["levels"].append(r)
             if not srv.alive():
                 raise RuntimeError("server died during the load")
-    except Exception as e:
-        out["error"] = f"{type(e).__name__}: {e}"
-        out["server_tail"] = srv.tail(30)
-        print(f"{name}: FAILED {out['error']}\n{out['server_tail']}", flush=True)
-    finally:
-        text = log.read_text(errors="replace") if log.exists() else ""
-        out["switch_lines"] = text.count("patchkit-spec-disable: OFF") + text.count("patchkit-spec-disable: ON")
-        out["upstream_switch_lines"] = text.count("Switch adaptive runtime state")
-        out["teardown"] = srv.stop()
-        wait_gpu_released(base_mem)
-    return out
+
+    return serve(args, name, threshold, folder, out, load)
 
 
 def recommend_threshold(nospec: dict, eagle: dict) -> int:
@@ -201,23 +212,28 @@ def environment(args) -> dict:
     return env
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def add_server_args(ap: argparse.ArgumentParser, workdir: str) -> None:
+    """Where the servers come from and what load they get (shared with bench/profile_step.py)."""
     ap.add_argument("--out", required=True)
     ap.add_argument("--model-path", required=True)
     ap.add_argument("--draft-model-path", required=True)
     ap.add_argument("--site", default="", help="SGLang tree for the unpatched configurations (PYTHONPATH)")
     ap.add_argument("--patched-site", default="", help="SGLang tree with dynamic-spec-disable applied")
-    ap.add_argument("--configs", default="nospec,eagle,patched")
-    ap.add_argument("--threshold", default="auto", help="T for the patched configurations, or 'auto'")
-    ap.add_argument("--levels", default="1,2,4,8,16,32,64,128,256")
-    ap.add_argument("--seconds", type=float, default=6.0)
     ap.add_argument("--in-len", type=int, default=256)
     ap.add_argument("--out-len", type=int, default=128)
     ap.add_argument("--temperature", type=float, default=1.0)
     ap.add_argument("--boot-timeout", type=float, default=600)
     ap.add_argument("--server-arg", action="append", default=[])
-    ap.add_argument("--workdir", default="/tmp/bench")
+    ap.add_argument("--workdir", default=workdir)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_server_args(ap, workdir="/tmp/bench")
+    ap.add_argument("--configs", default="nospec,eagle,patched")
+    ap.add_argument("--threshold", default="auto", help="T for the patched configurations, or 'auto'")
+    ap.add_argument("--levels", default="1,2,4,8,16,32,64,128,256")
+    ap.add_argument("--seconds", type=float, default=6.0)
     args = ap.parse_args()
     args.levels = sorted(int(x) for x in args.levels.split(","))
     configs = [c.strip() for c in args.configs.split(",") if c.strip()]

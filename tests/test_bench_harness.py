@@ -1,0 +1,39 @@
+"""bench/spec_throughput.py's server harness (serve/run_config) end to end, against the stand-in
+server in fixtures/standin_sglang (no GPU): levels measured, switches counted, failures recorded,
+the process tree torn down."""
+import argparse
+import importlib.util
+import os
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+STANDIN = ROOT / "fixtures" / "standin_sglang"
+_spec = importlib.util.spec_from_file_location("spec_throughput", ROOT / "bench" / "spec_throughput.py")
+st = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(st)
+
+
+def args_for(tmp_path):
+    ap = argparse.ArgumentParser()
+    st.add_server_args(ap, workdir=str(tmp_path))
+    args = ap.parse_args(["--out", str(tmp_path / "b.json"), "--model-path", "/m", "--draft-model-path", "/d",
+                          "--site", str(STANDIN), "--patched-site", str(STANDIN), "--boot-timeout", "30"])
+    args.levels, args.seconds = [1, 4], 1.0
+    return args
+
+
+def test_levels_and_switches_are_measured(tmp_path):
+    out = st.run_config(args_for(tmp_path), "patched", 2, tmp_path)
+    assert "error" not in out and out["threshold"] == 2
+    assert [lv["concurrency"] for lv in out["levels"]] == [1, 4]
+    assert all(lv["output_tok_s"] > 0 and lv["error_count"] == 0 for lv in out["levels"])
+    assert out["levels"][0]["accept_length"] > 1.0 >= out["levels"][1]["accept_length"] - 0.01  # 1 <= T < 4
+    assert out["switch_lines"] >= 1 and "--speculative-disable-batch-threshold 2" in out["command"]
+    assert out["teardown"]["leftover_pids"] == [] and (tmp_path / "server-patched.log").exists()
+
+
+def test_a_server_that_dies_at_start_is_recorded_not_raised(tmp_path, monkeypatch):
+    monkeypatch.setenv("STANDIN_EXIT_AT_START", "3")
+    out = st.run_config(args_for(tmp_path), "nospec", None, tmp_path)
+    assert out["levels"] == [] and out["error"] and "failing at start on purpose" in out["server_tail"]
+    assert out["teardown"]["leftover_pids"] == []

@@ -309,9 +309,6 @@ def select(version: Version, read: Reader, init_class: str = CLS) -> Strategy:
                           f"the disable path needs it to swap attention backends and CUDA graphs to one verify token")
     rel, fcls = _field_class(read)
     annotated = "speculative_num_steps: A[" in (read(rel) or "")
-    fields_text = read(rel) or ""
-    if f"{FIELD}:" in fields_text and "patchkit" not in fields_text.split(f"{FIELD}:")[0][-300:]:
-        pass  # our own field counts as applied, detected per edit
     edits = [_field_edit(rel, fcls, annotated)]
     if not annotated:
         edits.append(_argparse_edit())

@@ -57,10 +57,19 @@ def transform(patch: Patch, target: Target) -> tuple[Strategy, list[FileChange],
     applied_flags: list[bool] = []
     for rel in strategy.files:
         before = read(rel)
-        if before is None:
-            raise AnchorNotFound(f"{rel}: file not found in {target.root} (upstream moved it?)")
-        module = codemod.parse(rel, before)
         edits = [e for e in strategy.edits if e.file == rel]
+        creates = any(e.creates for e in edits)
+        if before is None:
+            if not creates:
+                raise AnchorNotFound(f"{rel}: file not found in {target.root} (upstream moved it?)")
+            module = codemod.parse(rel, "")
+            for e in edits:
+                module = e.transform(module)
+            _compile_check(rel, module.code)
+            applied_flags.append(False)
+            changes.append(FileChange(rel, "", module.code, tuple(a for e in edits for a in e.anchors), created=True))
+            continue
+        module = codemod.parse(rel, before)
         flags = [e.is_applied(module) for e in edits]
         applied_flags.extend(flags)
         if all(flags):
@@ -147,10 +156,15 @@ def apply(patch: Patch, target: Target, dry_run: bool = False, lock_timeout: flo
                 if not c.changed:
                     continue
                 path = target.file(c.rel)
-                raw_before = path.read_bytes()
-                if raw_before.decode("utf-8") != c.before:
-                    raise DriftError(f"{c.rel}: changed on disk while patching; try again")
-                sha_before = j.keep_original(raw_before)
+                if c.created:
+                    if path.exists():
+                        raise DriftError(f"{c.rel}: appeared on disk while patching; try again")
+                    raw_before, sha_before = None, jr.CREATED
+                else:
+                    raw_before = path.read_bytes()
+                    if raw_before.decode("utf-8") != c.before:
+                        raise DriftError(f"{c.rel}: changed on disk while patching; try again")
+                    sha_before = j.keep_original(raw_before)
                 data = c.after.encode("utf-8")
                 j.entries.append(jr.Entry(patch.name, patch.version, strategy.name, target.distribution,
                                           target.version, c.rel, sha_before, sha256_bytes(data),
@@ -160,7 +174,10 @@ def apply(patch: Patch, target: Target, dry_run: bool = False, lock_timeout: flo
             j.save()
         except BaseException:
             for path, raw in reversed(written):  # leave nothing half-patched across files
-                atomic_write(path, raw)
+                if raw is None:
+                    path.unlink(missing_ok=True)
+                else:
+                    atomic_write(path, raw)
             raise
     return PatchResult(patch.name, Outcome.APPLIED, strategy.summary, strategy.name, tuple(changes))
 
@@ -211,14 +228,17 @@ def revert(patch: Patch, target: Target, force: bool = False, dry_run: bool = Fa
                 raise DriftError(f"{e.file}: changed since patch {patch.name} was applied "
                                  f"(sha256 {sha256_bytes(current)[:12]} != {e.sha_after[:12]}); "
                                  f"revert --force restores the original anyway")
-            original = j.original(e.sha_before)
+            original = b"" if e.created else j.original(e.sha_before)
             changes.append(FileChange(e.file, current.decode("utf-8", "replace"), original.decode("utf-8", "replace")))
             if not dry_run:
                 check_writable(path)
         if dry_run:
             return PatchResult(patch.name, Outcome.WOULD_APPLY, "would revert", entries[0].strategy, tuple(changes))
         for e in entries:
-            atomic_write(target.file(e.file), j.original(e.sha_before))
+            if e.created:
+                target.file(e.file).unlink(missing_ok=True)
+            else:
+                atomic_write(target.file(e.file), j.original(e.sha_before))
         j.entries = [x for x in j.entries if x.patch != patch.name]
         j.save()
     return PatchResult(patch.name, Outcome.REVERTED, "restored the original bytes", entries[0].strategy, tuple(changes))
@@ -291,5 +311,6 @@ def diff(patch: Patch, target: Target) -> str:
     entries = j.for_patch(patch.name)
     if not entries:
         raise JournalError(f"patch {patch.name} is not applied to {target.describe()}; use apply --dry-run for a preview")
-    changes = [FileChange(e.file, j.original(e.sha_before).decode(), target.file(e.file).read_bytes().decode()) for e in entries]
+    changes = [FileChange(e.file, "" if e.created else j.original(e.sha_before).decode(),
+                          target.file(e.file).read_bytes().decode()) for e in entries]
     return unified_diff(changes)

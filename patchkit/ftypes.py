@@ -156,10 +156,12 @@ class FileChange:
     before: str
     after: str
     anchors: tuple[Anchor, ...] = ()
+    #: the patch creates this file (absent before; revert removes it)
+    created: bool = False
 
     @property
     def changed(self) -> bool:
-        return self.before != self.after
+        return self.created or self.before != self.after
 
 
 @dataclass(frozen=True)

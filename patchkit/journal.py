@@ -13,6 +13,8 @@ from .ftypes import JournalError, Target
 
 SCHEMA = 1
 STATE_DIR = ".patchkit"
+#: ``sha_before`` of a file the patch created (no original to keep; revert removes it)
+CREATED = "created"
 
 
 @dataclass(frozen=True)
@@ -27,6 +29,10 @@ class Entry:
     sha_after: str
     anchors: tuple[str, ...]
     time: str
+
+    @property
+    def created(self) -> bool:
+        return self.sha_before == CREATED
 
     @classmethod
     def from_dict(cls, d: dict) -> "Entry":

@@ -31,6 +31,9 @@ class Edit:
     transform: Callable[[cst.Module], cst.Module]
     #: module -> True when this edit is already present in the code
     is_applied: Callable[[cst.Module], bool]
+    #: the edit creates ``file`` (absent upstream): ``transform`` receives an empty module, the
+    #: journal records the file as created and revert removes it
+    creates: bool = False
 
 
 @dataclass(frozen=True)
@@ -78,4 +81,22 @@ class Patch:
         return self.select(Version(version), read)
 
 
-__all__ = ["Anchor", "AnchorNotFound", "Edit", "Patch", "Reader", "Refused", "Strategy"]
+
+
+def new_file_edit(file: str, text: str, description: str) -> Edit:
+    """An edit that creates ``file`` with exactly ``text`` (a module the patch ships as real Python).
+    Applied when the file holds ``text``; a file of that name with other content is drift."""
+    from .ftypes import Anchor as _Anchor
+
+    def transform(module: cst.Module) -> cst.Module:
+        if module.code.strip():
+            raise AnchorNotFound(f"{file}: exists with other content; the patch creates this file")
+        return cst.parse_module(text)
+
+    def applied(module: cst.Module) -> bool:
+        return module.code == text
+
+    return Edit(file, description, (_Anchor(file, "<module>", None, "new file"),), transform, applied, creates=True)
+
+
+__all__ = ["Anchor", "AnchorNotFound", "Edit", "Patch", "Reader", "Refused", "Strategy", "new_file_edit"]

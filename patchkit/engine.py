@@ -95,6 +95,23 @@ def _compile_check(rel: str, text: str) -> None:
         raise CheckFailed(f"{rel}: the patched file does not compile: {exc}") from None
 
 
+def lint_changes(changes: Iterable[FileChange]) -> list:
+    """pyflakes problems (undefined names, unused imports) the patch adds to each changed file."""
+    from .lint import new_problems
+    out: list = []
+    for c in changes:
+        if c.changed:
+            out += new_problems(c.rel, c.before, c.after)
+    return out
+
+
+def _raise_lint(patch: Patch, changes: Iterable[FileChange]) -> None:
+    found = lint_changes(changes)
+    if found:
+        more = f" (+{len(found) - 1} more)" if len(found) > 1 else ""
+        raise CheckFailed(f"patch {patch.name}: the patched code gains {found[0]}{more}; nothing written")
+
+
 def run_checks(patch: Patch, target: Target, changes: Iterable[FileChange]) -> list[Finding]:
     """Findings that the patch introduces (present after, absent before) in the edited files."""
     from . import registry
@@ -136,6 +153,7 @@ def apply(patch: Patch, target: Target, dry_run: bool = False, lock_timeout: flo
         if state == "applied":
             return PatchResult(patch.name, Outcome.ALREADY_APPLIED, "already applied", strategy.name, tuple(changes))
         if run_check:
+            _raise_lint(patch, changes)
             _raise_findings(patch, run_checks(patch, target, changes))
         return PatchResult(patch.name, Outcome.WOULD_APPLY, strategy.summary, strategy.name, tuple(changes))
     for rel in _files_of(patch, target):
@@ -148,6 +166,7 @@ def apply(patch: Patch, target: Target, dry_run: bool = False, lock_timeout: flo
             return PatchResult(patch.name, Outcome.ALREADY_APPLIED, "already applied", strategy.name, tuple(changes))
         _check_conflicts(patch, j, changes)
         if run_check:
+            _raise_lint(patch, changes)
             _raise_findings(patch, run_checks(patch, target, changes))
         now = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
         written: list[tuple[Path, bytes]] = []

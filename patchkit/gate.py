@@ -42,7 +42,7 @@ class GateResult:
                 "stages": [s.__dict__ for s in self.stages]}
 
 
-STAGES = ("range", "hashes", "compile", "analyzer", "invariants", "signoff")
+STAGES = ("range", "hashes", "compile", "lint", "analyzer", "invariants", "signoff")
 
 
 def run(target: Target, require_signoff: bool = False, signoff_path: Optional[Path] = None,
@@ -65,6 +65,7 @@ def run(target: Target, require_signoff: bool = False, signoff_path: Optional[Pa
     steps = [("range", lambda: _range(patches, target)),
              ("hashes", lambda: _hashes(j, target)),
              ("compile", lambda: _compile(j, target)),
+             ("lint", lambda: _lint(j, target)),
              ("analyzer", lambda: _analyzer(j, target)),
              ("invariants", lambda: _invariants(patches, target))]
     if require_signoff:
@@ -115,6 +116,19 @@ def _compile(j, target):
         except SyntaxError as exc:
             return FAIL, f"{rel}:{exc.lineno}: {exc.msg}"
     return PASS, "patched files compile"
+
+
+def _lint(j, target):
+    """What pyflakes finds in each patched file and not in its kept original (undefined names,
+    unused imports): a spliced name that no longer resolves in this release."""
+    from .lint import new_problems
+    found = []
+    for e in j.entries:
+        before = "" if e.created else j.original(e.sha_before).decode("utf-8", "replace")
+        found += new_problems(e.file, before, target.file(e.file).read_bytes().decode("utf-8", "replace"))
+    if found:
+        return FAIL, f"{found[0]}" + (f" (+{len(found) - 1} more)" if len(found) > 1 else "")
+    return PASS, f"no undefined names or unused imports added to {len(j.entries)} file(s)"
 
 
 def _analyzer(j, target):

@@ -70,6 +70,8 @@ def run_one(patch: Patch, version: str, pip_output=None) -> Row:
         try:
             strategy = patch.plan(version, engine.reader(rel))
             for f in strategy.files:
+                if not rel.file(f).exists():  # a file the patch creates
+                    continue
                 dst = Path(tmp) / f
                 dst.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(rel.file(f), dst)

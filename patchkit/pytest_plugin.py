@@ -225,7 +225,10 @@ def _compute(name: str, t) -> dict:
                 dst.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(src, dst)
         scratch = Target(t.distribution, t.version, Path(tmp), TargetKind.DIRECTORY)
-        originals = {f: scratch.file(f).read_bytes() for f in strategy.files}
+        def snapshot() -> dict:  # None: absent (a file the patch creates)
+            return {f: scratch.file(f).read_bytes() if scratch.file(f).exists() else None for f in strategy.files}
+
+        originals = snapshot()
         try:
             engine.apply(patch, scratch, run_check=False)
             steps["applies"] = (True, "")
@@ -239,17 +242,18 @@ def _compute(name: str, t) -> dict:
             except SyntaxError as exc:
                 bad.append(f"{f}:{exc.lineno}: {exc.msg}")
         steps["compiles"] = (not bad, "\n".join(bad))
-        changes = [type("C", (), {"rel": f, "before": originals[f].decode(), "after": scratch.file(f).read_bytes().decode(),
-                                  "changed": True})() for f in strategy.files]
+        changes = [type("C", (), {"rel": f, "before": (originals[f] or b"").decode(),
+                                  "after": scratch.file(f).read_bytes().decode(), "changed": True})()
+                   for f in strategy.files]
         findings = engine.run_checks(patch, scratch, changes)
         steps["checks"] = (not findings, "\n".join(map(str, findings)))
-        after = {f: scratch.file(f).read_bytes() for f in strategy.files}
+        after = snapshot()
         r = engine.apply(patch, scratch, run_check=False)
-        same = {f: scratch.file(f).read_bytes() for f in strategy.files} == after
+        same = snapshot() == after
         steps["idempotent"] = (r.outcome.value == "already-applied" and same,
                                f"second apply: {r.outcome.value}; files unchanged: {same}")
         engine.revert(patch, scratch)
-        restored = {f: scratch.file(f).read_bytes() for f in strategy.files}
+        restored = snapshot()
         diff = [f for f in strategy.files if restored[f] != originals[f]]
         steps["reverts"] = (not diff, f"not byte-identical after revert: {diff}" if diff else "")
     return {"steps": steps}

@@ -22,7 +22,8 @@ def test_dry_run_apply_status_diff_revert(sglang_scratch):
     before = t.file(WORKER).read_bytes()
     r = cli("apply", "dynamic-spec-disable", "--target-dir", d, "--dry-run")
     assert r.exit_code == 1  # changes pending, like terraform plan -detailed-exitcode
-    assert "+        self.spec_disable_batch_threshold = _patchkit_spec_disable_threshold(server_args)" in r.output
+    assert "+        self.spec_disable_batch_threshold = _patchkit_sd.resolve_threshold(server_args)" in r.output
+    assert "+++ b/sglang/srt/speculative/patchkit_spec_disable.py" in r.output
     assert t.file(WORKER).read_bytes() == before
     assert cli("apply", "dynamic-spec-disable", "--target-dir", d).exit_code == 0
     r = cli("apply", "dynamic-spec-disable", "--target-dir", d, "--dry-run")

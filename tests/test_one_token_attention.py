@@ -1,6 +1,6 @@
-"""The patch's decode-kernel conversion (``_patchkit_one_token_attention``), run on stand-ins.
+"""The patch's decode-kernel conversion (``runtime.one_token_attention``), run on stand-ins.
 
-The snippet is the exact text the patch inserts into SGLang. It is executed here against a
+The runtime module is the exact file the patch writes into SGLang. It is executed here against a
 stand-in ``ForwardMode`` and a stand-in ``TritonAttnBackend`` that records what its metadata
 methods see, so CI (no GPU, no SGLang import) checks the contract: one-token TARGET_VERIFY and
 DRAFT_EXTEND_V2 steps reach the backend as DECODE steps over prefix + 1 tokens, every other mode
@@ -15,7 +15,7 @@ import types
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from patches.dynamic_spec_disable import snippets as S
+from patches.dynamic_spec_disable import runtime as R
 
 
 class Mode:
@@ -90,9 +90,9 @@ def convert():
     for name in saved:
         sys.modules[name] = types.ModuleType(name)
     sys.modules["sglang.srt.model_executor.forward_batch_info"].ForwardMode = ForwardMode
-    ns: dict = {}
-    exec(compile(S.ONE_TOKEN, "<patchkit ONE_TOKEN>", "exec"), ns)
-    yield ns[S.ONE_TOKEN_NAME]
+    R._ONE_TOKEN_CLASSES.clear()
+    yield R.one_token_attention
+    R._ONE_TOKEN_CLASSES.clear()
     for name, mod in saved.items():
         if mod is None:
             sys.modules.pop(name, None)

@@ -1,20 +1,36 @@
 """dynamic-spec-disable: skip EAGLE drafting for decode batches larger than a threshold.
 
 Above ``--speculative-disable-batch-threshold N`` (else ``$SGLANG_SPEC_DISABLE_BATCH_THRESHOLD``,
-else off) a decode step of ``EAGLEWorkerV2`` swaps in a pre-built zero-step runtime state
-(attention backends and CUDA graphs for one verify token) and verifies only the previous bonus
-token: a plain decode through the speculative bookkeeping, so the scheduler's invariants and the
-draft model's KV cache stay intact and speculation resumes when the batch shrinks.
+else off) for ``--speculative-disable-hysteresis K`` consecutive decode steps, the patched worker
+swaps in a pre-built zero-step runtime state (attention backends and CUDA graphs for one verify
+token) and verifies only the previous bonus token: a plain decode through the speculative
+bookkeeping, so the scheduler's invariants and the draft model's KV cache stay intact and
+speculation resumes when the batch shrinks.
+
+The logic is real Python in ``runtime.py``; apply copies it into the target as
+``sglang/srt/speculative/patchkit_spec_disable.py`` and adds thin hooks that call it:
+
+  ServerArgs        the two fields (+ argparse arguments on releases that build argparse by hand)
+                    and a start-up check (``check_server_args``) that refuses clashing options
+  EAGLEWorkerV2     assigns the threshold in ``__init__``; ``on_init`` at the end of the method that
+                    builds runtime states; ``on_decode`` in the decode branch
+  its subclasses    found from the code (the worker classes ``SpeculativeAlgorithm.create_worker``
+                    can return): a constructor that skips ``EAGLEWorkerV2.__init__`` assigns the
+                    threshold itself, and gets the ``on_init`` hook where it skips the host method
 
 Strategies, chosen from the code found:
-  reuse-upstream-zero-step  (0.5.14+): upstream already routes ``speculative_num_steps == 0`` to
-                            ``_build_trivial_verify_input``; we add the threshold and the switch.
+  reuse-upstream-zero-step  (0.5.14+): upstream routes ``speculative_num_steps == 0`` to
+                            ``_build_trivial_verify_input``; the runtime builds the zero state
+                            with ``build_adaptive_runtime_state(0, 1)``.
   bring-zero-step           (0.5.12-0.5.13): runtime-state switching exists but no zero-step path;
-                            we add ``_patchkit_trivial_verify_input`` and the branch.
+                            the hook routes it to ``runtime.trivial_verify_input``.
   refused                   (< 0.5.12): no runtime-state switching to swap backends with.
 """
 from __future__ import annotations
 
+import ast
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Optional
 
 import libcst as cst
@@ -23,17 +39,29 @@ from packaging.version import Version
 
 from patchkit import codemod as cm
 from patchkit.ftypes import Anchor, AnchorNotFound
-from patchkit.patchdef import Edit, Patch, Reader, Refused, Strategy
+from patchkit.patchdef import Edit, Patch, Reader, Refused, Strategy, new_file_edit
 
-from . import snippets as S
+from . import declarations as D
 
 WORKER = "sglang/srt/speculative/eagle_worker_v2.py"
 SERVER_ARGS = "sglang/srt/server_args.py"
 SPEC_FIELDS = "sglang/srt/arg_groups/fields/spec.py"
+SPEC_INFO = "sglang/srt/speculative/spec_info.py"
+RUNTIME = "sglang/srt/speculative/patchkit_spec_disable.py"
+RUNTIME_SOURCE = Path(__file__).with_name("runtime.py")
 CLS = "EAGLEWorkerV2"
 FLAG = "--speculative-disable-batch-threshold"
 FIELD = "speculative_disable_batch_threshold"
+HYSTERESIS_FLAG = "--speculative-disable-hysteresis"
+HYSTERESIS_FIELD = "speculative_disable_hysteresis"
 ATTR = "spec_disable_batch_threshold"
+ALIAS = "_patchkit_sd"
+IMPORT = f"from sglang.srt.speculative import patchkit_spec_disable as {ALIAS}  # patchkit: dynamic-spec-disable"
+
+
+def runtime_text() -> str:
+    """The runtime module exactly as apply writes it into the target."""
+    return RUNTIME_SOURCE.read_text(encoding="utf-8")
 
 
 # ----------------------------------------------------------------------------- server args
@@ -60,125 +88,135 @@ def _field_shape(name: str) -> cm.Shape:
     return cm.Shape(f"{name}: ... = ...", pred)
 
 
-def _field_edit(rel: str, cls: str, annotated: bool) -> Edit:
+def _field_edit(rel: str, cls: str, annotated: bool, name: str, help_text: str, after: str) -> Edit:
     def transform(module: cst.Module) -> cst.Module:
         klass = cm.find_class(rel, module, cls)
-        anchor_stmt = cm.find_stmt(rel, klass, _field_shape("speculative_num_steps"), f"class {cls}")
-        src = S.FIELD_ANNOTATED if annotated else S.FIELD_PLAIN
+        anchor_stmt = cm.find_stmt(rel, klass, _field_shape(after), f"class {cls}")
+        src = D.field_annotated(name, help_text) if annotated else D.field_plain(name)
         return cm.insert(module, anchor_stmt, cm.statements(src), after=True)
 
     def applied(module: cst.Module) -> bool:
         try:
-            return cm.contains_stmt(cm.find_class(rel, module, cls), _field_shape(FIELD))
+            return cm.contains_stmt(cm.find_class(rel, module, cls), _field_shape(name))
         except AnchorNotFound:
             return False
 
-    return Edit(rel, f"add the {FIELD} field to {cls}",
-                (Anchor(rel, cls, None, "speculative_num_steps: ... = ..."),), transform, applied)
+    return Edit(rel, f"add the {name} field to {cls}",
+                (Anchor(rel, cls, None, f"{after}: ... = ..."),), transform, applied)
 
 
-def _argparse_edit() -> Edit:
+def _argparse_edit(flag: str, name: str, help_text: str, after_flag: str) -> Edit:
     rel, cls, meth = SERVER_ARGS, "ServerArgs", "add_cli_args"
-    shape = cm.contains_code('"--speculative-num-steps"')
+    shape = cm.contains_code(f'"{after_flag}"')
 
     def transform(module: cst.Module) -> cst.Module:
         fn = cm.find_method(rel, module, cls, meth)
         stmt = cm.find_stmt(rel, fn, shape, f"{cls}.{meth}")
-        return cm.insert(module, stmt, cm.statements(S.ARGPARSE), after=True)
+        return cm.insert(module, stmt, cm.statements(D.argparse_argument(flag, name, help_text)), after=True)
 
     def applied(module: cst.Module) -> bool:
         try:
-            return cm.contains_stmt(cm.find_method(rel, module, cls, meth), cm.contains_code(f'"{FLAG}"'))
+            return cm.contains_stmt(cm.find_method(rel, module, cls, meth), cm.contains_code(f'"{flag}"'))
         except AnchorNotFound:
             return False
 
-    return Edit(rel, f"register {FLAG} next to --speculative-num-steps",
-                (Anchor(rel, cls, meth, shape.text),), transform, applied)
+    return Edit(rel, f"register {flag} next to {after_flag}", (Anchor(rel, cls, meth, shape.text),), transform, applied)
 
 
-# ----------------------------------------------------------------------------- worker
-def _init_edit(cls: str = CLS) -> Edit:
-    """Assign the threshold (and the switch's state) in EAGLEWorkerV2.__init__: the field bug put it
-    into EagleDraftWorker.__init__, the first __init__ of the file. ``cls`` exists so that a test
-    fixture can reproduce that bug on purpose."""
-    shape = cm.assigns_self_attr("speculative_num_draft_tokens")
+CHECK_HOOK = ("from sglang.srt.speculative.patchkit_spec_disable import check_server_args as "
+              "_patchkit_check_spec_disable  # patchkit: dynamic-spec-disable\n"
+              "_patchkit_check_spec_disable(self)\n")
+
+
+def _check_hook_edit() -> Edit:
+    """Refuse clashing options at start-up, before any model loads (first statement of
+    ``ServerArgs.check_server_args``, which the engine calls on the parsed arguments)."""
+    rel, cls, meth = SERVER_ARGS, "ServerArgs", "check_server_args"
 
     def transform(module: cst.Module) -> cst.Module:
-        fn = cm.find_method(WORKER, module, cls, "__init__")
-        stmt = cm.find_stmt(WORKER, fn, shape, f"{cls}.__init__")
-        return cm.insert(module, stmt, cm.statements(S.INIT_ATTRS), after=True)
+        fn = cm.find_method(rel, module, cls, meth)
+        first = fn.body.body[0]
+        return cm.insert(module, first, cm.statements(CHECK_HOOK), after=_is_docstring(first))
 
     def applied(module: cst.Module) -> bool:
         try:
-            return cm.contains_stmt(cm.find_method(WORKER, module, cls, "__init__"), cm.assigns_self_attr(ATTR))
+            return cm.contains_stmt(cm.find_method(rel, module, cls, meth), cm.contains_code("_patchkit_check_spec_disable(self)"))
         except AnchorNotFound:
             return False
 
-    return Edit(WORKER, f"assign self.{ATTR} in {cls}.__init__",
-                (Anchor(WORKER, cls, "__init__", shape.text),), transform, applied)
+    return Edit(rel, f"refuse clashing options in {cls}.{meth}", (Anchor(rel, cls, meth, "start of method"),),
+                transform, applied)
 
 
-def _module_function_edit(name: str, src: str, purpose: str = "") -> Edit:
-    """Append module-level code that defines the function ``name``; applied when ``name`` exists."""
+def _is_docstring(stmt) -> bool:
+    return (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1 and isinstance(stmt.body[0], cst.Expr)
+            and isinstance(stmt.body[0].value, (cst.SimpleString, cst.ConcatenatedString)))
+
+
+# ----------------------------------------------------------------------------- worker hooks
+def _import_edit(rel: str) -> Edit:
+    """Import the runtime module after the module's last top-level import."""
     def transform(module: cst.Module) -> cst.Module:
-        return cm.append_toplevel(module, src)
+        last = None
+        for s in module.body:
+            if isinstance(s, cst.SimpleStatementLine) and any(isinstance(x, (cst.Import, cst.ImportFrom)) for x in s.body):
+                last = s
+            elif last is not None and not isinstance(s, (cst.SimpleStatementLine, cst.If, cst.Try)):
+                break
+        if last is None:
+            raise AnchorNotFound(f"{rel}: no top-level import to add the runtime import after")
+        return cm.insert(module, last, cm.statements(IMPORT), after=True)
 
     def applied(module: cst.Module) -> bool:
-        return any(isinstance(s, cst.FunctionDef) and s.name.value == name for s in module.body)
+        return any(isinstance(s, cst.SimpleStatementLine) and ALIAS in cm.code(s) and "patchkit_spec_disable" in cm.code(s)
+                   for s in module.body)
 
-    return Edit(WORKER, f"add the module function {name}{purpose}",
-                (Anchor(WORKER, "<module>", name),), transform, applied)
-
-
-def _resolver_edit() -> Edit:
-    return _module_function_edit(S.RESOLVER_NAME, S.RESOLVER)
+    return Edit(rel, f"import the runtime module in {rel}", (Anchor(rel, "<module>", None, "imports"),), transform, applied)
 
 
-def _one_token_edit() -> Edit:
-    return _module_function_edit(S.ONE_TOKEN_NAME, S.ONE_TOKEN, " (decode kernel for one-token verify)")
+def _assign_edit(rel: str, cls: str, param: str) -> Edit:
+    """``self.spec_disable_batch_threshold = ...`` in ``cls.__init__``, after the assignment of
+    ``self.speculative_num_draft_tokens`` (else of ``self.server_args``). The field bug put it in
+    another class's ``__init__``: ``cls`` exists so that a fixture can reproduce that on purpose."""
+    shapes = (cm.assigns_self_attr("speculative_num_draft_tokens"), cm.assigns_self_attr("server_args"))
+    src = f"self.{ATTR} = {ALIAS}.resolve_threshold({param})"
 
-
-def _registration(module: cst.Module, host: str) -> tuple[str, str]:
-    """(with-items source, SpecRuntimeState(...) source) of upstream's adaptive registration."""
-    fn = cm.find_method(WORKER, module, CLS, host)
-    shape = cm.contains_code("self.adaptive_controller.register(")
-    for s in cm.walk_statements(fn):
-        if isinstance(s, cst.With) and cm.contains_stmt(s, shape):
-            reg = cm.find_stmt(WORKER, s, shape, f"{CLS}.{host}")
-            call = reg.body[0].value  # type: ignore[union-attr]
-            state = cm.code(call.args[0].value)
-            items = ", ".join(cm.code(i.item) for i in s.items)
-            return items, state
-    raise AnchorNotFound(f"{WORKER}: {CLS}.{host} has no 'with ...: self.adaptive_controller.register(SpecRuntimeState(...))' "
-                         f"to copy the current runtime state from")
-
-
-def _methods_edit(host: str, bring_trivial: bool) -> Edit:
     def transform(module: cst.Module) -> cst.Module:
-        items, state = _registration(module, host)
-        src = S.INIT_METHOD.format(with_items=items, state=_indent(state, 12),
-                                   zero_builder=S.ZERO_OWN if bring_trivial else S.ZERO_UPSTREAM)
-        src += S.SELECT_METHOD
-        if bring_trivial:
-            src += S.ZERO_STATE_METHOD + S.TRIVIAL_METHOD
-        else:
-            src += S.UPSTREAM_ZERO_METHOD
-        klass = cm.find_class(WORKER, module, CLS)
-        module = cm.add_method(module, klass, src, after="forward_batch_generation")
-        fn = cm.find_method(WORKER, module, CLS, host)
+        fn = cm.find_method(rel, module, cls, "__init__")
+        for shape in shapes:
+            if cm.contains_stmt(fn, shape):
+                return cm.insert(module, cm.find_stmt(rel, fn, shape, f"{cls}.__init__"), cm.statements(src), after=True)
+        raise AnchorNotFound(f"{rel}: {cls}.__init__ assigns neither self.speculative_num_draft_tokens "
+                             f"nor self.server_args; nowhere to assign self.{ATTR}")
+
+    def applied(module: cst.Module) -> bool:
+        try:
+            return cm.contains_stmt(cm.find_method(rel, module, cls, "__init__"), cm.assigns_self_attr(ATTR))
+        except AnchorNotFound:
+            return False
+
+    return Edit(rel, f"assign self.{ATTR} in {cls}.__init__", (Anchor(rel, cls, "__init__", shapes[0].text),),
+                transform, applied)
+
+
+def _init_hook_edit(rel: str, cls: str, host: str, owner_expr: str) -> Edit:
+    """``on_init`` at the end of ``cls.host`` (before a trailing ``return``)."""
+    src = f"{ALIAS}.on_init(self, {owner_expr})"
+
+    def transform(module: cst.Module) -> cst.Module:
+        fn = cm.find_method(rel, module, cls, host)
         last = fn.body.body[-1]
-        return cm.insert(module, last, cm.statements("self._patchkit_init_spec_disable()"), after=True)
+        is_return = isinstance(last, cst.SimpleStatementLine) and isinstance(last.body[0], cst.Return)
+        return cm.insert(module, last, cm.statements(src), after=not is_return)
 
     def applied(module: cst.Module) -> bool:
-        return cm.has_method(module, CLS, "_patchkit_init_spec_disable")
+        try:
+            return cm.contains_stmt(cm.find_method(rel, module, cls, host), cm.contains_code(f"{ALIAS}.on_init(self"))
+        except AnchorNotFound:
+            return False
 
-    return Edit(WORKER, f"build the zero-step state at the end of {CLS}.{host} and add the switch",
-                (Anchor(WORKER, CLS, host, "end of method"),), transform, applied)
-
-
-def _indent(text: str, n: int) -> str:
-    lines = text.splitlines()
-    return "\n".join([lines[0]] + [" " * n + ln.lstrip() if ln.strip() else ln for ln in lines[1:]]) if lines else text
+    return Edit(rel, f"build the zero-step state at the end of {cls}.{host}", (Anchor(rel, cls, host, "end of method"),),
+                transform, applied)
 
 
 def _batch_param(module: cst.Module) -> str:
@@ -189,24 +227,21 @@ def _batch_param(module: cst.Module) -> str:
     return params[1].name.value
 
 
-def _select_edit(after_activate: bool) -> Edit:
+def _decode_hook_edit(after_activate: bool) -> Edit:
     """Call the switch at the start of the decode branch of forward_batch_generation."""
     meth = "forward_batch_generation"
-    if after_activate:
-        shape = cm.contains_code("self.activate_step_by_batch(")
-    else:
-        shape = cm.contains_code(".spec_info is None", compound=True)
+    shape = (cm.contains_code("self.activate_step_by_batch(") if after_activate
+             else cm.contains_code(".spec_info is None", compound=True))
 
     def transform(module: cst.Module) -> cst.Module:
         fn = cm.find_method(WORKER, module, CLS, meth)
         stmt = cm.find_stmt(WORKER, fn, shape, f"{CLS}.{meth}")
-        call = cm.statements(f"self._patchkit_select_spec_state({_batch_param(module)})")
-        return cm.insert(module, stmt, call, after=after_activate)
+        src = f"if self.{ATTR} is not None:\n    {ALIAS}.on_decode(self, {_batch_param(module)})\n"
+        return cm.insert(module, stmt, cm.statements(src), after=after_activate)
 
     def applied(module: cst.Module) -> bool:
         try:
-            return cm.contains_stmt(cm.find_method(WORKER, module, CLS, meth),
-                                    cm.contains_code("self._patchkit_select_spec_state("))
+            return cm.contains_stmt(cm.find_method(WORKER, module, CLS, meth), cm.contains_code(f"{ALIAS}.on_decode("))
         except AnchorNotFound:
             return False
 
@@ -227,10 +262,9 @@ def _branch_edit() -> Edit:
                 target = s
         if target is None:
             raise AnchorNotFound(f"{WORKER}: {CLS}.{meth} has no 'with ...: verify_input = self.draft_worker.draft(...)'")
-        batch = _batch_param(module)
         branch = cst.parse_statement(
             f"if self.speculative_num_steps == 0:\n"
-            f"    verify_input = self._patchkit_trivial_verify_input({batch})\n"
+            f"    verify_input = {ALIAS}.trivial_verify_input(self, {_batch_param(module)})\n"
             f"else:\n    pass\n")
         assert isinstance(branch, cst.If) and branch.orelse is not None
         new = branch.with_changes(orelse=branch.orelse.with_changes(
@@ -240,13 +274,104 @@ def _branch_edit() -> Edit:
 
     def applied(module: cst.Module) -> bool:
         try:
-            return cm.contains_stmt(cm.find_method(WORKER, module, CLS, meth),
-                                    cm.contains_code("self._patchkit_trivial_verify_input("))
+            return cm.contains_stmt(cm.find_method(WORKER, module, CLS, meth), cm.contains_code(f"{ALIAS}.trivial_verify_input("))
         except AnchorNotFound:
             return False
 
     return Edit(WORKER, f"route zero-step decode to the trivial verify in {CLS}.{meth}",
                 (Anchor(WORKER, CLS, f"{meth}#draft", shape.text),), transform, applied)
+
+
+# ----------------------------------------------------------------------------- subclasses
+@dataclass(frozen=True)
+class Subclass:
+    """A worker class of the release that inherits the patched one (found from the code)."""
+
+    file: str
+    name: str
+    #: how the class names its base (the expression the hook passes as ``owner``)
+    base: str
+    #: ``__init__`` defined and never runs the base's ``__init__``
+    skips_init: bool
+    #: the parameter (or ``self.server_args``) its ``__init__`` reads the server arguments from
+    server_args: str
+    #: defines the host method without chaining to the base's
+    skips_host: bool
+    #: overrides forward_batch_generation, so the switch never runs for it
+    own_forward: bool
+
+    def support(self) -> str:
+        if self.own_forward:
+            return f"{self.name}: refused at start-up with the flag (overrides forward_batch_generation)"
+        return f"{self.name}: supported" + (" (assigns the threshold itself)" if self.skips_init else "")
+
+
+def _worker_modules(read: Reader) -> list[str]:
+    """Modules ``spec_info.py`` imports worker classes from (``create_worker``'s candidates)."""
+    text = read(SPEC_INFO) or ""
+    rels: list[str] = []
+    for node in ast.walk(ast.parse(text)) if text else ():
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("sglang.srt.speculative."):
+            rel = node.module.replace(".", "/") + ".py"
+            if rel != WORKER and rel not in rels:
+                rels.append(rel)
+    return rels
+
+
+def _calls(fn: ast.FunctionDef, method: str, bases: set[str]) -> bool:
+    """Whether ``fn`` calls ``super().method(`` or ``<Base>.method(``."""
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == method:
+            owner = n.func.value
+            if isinstance(owner, ast.Call) and isinstance(owner.func, ast.Name) and owner.func.id == "super":
+                return True
+            if isinstance(owner, ast.Name) and owner.id in bases:
+                return True
+    return False
+
+
+def subclasses(read: Reader, host: str) -> list[Subclass]:
+    """Every worker class of the release whose bases reach EAGLEWorkerV2."""
+    found: list[Subclass] = []
+    known = {CLS}
+    for rel in _worker_modules(read):
+        text = read(rel)
+        if not text:
+            continue
+        for node in ast.parse(text).body:
+            if not isinstance(node, ast.ClassDef):
+                continue
+            names = [ast.unparse(b) for b in node.bases]
+            hit = next((n for n in names if n.split(".")[-1] in known), None)
+            if hit is None:
+                continue
+            known.add(node.name)
+            fns = {f.name: f for f in node.body if isinstance(f, ast.FunctionDef)}
+            init = fns.get("__init__")
+            bases = {n.split(".")[-1] for n in names}
+            skips_init = init is not None and not _calls(init, "__init__", bases)
+            params = [a.arg for a in init.args.args] if init else []
+            hosted = fns.get(host)
+            found.append(Subclass(
+                rel, node.name, hit, skips_init, "server_args" if "server_args" in params else "self.server_args",
+                hosted is not None and not _calls(hosted, host, bases), "forward_batch_generation" in fns))
+    return found
+
+
+def _subclass_edits(subs: list[Subclass], host: str) -> list[Edit]:
+    edits: list[Edit] = []
+    files: list[str] = []
+    for s in subs:
+        mine = []
+        if s.skips_init:
+            mine.append(_assign_edit(s.file, s.name, s.server_args))
+        if s.skips_host:
+            mine.append(_init_hook_edit(s.file, s.name, host, s.base))
+        if mine and s.file not in files:
+            files.append(s.file)
+            edits.append(_import_edit(s.file))
+        edits.extend(mine)
+    return edits
 
 
 # ----------------------------------------------------------------------------- decode kernels
@@ -255,10 +380,8 @@ FORWARD_INFO = "sglang/srt/model_executor/forward_batch_info.py"
 
 
 def decode_kernel_gaps(read: Reader, upstream_builder: bool) -> list[str]:
-    """What ``_patchkit_one_token_attention`` relies on and this release lacks (empty: the disabled
+    """What ``runtime.one_token_attention`` relies on and this release lacks (empty: the disabled
     steps run on the Triton decode kernel). Read with ``ast``; nothing is imported."""
-    import ast
-
     gaps: list[str] = []
     text = read(TRITON) or ""
     node = _ast_class(text, "TritonAttnBackend") if text else None
@@ -295,6 +418,40 @@ def decode_kernel_gaps(read: Reader, upstream_builder: bool) -> list[str]:
     return gaps
 
 
+# ----------------------------------------------------------------------------- runtime contract
+def _runtime_names() -> dict:
+    """``runtime.WORKER_MODULE_NAMES``, read from the shipped file (not imported twice)."""
+    tree = ast.parse(runtime_text())
+    for node in tree.body:
+        if isinstance(node, ast.AnnAssign) and getattr(node.target, "id", "") == "WORKER_MODULE_NAMES" or \
+                isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "WORKER_MODULE_NAMES" for t in node.targets):
+            return ast.literal_eval(node.value)
+    raise AssertionError("runtime.py defines no WORKER_MODULE_NAMES")
+
+
+def module_names(text: str) -> set[str]:
+    """Names a module binds at top level (imports, also under ``if``/``try``; classes, functions,
+    assignments), by ``ast``."""
+    out: set[str] = set()
+    tree = ast.parse(text)
+    for node in tree.body:
+        for n in ast.walk(node) if isinstance(node, (ast.If, ast.Try)) else (node,):
+            if isinstance(n, (ast.Import, ast.ImportFrom)):
+                out.update((a.asname or a.name).split(".")[0] for a in n.names)
+            elif isinstance(n, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+                out.add(n.name)
+            elif isinstance(n, ast.Assign):
+                out.update(t.id for t in n.targets if isinstance(t, ast.Name))
+    return out
+
+
+def missing_worker_names(worker_text: str, strategy: str) -> list[str]:
+    """Names runtime.py takes from the worker module that this release's module does not bind."""
+    need = _runtime_names()
+    have = module_names(worker_text)
+    return [n for n in need["always"] + tuple(need.get(strategy, ())) if n not in have]
+
+
 # ----------------------------------------------------------------------------- selection
 def select(version: Version, read: Reader, init_class: str = CLS) -> Strategy:
     worker = read(WORKER)
@@ -307,47 +464,54 @@ def select(version: Version, read: Reader, init_class: str = CLS) -> Strategy:
         if not cm.has_method(module, CLS, needed):
             raise Refused(f"{WORKER}: {CLS} has no '{needed}' (runtime-state switching arrived in 0.5.12); "
                           f"the disable path needs it to swap attention backends and CUDA graphs to one verify token")
+    has_upstream_zero = cm.has_method(module, CLS, "_build_trivial_verify_input")
+    if not has_upstream_zero and not cm.has_method(module, CLS, "_override_worker_state"):
+        raise Refused(f"{WORKER}: {CLS} has neither '_build_trivial_verify_input' nor '_override_worker_state'; "
+                      f"the zero-step state cannot be built")
     rel, fcls = _field_class(read)
     annotated = "speculative_num_steps: A[" in (read(rel) or "")
-    edits = [_field_edit(rel, fcls, annotated)]
+    edits = [new_file_edit(RUNTIME, runtime_text(), "add the runtime module"),
+             _field_edit(rel, fcls, annotated, FIELD, D.THRESHOLD_HELP, "speculative_num_steps"),
+             _field_edit(rel, fcls, annotated, HYSTERESIS_FIELD, D.HYSTERESIS_HELP, FIELD)]
     if not annotated:
-        edits.append(_argparse_edit())
+        edits += [_argparse_edit(FLAG, FIELD, D.THRESHOLD_HELP, "--speculative-num-steps"),
+                  _argparse_edit(HYSTERESIS_FLAG, HYSTERESIS_FIELD, D.HYSTERESIS_HELP, FLAG)]
+    edits.append(_check_hook_edit())
     host = "init_cuda_graphs" if cm.has_method(module, CLS, "init_cuda_graphs") else "__init__"
-    has_upstream_zero = cm.has_method(module, CLS, "_build_trivial_verify_input")
-    has_activate = cm.has_method(module, CLS, "activate_step_by_batch")
-    edits += [_init_edit(init_class), _resolver_edit(), _one_token_edit(),
-              _methods_edit(host, bring_trivial=not has_upstream_zero),
-              _select_edit(after_activate=has_activate)]
+    edits += [_import_edit(WORKER), _assign_edit(WORKER, init_class, "server_args"),
+              _init_hook_edit(WORKER, CLS, host, CLS),
+              _decode_hook_edit(after_activate=cm.has_method(module, CLS, "activate_step_by_batch"))]
+    if not has_upstream_zero:
+        edits.append(_branch_edit())
+    missing = missing_worker_names(worker, "reuse-upstream-zero-step" if has_upstream_zero else "bring-zero-step")
+    if missing:
+        raise AnchorNotFound(f"{WORKER}: the module no longer binds {', '.join(missing)} (renamed upstream?); "
+                             f"patchkit_spec_disable.py takes it from there")
+    subs = subclasses(read, host)
+    edits += _subclass_edits(subs, host)
     gaps = decode_kernel_gaps(read, upstream_builder=has_upstream_zero)
     kernels = ("on decode attention kernels (Triton backend)" if not gaps else
                f"on the verify (extend) kernels: {gaps[0]}")
+    sub_line = "; subclasses: " + ", ".join(s.support() for s in subs) if subs else ""
     if has_upstream_zero:
         name = "reuse-upstream-zero-step"
-        summary = (f"above T: upstream _build_trivial_verify_input, 1 token + draft extend, {kernels}; "
-                   "at/below T: EAGLE draft+verify")
+        summary = f"above T: upstream _build_trivial_verify_input, 1 token + draft extend, {kernels}"
     else:
-        if not cm.has_method(module, CLS, "_override_worker_state"):
-            raise Refused(f"{WORKER}: {CLS} has neither '_build_trivial_verify_input' nor '_override_worker_state'; "
-                          f"the zero-step state cannot be built")
-        edits.append(_branch_edit())
         name = "bring-zero-step"
-        summary = (f"above T: patchkit's _patchkit_trivial_verify_input, 1 token + draft extend, {kernels}; "
-                   "at/below T: EAGLE draft+verify")
-    return Strategy(name, tuple(edits), summary)
+        summary = f"above T: patchkit's trivial_verify_input, 1 token + draft extend, {kernels}"
+    return Strategy(name, tuple(edits), f"{summary}; at/below T: EAGLE draft+verify{sub_line}")
 
 
 def _ast_class(text: str, name: str):
-    import ast
     for node in ast.parse(text).body:
         if isinstance(node, ast.ClassDef) and node.name == name:
             return node
     return None
 
 
+# ----------------------------------------------------------------------------- gate invariants
 def _flag_registered(read: Reader) -> Optional[str]:
-    """Gate invariant: the flag reaches the argument parser the server uses. (``ast``, not libcst:
-    the gate must stay fast.)"""
-    import ast
+    """The flags reach the argument parser the server uses (``ast``: the gate must stay fast)."""
     for rel, cls in ((SPEC_FIELDS, "Spec"), (SERVER_ARGS, "ServerArgs")):
         text = read(rel)
         if not text or "speculative_num_steps:" not in text:
@@ -358,8 +522,9 @@ def _flag_registered(read: Reader) -> Optional[str]:
         fields = {s.target.id: s for s in node.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)}
         if "speculative_num_steps" not in fields:
             continue
-        if FIELD not in fields:
-            return f"{rel}: class {cls} has no field '{FIELD}'"
+        for name in (FIELD, HYSTERESIS_FIELD):
+            if name not in fields:
+                return f"{rel}: class {cls} has no field '{name}'"
         if isinstance(fields[FIELD].annotation, ast.Subscript) and \
                 getattr(fields[FIELD].annotation.value, "id", "") == "A":
             return None  # annotated fields generate their argparse arguments
@@ -369,21 +534,35 @@ def _flag_registered(read: Reader) -> Optional[str]:
             return f"{SERVER_ARGS}: ServerArgs has no add_cli_args"
         flags = {c.args[0].value for c in ast.walk(fn) if isinstance(c, ast.Call) and c.args
                  and isinstance(c.args[0], ast.Constant)}
-        return None if FLAG in flags else f"{SERVER_ARGS}: ServerArgs.add_cli_args does not register {FLAG}"
+        missing = [f for f in (FLAG, HYSTERESIS_FLAG) if f not in flags]
+        return f"{SERVER_ARGS}: ServerArgs.add_cli_args does not register {missing[0]}" if missing else None
     return f"{SERVER_ARGS}: no class declares the field 'speculative_num_steps'"
 
 
+def _assigns_threshold(fn: ast.FunctionDef) -> bool:
+    return any(isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store) and n.attr == ATTR
+               and isinstance(n.value, ast.Name) and n.value.id == "self" for n in ast.walk(fn))
+
+
 def _threshold_in_right_class(read: Reader) -> Optional[str]:
-    import ast
     node = _ast_class(read(WORKER) or "", CLS)
     init = next((f for f in (node.body if node else []) if isinstance(f, ast.FunctionDef) and f.name == "__init__"), None)
     if init is None:
         return f"{WORKER}: {CLS} has no __init__"
-    for n in ast.walk(init):
-        if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store) and n.attr == ATTR and \
-                isinstance(n.value, ast.Name) and n.value.id == "self":
-            return None
-    return f"{WORKER}: {CLS}.__init__ does not assign self.{ATTR}"
+    return None if _assigns_threshold(init) else f"{WORKER}: {CLS}.__init__ does not assign self.{ATTR}"
+
+
+def _every_subclass_assigns(read: Reader) -> Optional[str]:
+    worker = read(WORKER) or ""
+    host = "init_cuda_graphs" if "def init_cuda_graphs(" in (ast.get_source_segment(worker, _ast_class(worker, CLS)) or "") else "__init__"
+    for s in subclasses(read, host):
+        if not s.skips_init:
+            continue
+        init = next(f for f in _ast_class(read(s.file) or "", s.name).body
+                    if isinstance(f, ast.FunctionDef) and f.name == "__init__")
+        if not _assigns_threshold(init):
+            return f"{s.file}: {s.name}.__init__ skips {CLS}.__init__ and does not assign self.{ATTR}"
+    return None
 
 
 #: before/after examples (our own miniatures of the files, in examples/): strategy -> {file: stem};
@@ -395,14 +574,15 @@ EXAMPLES = (
 
 PATCH = Patch(
     name="dynamic-spec-disable",
-    version="1.1.0",
+    version="2.0.0",
     description="Skip EAGLE-3 draft+verify for decode batches above --speculative-disable-batch-threshold",
     distribution="sglang",
     specifier=SpecifierSet(">=0.5.6,<0.6"),
     select=select,
     examples=EXAMPLES,
     invariants=(
-        (f"{FLAG} is registered in the server's argument parser", _flag_registered),
+        (f"{FLAG} and {HYSTERESIS_FLAG} are registered in the server's argument parser", _flag_registered),
         (f"self.{ATTR} is assigned in {CLS}.__init__", _threshold_in_right_class),
+        (f"every subclass of {CLS} that skips its __init__ assigns self.{ATTR}", _every_subclass_assigns),
     ),
 )

@@ -14,4 +14,14 @@ class ServerArgs:
         Optional[int],
         "patchkit dynamic-spec-disable: for decode batches with more requests than this, skip EAGLE drafting and verify one token per request (a normal decode step). Default: $SGLANG_SPEC_DISABLE_BATCH_THRESHOLD, else off.",
     ] = None
+    speculative_disable_hysteresis: A[  # patchkit: dynamic-spec-disable
+        Optional[int],
+        "patchkit dynamic-spec-disable: switch only after this many consecutive decode steps on the other side of the threshold. Default: $SGLANG_SPEC_DISABLE_HYSTERESIS, else 8.",
+    ] = None
     speculative_eagle_topk: A[Optional[int], "Top-k of the draft."] = None
+
+    def check_server_args(self):
+        """Validate the parsed arguments (called by the engine at start-up)."""
+        from sglang.srt.speculative.patchkit_spec_disable import check_server_args as _patchkit_check_spec_disable  # patchkit: dynamic-spec-disable
+        _patchkit_check_spec_disable(self)
+        assert self.speculative_num_steps is None or self.speculative_num_steps >= 0

@@ -11,3 +11,7 @@ class ServerArgs:
         "The number of steps sampled from draft model in Speculative Decoding.",
     ] = None
     speculative_eagle_topk: A[Optional[int], "Top-k of the draft."] = None
+
+    def check_server_args(self):
+        """Validate the parsed arguments (called by the engine at start-up)."""
+        assert self.speculative_num_steps is None or self.speculative_num_steps >= 0

@@ -8,6 +8,7 @@ class ServerArgs:
     speculative_algorithm: Optional[str] = None
     speculative_num_steps: Optional[int] = None
     speculative_disable_batch_threshold: Optional[int] = None  # patchkit: dynamic-spec-disable
+    speculative_disable_hysteresis: Optional[int] = None  # patchkit: dynamic-spec-disable
     speculative_eagle_topk: Optional[int] = None
 
     @staticmethod
@@ -24,4 +25,16 @@ class ServerArgs:
             default=ServerArgs.speculative_disable_batch_threshold,
             help="patchkit dynamic-spec-disable: for decode batches with more requests than this, skip EAGLE drafting and verify one token per request (a normal decode step). Default: $SGLANG_SPEC_DISABLE_BATCH_THRESHOLD, else off.",
         )
+        parser.add_argument(  # patchkit: dynamic-spec-disable
+            "--speculative-disable-hysteresis",
+            type=int,
+            default=ServerArgs.speculative_disable_hysteresis,
+            help="patchkit dynamic-spec-disable: switch only after this many consecutive decode steps on the other side of the threshold. Default: $SGLANG_SPEC_DISABLE_HYSTERESIS, else 8.",
+        )
         parser.add_argument("--speculative-eagle-topk", type=int, default=ServerArgs.speculative_eagle_topk)
+
+    def check_server_args(self):
+        """Validate the parsed arguments (called by the engine at start-up)."""
+        from sglang.srt.speculative.patchkit_spec_disable import check_server_args as _patchkit_check_spec_disable  # patchkit: dynamic-spec-disable
+        _patchkit_check_spec_disable(self)
+        assert self.speculative_num_steps is None or self.speculative_num_steps >= 0

@@ -18,3 +18,7 @@ class ServerArgs:
             default=ServerArgs.speculative_num_steps,
         )
         parser.add_argument("--speculative-eagle-topk", type=int, default=ServerArgs.speculative_eagle_topk)
+
+    def check_server_args(self):
+        """Validate the parsed arguments (called by the engine at start-up)."""
+        assert self.speculative_num_steps is None or self.speculative_num_steps >= 0

@@ -1,0 +1,607 @@
+"""patchkit dynamic-spec-disable: the runtime of the patch.
+
+``patchkit apply dynamic-spec-disable`` copies this file into the target as
+``sglang/srt/speculative/patchkit_spec_disable.py`` (journalled; ``revert`` removes it). The codemod
+only adds thin hooks that call into it:
+
+- ``ServerArgs.check_server_args``    -> :func:`check_server_args` (start-up refusals, one line each)
+- ``EAGLEWorkerV2.__init__`` and every subclass constructor that does not run it
+                                      -> ``self.spec_disable_batch_threshold = resolve_threshold(server_args)``
+- end of the method that builds the runtime states (``init_cuda_graphs``, or ``__init__`` on
+  0.5.12-0.5.13), and of each subclass override that does not chain to it -> :func:`on_init`
+- the decode branch of ``forward_batch_generation`` -> :func:`on_decode`
+- 0.5.12-0.5.13: ``speculative_num_steps == 0`` -> :func:`trivial_verify_input`
+
+Above the threshold (for ``hysteresis`` consecutive decode steps) the worker swaps to a pre-built
+zero-step runtime state and verifies only the previous bonus token (a plain decode through the
+speculative bookkeeping); at or below it for as many steps, it swaps back.
+
+Importing this module is cheap and imports nothing from SGLang or torch: SGLang's own modules
+import it while they load. Everything that needs them imports it lazily.
+"""
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional
+
+logger = logging.getLogger(__name__)
+
+FLAG = "--speculative-disable-batch-threshold"
+ENV = "SGLANG_SPEC_DISABLE_BATCH_THRESHOLD"
+HYSTERESIS_FLAG = "--speculative-disable-hysteresis"
+HYSTERESIS_ENV = "SGLANG_SPEC_DISABLE_HYSTERESIS"
+DECODE_ATTENTION_ENV = "PATCHKIT_SPEC_DISABLE_DECODE_ATTENTION"
+#: consecutive decode steps on the other side of the threshold before the mode switches
+DEFAULT_HYSTERESIS = 8
+#: attribute of the worker holding its :class:`SpecDisable` (set by :func:`on_init`)
+STATE_ATTR = "_patchkit_spec_disable"
+
+
+class SpecDisableConfigError(ValueError):
+    """A start-up refusal: one line naming the flag (or variable) and the option it clashes with."""
+
+
+# ----------------------------------------------------------------------------- configuration
+def _int_setting(server_args: Any, field_name: str, flag: str, env: str, minimum: int) -> tuple[Optional[int], str]:
+    value = getattr(server_args, field_name, None)
+    source = flag
+    if value is None:
+        raw = os.environ.get(env, "").strip()
+        if not raw:
+            return None, ""
+        source = env
+        try:
+            value = int(raw)
+        except ValueError:
+            raise SpecDisableConfigError(f"{env}={raw!r}: expected an integer >= {minimum}") from None
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise SpecDisableConfigError(f"{source}={value!r}: expected an integer >= {minimum}")
+    return value, source
+
+
+def resolve_threshold(server_args: Any) -> Optional[int]:
+    """The batch-size threshold from ``--speculative-disable-batch-threshold``, else
+    ``$SGLANG_SPEC_DISABLE_BATCH_THRESHOLD``, else None (off). Raises SpecDisableConfigError."""
+    return _int_setting(server_args, "speculative_disable_batch_threshold", FLAG, ENV, 0)[0]
+
+
+def resolve_hysteresis(server_args: Any) -> int:
+    """Consecutive decode steps before a switch (``--speculative-disable-hysteresis``, else
+    ``$SGLANG_SPEC_DISABLE_HYSTERESIS``, else :data:`DEFAULT_HYSTERESIS`); 1 switches at once."""
+    value, _ = _int_setting(server_args, "speculative_disable_hysteresis", HYSTERESIS_FLAG, HYSTERESIS_ENV, 1)
+    return DEFAULT_HYSTERESIS if value is None else value
+
+
+#: server options that change the speculative worker's control flow in ways the state swap does
+#: not follow: (server_args field, value that clashes, why). Mirrors upstream's own guards for the
+#: same swap (``adaptive_spec_params.adaptive_unsupported_reason``).
+CLASHES: tuple[tuple[str, Callable[[Any], bool], str, str], ...] = (
+    ("speculative_adaptive", bool, "--speculative-adaptive",
+     "upstream's adaptive controller swaps the same runtime states"),
+    ("enable_dp_attention", bool, "--enable-dp-attention",
+     "DP ranks see different batch sizes and would pick different modes"),
+    ("enable_two_batch_overlap", bool, "--enable-two-batch-overlap",
+     "the state swap would discard the TboAttnBackend wrapper"),
+    ("enable_pdmux", bool, "--enable-pdmux",
+     "the state swap does not update decode_attn_backend_group"),
+    ("enable_multi_layer_eagle", bool, "--enable-multi-layer-eagle",
+     "MultiLayerEagleWorkerV2 does not run the patched worker"),
+    ("speculative_eagle_topk", lambda v: v is not None and v > 1, "--speculative-eagle-topk > 1",
+     "the one-token verify state is built for a chain draft (topk 1), as upstream's zero-step state"),
+)
+
+
+def _resolved(server_args: Any, name: str) -> Any:
+    """A field's value as SGLang resolved it (0.5.16+ keeps some behind ``resolved_view``)."""
+    try:
+        from sglang.srt.arg_groups.overrides import resolved_view  # type: ignore[import-not-found]
+    except Exception:
+        return getattr(server_args, name, None)
+    try:
+        return getattr(resolved_view(server_args), name)
+    except Exception:
+        return getattr(server_args, name, None)
+
+
+def clash_reason(server_args: Any) -> Optional[str]:
+    """Why the threshold cannot run with these options (None: it can). Static options only."""
+    for name, clashes, option, why in CLASHES:
+        value = _resolved(server_args, name)
+        if value is not None and clashes(value):
+            return f"{option} ({why})"
+    return None
+
+
+def worker_reason(worker_cls: type, owner: type) -> Optional[str]:
+    """Why a speculative worker class cannot carry the switch (None: it can)."""
+    if not (isinstance(worker_cls, type) and issubclass(worker_cls, owner)):
+        name = getattr(worker_cls, "__name__", repr(worker_cls))
+        return f"it runs {name}, which is not a subclass of {owner.__name__} (the patched worker)"
+    if worker_cls.forward_batch_generation is not owner.forward_batch_generation:
+        return (f"{worker_cls.__name__} overrides forward_batch_generation, where the switch runs")
+    return None
+
+
+def check_server_args(server_args: Any) -> None:
+    """Start-up check, called from ``ServerArgs.check_server_args``: validates the flag and refuses
+    every option it cannot run with, in one line naming both. Nothing happens when the flag is off."""
+    threshold, source = _int_setting(server_args, "speculative_disable_batch_threshold", FLAG, ENV, 0)
+    resolve_hysteresis(server_args)
+    if threshold is None:
+        return
+    algorithm = getattr(server_args, "speculative_algorithm", None)
+    if algorithm is None:
+        if source == FLAG:
+            raise SpecDisableConfigError(f"{FLAG} needs --speculative-algorithm (speculation is off)")
+        logger.warning("patchkit-spec-disable: %s is set but speculation is off; ignored", ENV)
+        return
+    clash = clash_reason(server_args)
+    if clash is not None:
+        raise SpecDisableConfigError(f"{source} cannot be used with {clash}")
+    reason = _worker_class_reason(server_args, algorithm)
+    if reason is not None:
+        raise SpecDisableConfigError(f"{source} cannot be used with --speculative-algorithm {algorithm}: {reason}")
+
+
+def _worker_class_reason(server_args: Any, algorithm: str) -> Optional[str]:
+    """Ask the release which worker class it will build (``SpeculativeAlgorithm.create_worker``)."""
+    try:
+        from sglang.srt.speculative.eagle_worker_v2 import EAGLEWorkerV2  # type: ignore[import-not-found]
+        from sglang.srt.speculative.spec_info import SpeculativeAlgorithm  # type: ignore[import-not-found]
+        worker_cls = SpeculativeAlgorithm.from_string(algorithm).create_worker(server_args)
+    except Exception as exc:  # the release refuses the combination itself, later and in its words
+        logger.debug("patchkit-spec-disable: worker class not resolved at start-up: %s", exc)
+        return None
+    return worker_reason(worker_cls, EAGLEWorkerV2)
+
+
+# ----------------------------------------------------------------------------- the switch
+@dataclass
+class Switch:
+    """Hysteresis over decode batch sizes. Pure Python: ``observe`` returns the new mode
+    (True: disabled) when a switch is due, else None."""
+
+    threshold: int
+    hysteresis: int = DEFAULT_HYSTERESIS
+    disabled: bool = False
+    streak: int = 0
+    switches: int = 0
+    disabled_steps: int = 0
+    enabled_steps: int = 0
+
+    def observe(self, batch_size: int) -> Optional[bool]:
+        want = batch_size > self.threshold
+        due: Optional[bool] = None
+        if want == self.disabled:
+            self.streak = 0
+        else:
+            self.streak += 1
+            if self.streak >= self.hysteresis:
+                self.disabled, self.streak, due = want, 0, want
+                self.switches += 1
+        if self.disabled:
+            self.disabled_steps += 1
+        else:
+            self.enabled_steps += 1
+        return due
+
+
+@dataclass
+class SpecDisable:
+    """What :func:`on_init` attaches to the worker."""
+
+    switch: Switch
+    full: Any
+    zero: Any
+    #: server_args fields that size the scheduler's KV reserve, at the full (drafting) state
+    sizing: dict = field(default_factory=dict)
+    decode_attention: list = field(default_factory=list)
+    extra_memory_mib: Optional[float] = None
+
+
+SIZING_FIELDS = ("speculative_num_steps", "speculative_num_draft_tokens")
+
+
+def _set_fields(server_args: Any, values: dict) -> None:
+    """Write server_args fields without a provenance record (``override`` would append one per
+    switch: a week-long server would grow ``_resolved_overrides`` without bound)."""
+    for name, value in values.items():
+        object.__setattr__(server_args, name, value)
+
+
+def apply_state(worker: Any, ctl: SpecDisable, disabled: bool) -> None:
+    """Swap the worker to the zero or the full state. The scheduler sizes each decode step's KV
+    reserve from ``server_args`` *before* the worker runs, so the step that resumes drafting is
+    allocated in the previous mode: the sizing fields stay at the full state in both modes (the
+    reserve never shrinks), and the provenance log upstream's swap appends is trimmed back."""
+    sa = worker.server_args
+    stash = getattr(sa, "_resolved_overrides", None)
+    mutations = getattr(sa, "_runtime_mutations", None)
+    marks = (len(stash) if isinstance(stash, list) else None, len(mutations) if isinstance(mutations, list) else None)
+    worker.apply_runtime_state(ctl.zero if disabled else ctl.full)
+    if marks[0] is not None:
+        del stash[marks[0]:]
+    if marks[1] is not None:
+        del mutations[marks[1]:]
+    _set_fields(sa, ctl.sizing)
+
+
+def on_init(worker: Any, owner: type) -> None:
+    """Build the zero-step state once the worker's own states exist. Idempotent; nothing when the
+    threshold is off. ``owner`` is the patched worker class (EAGLEWorkerV2)."""
+    threshold = getattr(worker, "spec_disable_batch_threshold", None)
+    if threshold is None or getattr(worker, STATE_ATTR, None) is not None:
+        return
+    reason = worker_reason(type(worker), owner)
+    algorithm = getattr(worker.server_args, "speculative_algorithm", None)
+    if reason is not None:
+        raise SpecDisableConfigError(f"{FLAG} cannot be used with --speculative-algorithm {algorithm}: {reason}")
+    if getattr(worker, "adaptive_controller", None) is not None:
+        raise SpecDisableConfigError(f"{FLAG} cannot be used with --speculative-adaptive")
+    sa = worker.server_args
+    sizing = {name: getattr(sa, name) for name in SIZING_FIELDS}
+    free_before = _free_mib(worker)
+    full, zero, converted = build_states(worker)
+    free_after = _free_mib(worker)
+    extra = None if free_before is None or free_after is None else max(0.0, free_before - free_after)
+    worker.apply_runtime_state(full)
+    _set_fields(sa, sizing)
+    ctl = SpecDisable(Switch(threshold, resolve_hysteresis(sa)), full, zero, sizing, converted, extra)
+    setattr(worker, STATE_ATTR, ctl)
+    logger.info(
+        "patchkit-spec-disable: ready threshold=%d hysteresis=%d steps=%d decode_attention=%s "
+        "extra_memory_mib=%s worker=%s",
+        threshold, ctl.switch.hysteresis, full.speculative_num_steps, converted,
+        "?" if extra is None else f"{extra:.0f}", type(worker).__name__,
+    )
+
+
+def on_decode(worker: Any, batch: Any) -> None:
+    """Called at the start of every decode step: count it, and swap states when a switch is due."""
+    ctl = getattr(worker, STATE_ATTR, None)
+    if ctl is None:
+        return
+    bs = int(batch.seq_lens.shape[0])
+    due = ctl.switch.observe(bs)
+    if due is None:
+        return
+    apply_state(worker, ctl, due)
+    sw = ctl.switch
+    logger.info(
+        "patchkit-spec-disable: %s batch_size=%d threshold=%d switches=%d disabled_steps=%d enabled_steps=%d",
+        "OFF" if due else "ON", bs, sw.threshold, sw.switches, sw.disabled_steps, sw.enabled_steps,
+    )
+
+
+def _free_mib(worker: Any) -> Optional[float]:
+    try:
+        import torch  # type: ignore[import-not-found]
+        if not torch.cuda.is_available():
+            return None
+        free, _ = torch.cuda.mem_get_info(torch.device(getattr(worker, "device", "cuda") or "cuda",
+                                                       getattr(worker, "gpu_id", None)))
+        return free / 2**20
+    except Exception:
+        return None
+
+
+# ----------------------------------------------------------------------------- state builders
+#: names the runtime takes from the worker's module (``eagle_worker_v2``), by strategy. The patch
+#: refuses a release whose module lacks one (upstream renamed an import) instead of failing at
+#: the first switch.
+WORKER_MODULE_NAMES = {
+    "always": ("SpecRuntimeState",),
+    "bring-zero-step": ("CudaGraphRunner", "DraftBackendFactory", "EagleVerifyInput", "CaptureHiddenMode"),
+}
+
+
+def _worker_module(worker: Any):
+    """The module that defines the patched worker (its imports are the release's names)."""
+    import sys
+    from sglang.srt.speculative import eagle_worker_v2  # type: ignore[import-not-found]
+    return sys.modules.get(eagle_worker_v2.__name__, eagle_worker_v2)
+
+
+def _tp_context(worker: Any):
+    """The context upstream registers its states in: the draft's TP group and the MoE backends."""
+    import contextlib
+    mod = _worker_module(worker)
+    stack = contextlib.ExitStack()
+    dw = worker._draft_worker
+    if hasattr(dw, "draft_tp_context"):
+        stack.enter_context(dw.draft_tp_context(dw.draft_runner.tp_group))
+    for name in ("speculative_moe_backend_context", "speculative_moe_a2a_backend_context"):
+        fn = getattr(mod, name, None)
+        if fn is not None:
+            stack.enter_context(fn())
+    return stack
+
+
+def current_state(worker: Any) -> Any:
+    """The worker's current (drafting) runtime state, as upstream registers it."""
+    mod = _worker_module(worker)
+    dw = worker._draft_worker
+    runner = worker._target_worker.model_runner
+    # 0.5.14+ name the target's decode graph runner decode_cuda_graph_runner, earlier releases graph_runner
+    graph_attr = "decode_cuda_graph_runner" if hasattr(runner, "decode_cuda_graph_runner") else "graph_runner"
+    graph = getattr(runner, graph_attr, None)
+    return mod.SpecRuntimeState(
+        speculative_num_steps=worker.speculative_num_steps,
+        speculative_num_draft_tokens=worker.speculative_num_draft_tokens,
+        draft_attn_backend=dw.draft_attn_backend,
+        cuda_graph_runner=dw.cuda_graph_runner,
+        target_attn_backend=runner.attn_backend,
+        target_graph_runner=graph,
+        draft_extend_attn_backend=dw.draft_extend_attn_backend,
+        cuda_graph_runner_for_draft_extend=dw.cuda_graph_runner_for_draft_extend,
+    )
+
+
+def build_states(worker: Any) -> tuple[Any, Any, list]:
+    """(full, zero, decode-kernel conversions). 0.5.14+ build the zero state upstream's way
+    (``build_adaptive_runtime_state(0, 1)``); 0.5.12-0.5.13 cannot build a multi-step draft backend
+    for zero steps, so the zero state keeps the draft backends and builds only what a one-token
+    verify and its draft extend need."""
+    with _tp_context(worker):
+        full = current_state(worker)
+        if hasattr(worker, "_build_trivial_verify_input"):
+            zero, converted = _upstream_zero_state(worker)
+        else:
+            zero, converted = _own_zero_state(worker, full)
+    return full, zero, converted
+
+
+def _upstream_zero_state(worker: Any) -> tuple[Any, list]:
+    runner = worker._target_worker.model_runner
+    dw = worker._draft_worker
+    make_backend = runner._get_attention_backend
+    init_draft_backends = dw.init_attention_backend
+    converted: list = []
+
+    def get_attention_backend(*args, **kwargs):
+        backend = make_backend(*args, **kwargs)
+        converted.append(one_token_attention(backend))
+        return backend
+
+    def init_attention_backend(*args, **kwargs):
+        result = init_draft_backends(*args, **kwargs)
+        if dw.draft_extend_attn_backend is not None:
+            converted.append(one_token_attention(dw.draft_extend_attn_backend))
+        return result
+
+    runner._get_attention_backend = get_attention_backend
+    dw.init_attention_backend = init_attention_backend
+    try:
+        state = worker.build_adaptive_runtime_state(0, 1)
+    finally:
+        del runner._get_attention_backend
+        del dw.init_attention_backend
+    return state, converted
+
+
+def _own_zero_state(worker: Any, full: Any) -> tuple[Any, list]:
+    mod = _worker_module(worker)
+    with worker._override_worker_state(0, 1):
+        runner = worker._target_worker.model_runner
+        backup_init = runner.init_new_workspace
+        try:
+            target_attn_backend = runner._get_attention_backend(init_new_workspace=True)
+        finally:
+            runner.init_new_workspace = backup_init
+        converted = [one_token_attention(target_attn_backend)]
+        target_graph_runner = None
+        if not worker.server_args.disable_cuda_graph:
+            target_graph_runner = mod.CudaGraphRunner(
+                runner, attn_backend=target_attn_backend, speculative_num_steps=0, speculative_num_draft_tokens=1)
+        dw = worker._draft_worker
+        draft_extend_attn_backend = mod.DraftBackendFactory(
+            worker.server_args, dw.draft_runner, worker.topk, 0).create_draft_extend_backend()
+        if draft_extend_attn_backend is not None:
+            converted.append(one_token_attention(draft_extend_attn_backend))
+        else:
+            # 0.5.12's draft extend runs on draft_runner.attn_backend, which its swap never
+            # replaces: that kernel stays the extend kernel, and the ready line says so.
+            converted.append(False)
+    state = mod.SpecRuntimeState(
+        speculative_num_steps=0,
+        speculative_num_draft_tokens=1,
+        draft_attn_backend=full.draft_attn_backend,
+        cuda_graph_runner=full.cuda_graph_runner,
+        target_attn_backend=target_attn_backend,
+        target_graph_runner=target_graph_runner,
+        draft_extend_attn_backend=draft_extend_attn_backend,
+        cuda_graph_runner_for_draft_extend=None,
+    )
+    return state, converted
+
+
+def trivial_verify_input(worker: Any, batch: Any) -> Any:
+    """0.5.12-0.5.13: a one-node EagleVerifyInput at the previous bonus token, the equivalent of
+    upstream's ``_build_trivial_verify_input`` (0.5.14+): the verify kernel accepts the root and
+    samples one new token from the target logits, a plain decode."""
+    import torch  # type: ignore[import-not-found]
+    mod = _worker_module(worker)
+    if batch.forward_mode.is_idle():
+        return mod.EagleVerifyInput.create_idle_input(worker.topk, 0, 1)
+    bs = batch.seq_lens.shape[0]
+    device = worker.device
+    attn_backend = worker._target_worker.model_runner.attn_backend
+    mask_buf, position_buf = attn_backend.get_verify_buffers_to_fill_after_draft()
+    if mask_buf is not None:
+        custom_mask = mask_buf
+        custom_mask.fill_(True)
+    else:
+        custom_mask = torch.ones(_seq_lens_sum(batch, attn_backend) + bs, dtype=torch.bool, device=device)
+    if position_buf is not None:
+        positions = position_buf
+        positions[:bs].copy_(batch.seq_lens)
+    else:
+        positions = batch.seq_lens.to(torch.int64)
+    return mod.EagleVerifyInput(
+        # int64 like the drafted path's tokens: the sampling verify kernel rejects int32
+        draft_token=batch.spec_info.bonus_tokens.to(torch.int64),
+        custom_mask=custom_mask,
+        positions=positions,
+        retrieve_index=torch.arange(bs, dtype=torch.long, device=device).unsqueeze(1),
+        retrieve_next_token=torch.full((bs, 1), -1, dtype=torch.long, device=device),
+        retrieve_next_sibling=torch.full((bs, 1), -1, dtype=torch.long, device=device),
+        retrieve_cum_len=None,
+        spec_steps=0,
+        topk=worker.topk,
+        draft_token_num=1,
+        capture_hidden_mode=mod.CaptureHiddenMode.FULL,
+        seq_lens_sum=None,
+        seq_lens_cpu=None,
+    )
+
+
+def _seq_lens_sum(batch: Any, attn_backend: Any) -> int:
+    """Without a GPU sync: the batch's own sum, the host copy's, else the bs x context bound."""
+    if batch.seq_lens_sum is not None:
+        return int(batch.seq_lens_sum)
+    if getattr(batch, "seq_lens_cpu", None) is not None:
+        return int(batch.seq_lens_cpu.sum())
+    return int(batch.seq_lens.shape[0]) * int(attn_backend.max_context_len)
+
+
+# ----------------------------------------------------------------------------- decode kernels
+#: Measured on an H200 (bench/results/h200-8b-decode/profile-0.5.16.json): at 128 requests a
+#: zero-step step spent 31.7 of its 37.3 ms of GPU time in the Triton *extend* kernel (TARGET_VERIFY,
+#: one query token per request), against 2.0 ms for the decode kernel of a plain decode step. One
+#: query token per request whose KV slot is req_to_token[req, prefix_len] is a decode step over
+#: prefix_len + 1 tokens, so the zero-step state's own backends run those steps with the decode kernel.
+_ONE_TOKEN_CLASSES: dict = {}
+
+
+def _extra_len(mode: Any) -> Optional[int]:
+    """Tokens to add to seq_lens to present a one-token step as DECODE (None: not one of ours).
+    TARGET_VERIFY batches carry the prefix length, DRAFT_EXTEND_V2 ones the post-write length."""
+    if mode is None:
+        return None
+    if mode.is_target_verify():
+        return 1
+    if getattr(mode, "is_draft_extend_v2", lambda: False)():
+        return 0
+    return None
+
+
+def convertible(backend: Any) -> bool:
+    """Whether :func:`one_token_attention` may convert this backend: the Triton backend built for
+    one verify token, without MLA, sliding window or decode context parallelism."""
+    base = type(backend)
+    if not any(k.__name__ == "TritonAttnBackend" for k in base.__mro__):
+        return False
+    if getattr(backend, "num_draft_tokens", None) != 1 or getattr(backend, "use_mla", False):
+        return False
+    if (getattr(backend, "sliding_window_size", None) or -1) > 0:
+        return False
+    return (getattr(backend, "dcp_size", 1) or 1) <= 1
+
+
+def one_token_attention(backend: Any) -> bool:
+    """Make an attention backend the zero-step state built for one verify token per request run
+    TARGET_VERIFY and DRAFT_EXTEND_V2 steps with its decode kernel (metadata for prefix + 1
+    tokens). Returns whether it was converted. ``PATCHKIT_SPEC_DISABLE_DECODE_ATTENTION=0`` keeps
+    the extend kernel."""
+    if os.environ.get(DECODE_ATTENTION_ENV, "1").strip() == "0":
+        return False
+    if getattr(type(backend), "_patchkit_one_token", False):
+        return True
+    if not convertible(backend):
+        return False
+    base = type(backend)
+    cls = _ONE_TOKEN_CLASSES.get(base)
+    if cls is None:
+        cls = _ONE_TOKEN_CLASSES[base] = _one_token_class(base)
+    backend.__class__ = cls
+    return True
+
+
+def _decode_mode():
+    from sglang.srt.model_executor.forward_batch_info import ForwardMode  # type: ignore[import-not-found]
+    return ForwardMode.DECODE
+
+
+def _as_decode(fb: Any, extra: int, bound: Optional[Callable[[Any], int]]) -> tuple:
+    saved = (fb.forward_mode, fb.seq_lens, fb.seq_lens_sum, fb.seq_lens_cpu, fb.spec_info)
+    fb.forward_mode = _decode_mode()
+    fb.spec_info = None
+    if extra:
+        if fb.seq_lens_sum is not None:
+            fb.seq_lens_sum = fb.seq_lens_sum + extra * len(fb.seq_lens)
+        fb.seq_lens = fb.seq_lens + extra
+        if fb.seq_lens_cpu is not None:
+            fb.seq_lens_cpu = fb.seq_lens_cpu + extra
+    if bound is not None and fb.seq_lens_sum is None:
+        # eager decode metadata sizes its index buffer by seq_lens_sum (0.5.12 needs it): the host
+        # copy's sum, else an upper bound (what later releases allocate themselves); never a sync
+        fb.seq_lens_sum = int(fb.seq_lens_cpu.sum()) if fb.seq_lens_cpu is not None else bound(fb)
+    return saved
+
+
+def _restore(fb: Any, saved: tuple) -> None:
+    fb.forward_mode, fb.seq_lens, fb.seq_lens_sum, fb.seq_lens_cpu, fb.spec_info = saved
+
+
+def _one_token_class(base: type) -> type:
+    import inspect
+
+    def batch_method(name: str, sized: bool):
+        inner = getattr(base, name)
+
+        def method(self, forward_batch, *args, **kwargs):
+            extra = _extra_len(forward_batch.forward_mode)
+            if extra is None:
+                return inner(self, forward_batch, *args, **kwargs)
+            bound = (lambda fb: len(fb.seq_lens) * self.max_context_len) if sized else None
+            saved = _as_decode(forward_batch, extra, bound)
+            try:
+                return inner(self, forward_batch, *args, **kwargs)
+            finally:
+                _restore(forward_batch, saved)
+
+        return method
+
+    def graph_method(name: str):
+        inner = getattr(base, name)
+        signature = inspect.signature(inner)
+
+        def method(self, *args, **kwargs):
+            bound = signature.bind(self, *args, **kwargs)
+            a = bound.arguments
+            extra = _extra_len(a.get("forward_mode"))
+            if extra is not None:
+                a["forward_mode"] = _decode_mode()
+                a["spec_info"] = None
+                if extra:
+                    a["seq_lens"] = a["seq_lens"] + extra
+                    if a.get("seq_lens_sum") is not None:
+                        a["seq_lens_sum"] = a["seq_lens_sum"] + extra * int(a["bs"])
+                    if a.get("seq_lens_cpu") is not None:
+                        a["seq_lens_cpu"] = a["seq_lens_cpu"] + extra
+            return inner(*bound.args, **bound.kwargs)
+
+        return method
+
+    def forward_extend(self, q, k, v, layer, forward_batch, save_kv_cache=True, **kwargs):
+        metadata = getattr(self, "forward_metadata", None)
+        if (
+            _extra_len(forward_batch.forward_mode) is None
+            or k is None
+            or getattr(metadata, "attn_logits", None) is None
+            or any(value is not None for key, value in kwargs.items() if key != "sinks")
+        ):
+            return base.forward_extend(self, q, k, v, layer, forward_batch, save_kv_cache, **kwargs)
+        extra = {"sinks": kwargs["sinks"]} if kwargs.get("sinks") is not None else {}
+        return self.forward_decode(q, k, v, layer, forward_batch, save_kv_cache=save_kv_cache, **extra)
+
+    namespace: dict = {"_patchkit_one_token": True, "forward_extend": forward_extend}
+    for name, sized in (("init_forward_metadata", True), ("init_forward_metadata_out_graph", False)):
+        if hasattr(base, name):
+            namespace[name] = batch_method(name, sized)
+    for name in ("init_forward_metadata_capture_cuda_graph", "init_forward_metadata_replay_cuda_graph"):
+        if hasattr(base, name) and "forward_mode" in inspect.signature(getattr(base, name)).parameters:
+            namespace[name] = graph_method(name)
+    return type("PatchkitOneToken" + base.__name__, (base,), namespace)

@@ -46,6 +46,9 @@ def cells(model: Path) -> dict[str, dict]:
         "eagle3-flag-nooverlap": {"args": eagle3 + FLAG + ["--disable-overlap-schedule"]},
         "eagle3-flag-nograph-page16": {"args": eagle3 + FLAG + ["--disable-cuda-graph", "--page-size", "16"]},
         "eagle3-flag-page16": {"args": eagle3 + FLAG + ["--page-size", "16"]},
+        "eagle3-flag-nograph": {"args": eagle3 + FLAG + ["--disable-cuda-graph"]},
+        "standalone-flag-nooverlap": {"args": standalone + FLAG + ["--disable-overlap-schedule"]},
+        "eagle3-flag-hidden-states": {"args": eagle3 + FLAG + ["--enable-return-hidden-states"]},
         "eagle3-flag-topk2": {"args": ["--speculative-algorithm", "EAGLE3", "--speculative-draft-model-path", d,
                                        "--speculative-num-steps", "3", "--speculative-eagle-topk", "2",
                                        "--speculative-num-draft-tokens", "4"] + FLAG,
@@ -127,12 +130,14 @@ def main() -> int:
     ap.add_argument("--logs", type=Path, default=Path("/tmp/cell-logs"))
     ap.add_argument("--only", nargs="*")
     ap.add_argument("--parallel", type=int, default=4)
+    ap.add_argument("--mem", type=float, default=None, help="--mem-fraction-static per cell")
     ap.add_argument("--timeout", type=float, default=420)
     ap.add_argument("--python", default=sys.executable)
     a = ap.parse_args()
     tiny.write(a.model_dir)
     todo = {k: v for k, v in cells(a.model_dir).items() if not a.only or k in a.only}
-    mem = round(0.85 / max(1, min(a.parallel, len(todo))), 3)
+    # each server profiles free memory while the others hold theirs: a fraction of the whole card
+    mem = a.mem or round(0.84 / max(1, min(a.parallel, len(todo))), 3)
     a.logs.mkdir(parents=True, exist_ok=True)
     with ThreadPoolExecutor(a.parallel) as pool:
         futs = {k: pool.submit(run_cell, k, v, a.model_dir, a.python, a.logs, mem, a.timeout) for k, v in todo.items()}

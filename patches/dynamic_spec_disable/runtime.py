@@ -265,9 +265,25 @@ def on_decode(worker: Any, batch: Any) -> None:
         return
     bs = int(batch.seq_lens.shape[0])
     due = ctl.switch.observe(bs)
-    if due is None:
-        return
-    apply_state(worker, ctl, due)
+    if due is not None:
+        apply_state(worker, ctl, due)
+        _log_switch(ctl, due, bs)
+    if ctl.switch.disabled:
+        _int64_bonus_tokens(batch)
+
+
+def _int64_bonus_tokens(batch: Any) -> None:
+    """The one-token verify feeds the previous bonus tokens to the verify kernel as candidates,
+    which must be int64. The overlap scheduler hands them over as int64, the synchronous one
+    (--disable-overlap-schedule) as the sampler's int32: 'Expected candidates to be of type long'
+    on an H200 with SGLang 0.5.16 (upstream's own zero-step path has the same gap)."""
+    info = getattr(batch, "spec_info", None)
+    tokens = getattr(info, "bonus_tokens", None)
+    if tokens is not None and str(getattr(tokens, "dtype", "")) != "torch.int64":
+        info.bonus_tokens = tokens.long()
+
+
+def _log_switch(ctl: SpecDisable, due: bool, bs: int) -> None:
     sw = ctl.switch
     logger.info(
         "patchkit-spec-disable: %s batch_size=%d threshold=%d switches=%d disabled_steps=%d enabled_steps=%d",

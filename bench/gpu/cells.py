@@ -33,21 +33,25 @@ FLAG = ["--speculative-disable-batch-threshold", "4", "--speculative-disable-hys
 CHECKERS = {"SGLANG_ENABLE_STRICT_MEM_CHECK_DURING_BUSY": "1", "SGLANG_CHECK_KV_PAGE_INVARIANTS": "1"}
 
 
-def cells(model: Path) -> dict[str, dict]:
+def cells(model: Path, release: str = "0.5.16") -> dict[str, dict]:
     t, d = str(model / "target"), str(model / "draft")
     eagle3 = ["--speculative-algorithm", "EAGLE3", "--speculative-draft-model-path", d, *SPEC]
     standalone = ["--speculative-algorithm", "STANDALONE", "--speculative-draft-model-path", t, *SPEC]
     refuse = "cannot be used with"
+    v1 = release in ("0.5.12", "0.5.13")
     return {
         "eagle3-flag": {"args": eagle3 + FLAG},
         "eagle3-noflag": {"args": eagle3, "switches": False},
         "standalone-noflag": {"args": standalone, "switches": False},
         "standalone-flag": {"args": standalone + FLAG},
-        "eagle3-flag-nooverlap": {"args": eagle3 + FLAG + ["--disable-overlap-schedule"]},
+        # 0.5.12-0.5.13 run the spec-v1 EAGLEWorker without the overlap scheduler: refused, never silent
+        "eagle3-flag-nooverlap": {"args": eagle3 + FLAG + ["--disable-overlap-schedule"],
+                                  **({"refused": "which is not a subclass of EAGLEWorkerV2"} if v1 else {})},
         "eagle3-flag-nograph-page16": {"args": eagle3 + FLAG + ["--disable-cuda-graph", "--page-size", "16"]},
         "eagle3-flag-page16": {"args": eagle3 + FLAG + ["--page-size", "16"]},
         "eagle3-flag-nograph": {"args": eagle3 + FLAG + ["--disable-cuda-graph"]},
-        "standalone-flag-nooverlap": {"args": standalone + FLAG + ["--disable-overlap-schedule"]},
+        "standalone-flag-nooverlap": {"args": standalone + FLAG + ["--disable-overlap-schedule"],
+                                      **({"refused": "which is not a subclass of EAGLEWorkerV2"} if v1 else {})},
         "eagle3-flag-hidden-states": {"args": eagle3 + FLAG + ["--enable-return-hidden-states"]},
         "eagle3-flag-topk2": {"args": ["--speculative-algorithm", "EAGLE3", "--speculative-draft-model-path", d,
                                        "--speculative-num-steps", "3", "--speculative-eagle-topk", "2",
@@ -129,13 +133,14 @@ def main() -> int:
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--logs", type=Path, default=Path("/tmp/cell-logs"))
     ap.add_argument("--only", nargs="*")
+    ap.add_argument("--release", default="0.5.16", help="the SGLang release under test (sets expectations)")
     ap.add_argument("--parallel", type=int, default=4)
     ap.add_argument("--mem", type=float, default=None, help="--mem-fraction-static per cell")
     ap.add_argument("--timeout", type=float, default=420)
     ap.add_argument("--python", default=sys.executable)
     a = ap.parse_args()
     tiny.write(a.model_dir)
-    todo = {k: v for k, v in cells(a.model_dir).items() if not a.only or k in a.only}
+    todo = {k: v for k, v in cells(a.model_dir, a.release).items() if not a.only or k in a.only}
     # each server profiles free memory while the others hold theirs: a fraction of the whole card
     mem = a.mem or round(0.84 / max(1, min(a.parallel, len(todo))), 3)
     a.logs.mkdir(parents=True, exist_ok=True)

@@ -15,7 +15,7 @@ if [ "${COLLECT:-0}" != 1 ]; then
     python3 -m patchkit apply dynamic-spec-disable --target-dir /tmp/site; echo "apply rc=$?"
     python3 -m patchkit gate --target-dir /tmp/site; echo "gate rc=$?"; } > $W/console.txt 2>&1
   setsid bash -c "python3 bench/gpu/cells.py --model-dir /tmp/tiny --out $W/cells.json --logs $W/logs \
-      --parallel ${PAR:-4} ${MEM:+--mem $MEM} ${ONLY:+--only $ONLY} > $W/cells.txt 2>&1; echo done > $W/done" < /dev/null > /dev/null 2>&1 &
+      --release $V --parallel ${PAR:-4} ${MEM:+--mem $MEM} ${ONLY:+--only $ONLY} > $W/cells.txt 2>&1; echo done > $W/done" < /dev/null > /dev/null 2>&1 &
 fi
 end=$((SECONDS + ${WAIT:-500}))
 while [ ! -f $W/done ] && [ $SECONDS -lt $end ]; do sleep 5; done

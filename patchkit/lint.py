@@ -13,8 +13,10 @@ from dataclasses import dataclass
 from pyflakes import checker, messages
 
 #: the pyflakes messages that mean a patched file is broken or carries dead weight
+#: (RedefinedWhileUnused is left out: ``bound = None`` then ``def bound(...)`` under a branch is
+#: ordinary code, and pyflakes flagged exactly that in patch 1.1.0's spliced text)
 KINDS = (messages.UndefinedName, messages.UndefinedLocal, messages.UndefinedExport,
-         messages.UnusedImport, messages.ImportShadowedByLoopVar, messages.RedefinedWhileUnused)
+         messages.UnusedImport, messages.ImportShadowedByLoopVar)
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ if [ "${COLLECT:-0}" != 1 ]; then
   tar xf "$B/site.tar.xz" -C /tmp/site || exit 3
   python3 -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .whl/*.whl || exit 3
   { nvidia-smi --query-gpu=name,memory.used,memory.total --format=csv
-    python3 -m patchkit apply dynamic-spec-disable --target-dir /tmp/site; echo "apply rc=$?"
+    python3 -m patchkit apply dynamic-spec-disable --target-dir /tmp/site ${APPLY_ARGS:-}; echo "apply rc=$?"
     python3 -m patchkit gate --target-dir /tmp/site; echo "gate rc=$?"; } > $W/console.txt 2>&1
   setsid bash -c "python3 bench/gpu/cells.py --model-dir /tmp/tiny --out $W/cells.json --logs $W/logs \
       --release $V --parallel ${PAR:-4} ${MEM:+--mem $MEM} ${ONLY:+--only $ONLY} > $W/cells.txt 2>&1; echo done > $W/done" < /dev/null > /dev/null 2>&1 &

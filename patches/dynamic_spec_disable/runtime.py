@@ -199,6 +199,8 @@ class SpecDisable:
     sizing: dict = field(default_factory=dict)
     decode_attention: list = field(default_factory=list)
     extra_memory_mib: Optional[float] = None
+    #: the draft runner's attention backend in the full state (the eager draft extend runs on it)
+    draft_runner_backend: Any = None
 
 
 SIZING_FIELDS = ("speculative_num_steps", "speculative_num_draft_tokens")
@@ -220,12 +222,26 @@ def apply_state(worker: Any, ctl: SpecDisable, disabled: bool) -> None:
     stash = getattr(sa, "_resolved_overrides", None)
     mutations = getattr(sa, "_runtime_mutations", None)
     marks = (len(stash) if isinstance(stash, list) else None, len(mutations) if isinstance(mutations, list) else None)
-    worker.apply_runtime_state(ctl.zero if disabled else ctl.full)
+    state = ctl.zero if disabled else ctl.full
+    worker.apply_runtime_state(state)
+    _swap_draft_runner_backend(worker, ctl, state, disabled)
     if marks[0] is not None:
         del stash[marks[0]:]
     if marks[1] is not None:
         del mutations[marks[1]:]
     _set_fields(sa, ctl.sizing)
+
+
+def _swap_draft_runner_backend(worker: Any, ctl: SpecDisable, state: Any, disabled: bool) -> None:
+    """The eager draft extend runs on ``draft_runner.attn_backend``. 0.5.14+ swap it with the state;
+    0.5.12-0.5.13's swap leaves it alone, so the zero state's one-token (decode-kernel) draft-extend
+    backend would never run: swap it here, and put the full state's back on the way out."""
+    runner = getattr(getattr(worker, "_draft_worker", None), "draft_runner", None)
+    if runner is None or ctl.draft_runner_backend is None:
+        return
+    wanted = state.draft_extend_attn_backend if disabled else ctl.draft_runner_backend
+    if wanted is not None and runner.attn_backend is not wanted:
+        runner.attn_backend = wanted
 
 
 def on_init(worker: Any, owner: type) -> None:
@@ -242,13 +258,15 @@ def on_init(worker: Any, owner: type) -> None:
         raise SpecDisableConfigError(f"{FLAG} cannot be used with --speculative-adaptive")
     sa = worker.server_args
     sizing = {name: getattr(sa, name) for name in SIZING_FIELDS}
-    free_before = _free_mib(worker)
+    before = _reserved_mib()
     full, zero, converted = build_states(worker)
-    free_after = _free_mib(worker)
-    extra = None if free_before is None or free_after is None else max(0.0, free_before - free_after)
+    after = _reserved_mib()
+    extra = None if before is None or after is None else max(0.0, after - before)
     worker.apply_runtime_state(full)
     _set_fields(sa, sizing)
-    ctl = SpecDisable(Switch(threshold, resolve_hysteresis(sa)), full, zero, sizing, converted, extra)
+    runner = getattr(getattr(worker, "_draft_worker", None), "draft_runner", None)
+    ctl = SpecDisable(Switch(threshold, resolve_hysteresis(sa)), full, zero, sizing, converted, extra,
+                      getattr(runner, "attn_backend", None))
     setattr(worker, STATE_ATTR, ctl)
     logger.info(
         "patchkit-spec-disable: ready threshold=%d hysteresis=%d steps=%d decode_attention=%s "
@@ -291,14 +309,12 @@ def _log_switch(ctl: SpecDisable, due: bool, bs: int) -> None:
     )
 
 
-def _free_mib(worker: Any) -> Optional[float]:
+def _reserved_mib() -> Optional[float]:
+    """This process's CUDA caching-allocator reservation (MiB): the zero state's CUDA-graph pools
+    and buffers land there. Device-wide free memory would also count other processes on the GPU."""
     try:
         import torch  # type: ignore[import-not-found]
-        if not torch.cuda.is_available():
-            return None
-        free, _ = torch.cuda.mem_get_info(torch.device(getattr(worker, "device", "cuda") or "cuda",
-                                                       getattr(worker, "gpu_id", None)))
-        return free / 2**20
+        return torch.cuda.memory_reserved() / 2**20 if torch.cuda.is_available() else None
     except Exception:
         return None
 

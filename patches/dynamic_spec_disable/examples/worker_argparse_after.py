@@ -2,6 +2,12 @@
 # patch anchors on), not SGLang source. Used by the patch's before/after example tests.
 import contextlib
 import logging
+
+from sglang.srt.model_executor.cuda_graph_runner import CudaGraphRunner
+from sglang.srt.model_executor.forward_batch_info import CaptureHiddenMode
+from sglang.srt.speculative.adaptive_runtime_state import SpecRuntimeState
+from sglang.srt.speculative.draft_utils import DraftBackendFactory
+from sglang.srt.speculative.eagle_info import EagleVerifyInput
 from sglang.srt.speculative import patchkit_spec_disable as _patchkit_sd  # patchkit: dynamic-spec-disable
 
 logger = logging.getLogger(__name__)

@@ -1,6 +1,8 @@
 # Our own miniature of sglang/srt/speculative/eagle_worker_v2.py as of 0.5.16 (the shapes the
 # patch anchors on), not SGLang source. Used by the patch's before/after example tests.
 import logging
+
+from sglang.srt.speculative.adaptive_runtime_state import SpecRuntimeState
 from sglang.srt.speculative import patchkit_spec_disable as _patchkit_sd  # patchkit: dynamic-spec-disable
 
 logger = logging.getLogger(__name__)

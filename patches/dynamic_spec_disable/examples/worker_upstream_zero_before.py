@@ -2,6 +2,8 @@
 # patch anchors on), not SGLang source. Used by the patch's before/after example tests.
 import logging
 
+from sglang.srt.speculative.adaptive_runtime_state import SpecRuntimeState
+
 logger = logging.getLogger(__name__)
 
 

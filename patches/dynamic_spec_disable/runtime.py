@@ -217,14 +217,14 @@ def apply_state(worker: Any, ctl: SpecDisable, disabled: bool) -> None:
     allocated in the previous mode: the sizing fields stay at the full state in both modes (the
     reserve never shrinks), and the provenance log upstream's swap appends is trimmed back."""
     sa = worker.server_args
-    stash = getattr(sa, "_resolved_overrides", None)
-    mutations = getattr(sa, "_runtime_mutations", None)
-    marks = (len(stash) if isinstance(stash, list) else None, len(mutations) if isinstance(mutations, list) else None)
+    logs = ("_resolved_overrides", "_runtime_mutations")
+    # a log upstream's override creates on its first call (absent before) is trimmed from 0
+    marks = [len(log) if isinstance(log := getattr(sa, name, None), list) else 0 for name in logs]
     worker.apply_runtime_state(ctl.zero if disabled else ctl.full)
-    if marks[0] is not None:
-        del stash[marks[0]:]
-    if marks[1] is not None:
-        del mutations[marks[1]:]
+    for name, mark in zip(logs, marks):
+        log = getattr(sa, name, None)
+        if isinstance(log, list):
+            del log[mark:]
     _set_fields(sa, ctl.sizing)
 
 

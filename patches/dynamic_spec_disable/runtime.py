@@ -219,17 +219,31 @@ def apply_state(worker: Any, ctl: SpecDisable, disabled: bool) -> None:
     allocated in the previous mode: the sizing fields stay at the full state in both modes (the
     reserve never shrinks), and the provenance log upstream's swap appends is trimmed back."""
     sa = worker.server_args
-    stash = getattr(sa, "_resolved_overrides", None)
-    mutations = getattr(sa, "_runtime_mutations", None)
-    marks = (len(stash) if isinstance(stash, list) else None, len(mutations) if isinstance(mutations, list) else None)
+    logs = ("_resolved_overrides", "_runtime_mutations")
+    # a log upstream's override creates on its first call (absent before) is trimmed from 0
+    marks = [len(log) if isinstance(log := getattr(sa, name, None), list) else 0 for name in logs]
+    context = _context_log()  # 0.5.23+ log the swap in the runtime context instead
+    context_mark = len(context) if context is not None else 0
     state = ctl.zero if disabled else ctl.full
     worker.apply_runtime_state(state)
     _swap_draft_runner_backend(worker, ctl, state, disabled)
-    if marks[0] is not None:
-        del stash[marks[0]:]
-    if marks[1] is not None:
-        del mutations[marks[1]:]
+    for name, mark in zip(logs, marks):
+        log = getattr(sa, name, None)
+        if isinstance(log, list):
+            del log[mark:]
+    if context is not None:
+        del context[context_mark:]
     _set_fields(sa, ctl.sizing)
+
+
+def _context_log() -> Optional[list]:
+    """``get_context()._overrides_log`` on releases whose swap overrides the runtime context."""
+    try:
+        from sglang.srt.runtime_context import get_context  # type: ignore[import-not-found]
+        log = get_context()._overrides_log
+    except Exception:
+        return None
+    return log if isinstance(log, list) else None
 
 
 def _swap_draft_runner_backend(worker: Any, ctl: SpecDisable, state: Any, disabled: bool) -> None:

@@ -1,0 +1,620 @@
+"""dynamic-spec-disable 2.0, the runtime (patches/dynamic_spec_disable/runtime.py) on CPU against
+stand-ins: the hysteresis switch, the start-up refusals, and the state swap on a worker that
+behaves like upstream 0.5.16's EAGLEWorkerV2 (``apply_runtime_state`` + ``ServerArgs.override``).
+
+Nothing here imports torch or SGLang: stand-in modules go into ``sys.modules`` through monkeypatch
+and are removed after each test."""
+from __future__ import annotations
+
+import contextlib
+import logging
+import sys
+import types
+from dataclasses import dataclass
+from types import SimpleNamespace
+from typing import Any, Optional
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from patchkit.smoke.logscan import DECODE_ATTENTION, READY, SWITCH
+from patches.dynamic_spec_disable import runtime as rt
+
+ENVS = (rt.ENV, rt.HYSTERESIS_ENV, rt.DECODE_ATTENTION_ENV)
+
+
+@pytest.fixture(autouse=True)
+def _clean_env(monkeypatch):
+    for name in ENVS:
+        monkeypatch.delenv(name, raising=False)
+
+
+# ============================================================================ 1. Switch hysteresis
+def _run(threshold: int, k: int, sizes: list[int]):
+    """Feed ``sizes`` to a Switch; return it, the mode after each step and the switch steps."""
+    sw = rt.Switch(threshold, k)
+    modes, switched = [], []
+    for i, bs in enumerate(sizes):
+        before = sw.disabled
+        due = sw.observe(bs)
+        if due is not None:
+            assert due == sw.disabled != before, "observe() returned a mode it did not switch to"
+            switched.append(i)
+        else:
+            assert sw.disabled == before, "the mode changed without observe() saying so"
+        modes.append(sw.disabled)
+    return sw, modes, switched
+
+
+switch_inputs = st.integers(0, 64).flatmap(lambda t: st.tuples(
+    st.just(t), st.integers(1, 6),
+    st.lists(st.one_of(st.integers(max(0, t - 3), t + 3), st.integers(0, 200)), max_size=300)))
+
+
+@settings(max_examples=300, deadline=None)
+@given(switch_inputs)
+def test_switch_only_after_k_consecutive_steps_and_always_after_k(args):
+    t, k, sizes = args
+    sw, modes, switched = _run(t, k, sizes)
+    prev = False
+    for i, bs in enumerate(sizes):
+        window = sizes[max(0, i - k + 1): i + 1]
+        if i in switched:
+            # a switch at step i: the K steps up to and including i all asked for the new mode
+            assert len(window) == k, f"switched at step {i} < K={k}"
+            if modes[i]:
+                assert all(b > t for b in window), (i, window)
+            else:
+                assert all(b <= t for b in window), (i, window)
+        # and the converse: K steps in a row asking for a mode end in that mode
+        if len(window) == k and all(b > t for b in window):
+            assert modes[i], f"K={k} steps above T={t} and still enabled at step {i}"
+        if len(window) == k and all(b <= t for b in window):
+            assert not modes[i], f"K={k} steps at/below T={t} and still disabled at step {i}"
+        assert modes[i] != prev or i not in switched
+        prev = modes[i]
+    assert all(b - a >= k for a, b in zip(switched, switched[1:])), (switched, k)
+    assert sw.switches == len(switched)
+    assert sw.disabled_steps + sw.enabled_steps == len(sizes)
+    assert sw.disabled_steps == sum(modes)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 64), st.lists(st.integers(0, 200), max_size=200))
+def test_switch_with_k1_follows_the_batch_size_exactly(t, sizes):
+    sw, modes, switched = _run(t, 1, sizes)
+    assert modes == [bs > t for bs in sizes]
+    expected = sum(1 for a, b in zip([False] + modes, modes) if a != b)
+    assert sw.switches == expected == len(switched)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, 64), st.integers(2, 10), st.integers(0, 400), st.booleans())
+def test_oscillating_load_around_t_never_switches_with_k_at_least_2(t, k, n, start_high):
+    sizes = [(t + 1 if (i % 2 == 0) == start_high else t) for i in range(n)]
+    sw, _, switched = _run(t, k, sizes)
+    assert sw.switches == 0 and switched == []
+    assert sw.enabled_steps == n and sw.disabled_steps == 0
+
+
+def test_oscillating_load_with_k1_switches_every_step():
+    """The same load with K=1 flips every step: the oscillation test above can fail."""
+    sw, _, switched = _run(8, 1, [9, 8] * 50)
+    assert sw.switches == 100 and switched == list(range(100))
+
+
+# ============================================================================ 2. check_server_args
+def _args(**kw) -> SimpleNamespace:
+    base = dict(speculative_disable_batch_threshold=None, speculative_disable_hysteresis=None,
+                speculative_algorithm="EAGLE", speculative_adaptive=False, enable_dp_attention=False,
+                enable_two_batch_overlap=False, enable_pdmux=False, enable_multi_layer_eagle=False,
+                speculative_eagle_topk=1, speculative_num_steps=3, speculative_num_draft_tokens=4)
+    base.update(kw)
+    return SimpleNamespace(**base)
+
+
+#: (field, clashing value, what the message must name) -- one row per CLASHES entry
+CLASH_ROWS = [
+    ("speculative_adaptive", True, "--speculative-adaptive"),
+    ("enable_dp_attention", True, "--enable-dp-attention"),
+    ("enable_two_batch_overlap", True, "--enable-two-batch-overlap"),
+    ("enable_pdmux", True, "--enable-pdmux"),
+    ("enable_multi_layer_eagle", True, "--enable-multi-layer-eagle"),
+    ("speculative_eagle_topk", 2, "--speculative-eagle-topk"),
+]
+
+
+def test_clash_rows_cover_the_runtime_table():
+    assert sorted(r[0] for r in CLASH_ROWS) == sorted(c[0] for c in rt.CLASHES)
+
+
+def _refusal(args) -> str:
+    with pytest.raises(rt.SpecDisableConfigError) as info:
+        rt.check_server_args(args)
+    msg = str(info.value)
+    assert "\n" not in msg, f"not one line: {msg!r}"
+    return msg
+
+
+@pytest.mark.parametrize("field,value,option", CLASH_ROWS, ids=[r[0] for r in CLASH_ROWS])
+def test_each_clash_is_refused_naming_the_flag_and_the_option(field, value, option):
+    msg = _refusal(_args(speculative_disable_batch_threshold=16, **{field: value}))
+    assert rt.FLAG in msg and option in msg and rt.ENV not in msg
+
+
+@pytest.mark.parametrize("field,value,option", CLASH_ROWS, ids=[r[0] for r in CLASH_ROWS])
+def test_each_clash_is_refused_naming_the_env_var_when_set_there(monkeypatch, field, value, option):
+    monkeypatch.setenv(rt.ENV, "16")
+    msg = _refusal(_args(**{field: value}))
+    assert rt.ENV in msg and option in msg and rt.FLAG not in msg
+
+
+@pytest.mark.parametrize("topk", [None, 1])
+def test_topk_one_or_unset_is_not_a_clash(topk):
+    rt.check_server_args(_args(speculative_disable_batch_threshold=16, speculative_eagle_topk=topk))
+
+
+def test_threshold_off_refuses_nothing_even_with_every_clash_on():
+    every = {field: value for field, value, _ in CLASH_ROWS}
+    rt.check_server_args(_args(**every))
+    rt.check_server_args(_args(speculative_algorithm=None, **every))
+
+
+def test_clash_read_through_resolved_view(monkeypatch):
+    """0.5.16+ keep some fields behind ``resolved_view``: the check reads the resolved value."""
+    overrides = types.ModuleType("sglang.srt.arg_groups.overrides")
+    overrides.resolved_view = lambda sa: SimpleNamespace(**{**vars(sa), "enable_dp_attention": True})
+    _install(monkeypatch, {"sglang.srt.arg_groups.overrides": overrides})
+    msg = _refusal(_args(speculative_disable_batch_threshold=16))
+    assert "--enable-dp-attention" in msg
+
+
+def test_flag_without_speculation_raises_env_only_warns(monkeypatch, caplog):
+    msg = _refusal(_args(speculative_disable_batch_threshold=16, speculative_algorithm=None))
+    assert rt.FLAG in msg and "--speculative-algorithm" in msg
+    monkeypatch.setenv(rt.ENV, "16")
+    caplog.set_level(logging.WARNING, logger=rt.logger.name)
+    rt.check_server_args(_args(speculative_algorithm=None))
+    assert any(rt.ENV in r.getMessage() and r.levelno == logging.WARNING for r in caplog.records)
+
+
+@pytest.mark.parametrize("value", [-1, 2.5, "8", True, False])
+def test_invalid_flag_values_raise_naming_the_flag(value):
+    msg = _refusal(_args(speculative_disable_batch_threshold=value))
+    assert rt.FLAG in msg and repr(value) in msg
+
+
+@pytest.mark.parametrize("raw", ["abc", "-3", "1.5", "true"])
+def test_invalid_env_values_raise_naming_the_variable(monkeypatch, raw):
+    monkeypatch.setenv(rt.ENV, raw)
+    msg = _refusal(_args())
+    assert rt.ENV in msg and rt.FLAG not in msg
+
+
+def test_threshold_zero_is_valid_and_empty_env_is_off(monkeypatch):
+    rt.check_server_args(_args(speculative_disable_batch_threshold=0))
+    monkeypatch.setenv(rt.ENV, "  ")
+    assert rt.resolve_threshold(_args()) is None
+
+
+def test_hysteresis_zero_raises_naming_its_source(monkeypatch):
+    msg = _refusal(_args(speculative_disable_batch_threshold=16, speculative_disable_hysteresis=0))
+    assert rt.HYSTERESIS_FLAG in msg
+    monkeypatch.setenv(rt.HYSTERESIS_ENV, "0")
+    msg = _refusal(_args(speculative_disable_batch_threshold=16))
+    assert rt.HYSTERESIS_ENV in msg
+    # a bad hysteresis is refused even when the threshold is off (the value is wrong either way)
+    _refusal(_args())
+
+
+def test_hysteresis_resolution():
+    assert rt.resolve_hysteresis(_args()) == rt.DEFAULT_HYSTERESIS
+    assert rt.resolve_hysteresis(_args(speculative_disable_hysteresis=1)) == 1
+
+
+# ---------------------------------------------------------------- the worker class check
+def _install(monkeypatch, modules: dict[str, types.ModuleType]) -> None:
+    """Stand-in modules (and empty parent packages) in sys.modules, removed after the test."""
+    for name in list(modules):
+        parts = name.split(".")
+        for i in range(1, len(parts)):
+            parent = ".".join(parts[:i])
+            if parent not in modules and parent not in sys.modules:
+                pkg = types.ModuleType(parent)
+                pkg.__path__ = []
+                modules[parent] = pkg
+    for name, mod in modules.items():
+        monkeypatch.setitem(sys.modules, name, mod)
+
+
+class EAGLEWorkerV2:
+    """Upstream's patched worker class, reduced to what the runtime looks at."""
+
+    def forward_batch_generation(self, batch):
+        return batch
+
+
+class StandaloneWorkerV2(EAGLEWorkerV2):
+    pass
+
+
+class FrozenKVMTPWorkerV2(EAGLEWorkerV2):
+    def forward_batch_generation(self, batch):
+        return None
+
+
+class EAGLEWorker:
+    """0.5.12's v1 worker (what --disable-overlap-schedule runs): not an EAGLEWorkerV2."""
+
+    def forward_batch_generation(self, batch):
+        return batch
+
+
+def _spec_modules(monkeypatch, worker_cls: type, seen: Optional[list] = None) -> None:
+    ew = types.ModuleType("sglang.srt.speculative.eagle_worker_v2")
+    ew.EAGLEWorkerV2 = EAGLEWorkerV2
+
+    class SpeculativeAlgorithm:
+        def __init__(self, name):
+            self.name = name
+
+        @classmethod
+        def from_string(cls, name):
+            return cls(name)
+
+        def create_worker(self, server_args):
+            if seen is not None:
+                seen.append((self.name, server_args))
+            return worker_cls
+
+    si = types.ModuleType("sglang.srt.speculative.spec_info")
+    si.SpeculativeAlgorithm = SpeculativeAlgorithm
+    _install(monkeypatch, {ew.__name__: ew, si.__name__: si})
+
+
+def test_plain_subclass_passes_the_worker_check(monkeypatch):
+    seen: list = []
+    _spec_modules(monkeypatch, StandaloneWorkerV2, seen)
+    args = _args(speculative_disable_batch_threshold=16, speculative_algorithm="STANDALONE")
+    rt.check_server_args(args)
+    assert seen == [("STANDALONE", args)], "the check did not ask the release which worker it builds"
+    _spec_modules(monkeypatch, EAGLEWorkerV2)
+    rt.check_server_args(args)
+
+
+def test_subclass_overriding_forward_is_refused_naming_it(monkeypatch):
+    _spec_modules(monkeypatch, FrozenKVMTPWorkerV2)
+    msg = _refusal(_args(speculative_disable_batch_threshold=16, speculative_algorithm="FROZEN_KV_MTP"))
+    assert "FrozenKVMTPWorkerV2" in msg and "forward_batch_generation" in msg
+    assert rt.FLAG in msg and "--speculative-algorithm FROZEN_KV_MTP" in msg
+
+
+def test_non_subclass_worker_is_refused_naming_it(monkeypatch):
+    _spec_modules(monkeypatch, EAGLEWorker)
+    msg = _refusal(_args(speculative_disable_batch_threshold=16, disable_overlap_schedule=True))
+    assert "runs EAGLEWorker," in msg and "EAGLEWorkerV2" in msg and rt.FLAG in msg
+
+
+def test_worker_check_is_skipped_when_the_threshold_is_off(monkeypatch):
+    seen: list = []
+    _spec_modules(monkeypatch, EAGLEWorker, seen)
+    rt.check_server_args(_args())
+    assert seen == []
+
+
+def test_worker_class_unresolved_is_not_a_refusal(monkeypatch):
+    """The release refuses a combination itself (in its words): create_worker raising is not ours."""
+    ew = types.ModuleType("sglang.srt.speculative.eagle_worker_v2")
+    ew.EAGLEWorkerV2 = EAGLEWorkerV2
+    si = types.ModuleType("sglang.srt.speculative.spec_info")
+
+    class SpeculativeAlgorithm:
+        @classmethod
+        def from_string(cls, name):
+            raise ValueError(f"unknown {name}")
+
+    si.SpeculativeAlgorithm = SpeculativeAlgorithm
+    _install(monkeypatch, {ew.__name__: ew, si.__name__: si})
+    rt.check_server_args(_args(speculative_disable_batch_threshold=16))
+
+
+# ============================================================================ 3. on_init / on_decode
+@dataclass
+class SpecRuntimeState:
+    """Upstream's dataclass (adaptive_runtime_state.py), field for field."""
+
+    speculative_num_steps: int
+    speculative_num_draft_tokens: int
+    draft_attn_backend: Any
+    cuda_graph_runner: Any
+    target_attn_backend: Any
+    target_graph_runner: Any
+    draft_extend_attn_backend: Any
+    cuda_graph_runner_for_draft_extend: Any
+
+
+class ServerArgs:
+    """0.5.16's provenance: ``override`` records every call (resolvable fields in
+    ``_resolved_overrides``, the rest in ``_runtime_mutations``) and sets the fields."""
+
+    RESOLVABLE = {"speculative_num_steps", "speculative_num_draft_tokens"}
+
+    def __init__(self, **kw):
+        self.__dict__.update(kw)
+
+    def override(self, source: str, **fields) -> None:
+        for attr, keys in (("_resolved_overrides", self.RESOLVABLE), ("_runtime_mutations", None)):
+            part = {k: v for k, v in fields.items() if (k in self.RESOLVABLE) == (keys is not None)}
+            if part:
+                log = getattr(self, attr, None)
+                if log is None:
+                    log = []
+                    object.__setattr__(self, attr, log)
+                log.append((source, part))
+        for k, v in fields.items():
+            setattr(self, k, v)
+
+
+class Backend:
+    def __init__(self, tag):
+        self.tag = tag
+
+    def __repr__(self):
+        return f"Backend({self.tag})"
+
+
+class ModelRunner:
+    def __init__(self):
+        self.made = 0
+        self.attn_backend = Backend("target-full")
+        self.decode_cuda_graph_runner = "target-graph-full"
+        self.init_new_workspace = False
+
+    def _get_attention_backend(self, init_new_workspace=False):
+        self.made += 1
+        return Backend(f"target-{self.made}")
+
+
+class DraftWorker:
+    def __init__(self):
+        self.draft_attn_backend = Backend("draft-full")
+        self.cuda_graph_runner = "draft-graph-full"
+        self.draft_extend_attn_backend = Backend("extend-full")
+        self.cuda_graph_runner_for_draft_extend = "extend-graph-full"
+        self.draft_runner = SimpleNamespace(tp_group="tp", attn_backend=self.draft_extend_attn_backend,
+                                            draft_attn_backend=self.draft_attn_backend)
+        self.inits = 0
+        self.tp_entered = 0
+
+    def init_attention_backend(self):
+        self.inits += 1
+        self.draft_extend_attn_backend = Backend(f"extend-{self.inits}")
+
+    @contextlib.contextmanager
+    def draft_tp_context(self, group):
+        assert group == "tp"
+        self.tp_entered += 1
+        yield
+
+
+class Worker(EAGLEWorkerV2):
+    """0.5.16's EAGLEWorkerV2, reduced: the real apply_runtime_state body over stand-in parts, and
+    build_adaptive_runtime_state that calls the parts the runtime wraps."""
+
+    def __init__(self, server_args, threshold=16):
+        self.server_args = server_args
+        self.speculative_num_steps = server_args.speculative_num_steps
+        self.speculative_num_draft_tokens = server_args.speculative_num_draft_tokens
+        self.spec_disable_batch_threshold = threshold
+        self.adaptive_controller = None
+        self._draft_worker = DraftWorker()
+        self._target_worker = SimpleNamespace(model_runner=ModelRunner())
+        self.built: list = []
+        self.device, self.gpu_id = "cuda", 0
+
+    def _build_trivial_verify_input(self, batch):  # marks 0.5.14+ (upstream's zero step)
+        raise AssertionError("not called on CPU")
+
+    def build_adaptive_runtime_state(self, steps, tokens):
+        self.built.append((steps, tokens))
+        runner = self._target_worker.model_runner
+        self._draft_worker.init_attention_backend()
+        target = runner._get_attention_backend(init_new_workspace=True)
+        return SpecRuntimeState(steps, tokens, self._draft_worker.draft_attn_backend, "draft-graph-zero",
+                                target, "target-graph-zero", self._draft_worker.draft_extend_attn_backend, None)
+
+    def apply_runtime_state(self, state):  # upstream 0.5.16, line for line
+        if self.speculative_num_steps == state.speculative_num_steps:
+            return
+        self.speculative_num_steps = state.speculative_num_steps
+        self.speculative_num_draft_tokens = state.speculative_num_draft_tokens
+        dw = self._draft_worker
+        dw.speculative_num_steps = state.speculative_num_steps
+        dw.speculative_num_draft_tokens = state.speculative_num_draft_tokens
+        dw.draft_attn_backend = state.draft_attn_backend
+        dw.draft_runner.draft_attn_backend = state.draft_attn_backend
+        dw.cuda_graph_runner = state.cuda_graph_runner
+        dw.draft_extend_attn_backend = state.draft_extend_attn_backend
+        if state.draft_extend_attn_backend is not None:
+            dw.draft_runner.attn_backend = state.draft_extend_attn_backend
+        dw.cuda_graph_runner_for_draft_extend = state.cuda_graph_runner_for_draft_extend
+        self._target_worker.model_runner.attn_backend = state.target_attn_backend
+        self._target_worker.model_runner.decode_cuda_graph_runner = state.target_graph_runner
+        self.server_args.override("adaptive_spec.restore", speculative_num_steps=state.speculative_num_steps,
+                                  speculative_num_draft_tokens=state.speculative_num_draft_tokens,
+                                  cuda_graph_note="mutation")
+
+
+class OwnForwardWorker(Worker):
+    def forward_batch_generation(self, batch):
+        return None
+
+
+def _fake_torch(reserved_mib: list[float]) -> types.ModuleType:
+    """A torch stand-in whose memory_reserved returns the given figures (this process's caching
+    allocator, MiB) in turn."""
+    torch = types.ModuleType("torch")
+    queue = list(reserved_mib)
+    torch.device = lambda kind, index=None: (kind, index)
+    torch.cuda = SimpleNamespace(is_available=lambda: True,
+                                 memory_reserved=lambda *a: queue.pop(0) * 2**20)
+    return torch
+
+
+@pytest.fixture
+def upstream(monkeypatch):
+    """The worker's module as the runtime reads it (SpecRuntimeState), and a torch stand-in."""
+    ew = types.ModuleType("sglang.srt.speculative.eagle_worker_v2")
+    ew.SpecRuntimeState = SpecRuntimeState
+    ew.EAGLEWorkerV2 = EAGLEWorkerV2
+    _install(monkeypatch, {ew.__name__: ew})
+    monkeypatch.setitem(sys.modules, "torch", _fake_torch([9984.0, 10240.0]))
+    return ew
+
+
+def _server_args(**kw) -> ServerArgs:
+    base = dict(speculative_algorithm="EAGLE", speculative_num_steps=3, speculative_num_draft_tokens=4,
+                speculative_eagle_topk=1, speculative_disable_hysteresis=None, page_size=1)
+    base.update(kw)
+    return ServerArgs(**base)
+
+
+def _batch(bs: int):
+    return SimpleNamespace(seq_lens=SimpleNamespace(shape=(bs,)))
+
+
+def test_on_init_is_a_noop_with_the_threshold_off(upstream):
+    w = Worker(_server_args(), threshold=None)
+    rt.on_init(w, EAGLEWorkerV2)
+    assert getattr(w, rt.STATE_ATTR, None) is None and w.built == []
+    rt.on_decode(w, _batch(1000))
+    assert w.speculative_num_steps == 3
+
+
+def test_on_init_builds_the_zero_state_once_and_logs_ready(upstream, caplog):
+    caplog.set_level(logging.INFO, logger=rt.logger.name)
+    sa = _server_args(speculative_disable_hysteresis=3)
+    w = Worker(sa, threshold=16)
+    rt.on_init(w, EAGLEWorkerV2)
+    ctl = getattr(w, rt.STATE_ATTR)
+    rt.on_init(w, EAGLEWorkerV2)
+    assert getattr(w, rt.STATE_ATTR) is ctl and w.built == [(0, 1)], "on_init is not idempotent"
+    assert w._draft_worker.tp_entered == 1, "the states were not built in the draft TP context"
+    assert ctl.full.speculative_num_steps == 3 and ctl.full.target_attn_backend.tag == "target-full"
+    assert ctl.zero.speculative_num_steps == 0 and ctl.zero.speculative_num_draft_tokens == 1
+    assert ctl.sizing == {"speculative_num_steps": 3, "speculative_num_draft_tokens": 4}
+    assert ctl.switch.threshold == 16 and ctl.switch.hysteresis == 3
+    # the wrappers the runtime put on the runner and the draft worker are gone again
+    assert "_get_attention_backend" not in vars(w._target_worker.model_runner)
+    assert "init_attention_backend" not in vars(w._draft_worker)
+    # neither backend is Triton here: both conversions are reported as not done
+    assert ctl.decode_attention == [False, False]
+    assert ctl.extra_memory_mib == pytest.approx(256.0)
+    # the worker is back at the full state, server_args at the full sizing
+    assert w.speculative_num_steps == 3 and w._target_worker.model_runner.attn_backend.tag == "target-full"
+    ready = [r.getMessage() for r in caplog.records if READY.search(r.getMessage())]
+    assert len(ready) == 1, caplog.text
+    line = ready[0]
+    assert READY.search(line).group(1) == "16"
+    assert "hysteresis=3" in line and "steps=3" in line and "extra_memory_mib=256" in line
+    assert "worker=Worker" in line and DECODE_ATTENTION.search(line).group(1) == "[False, False]"
+
+
+def test_on_init_without_cuda_reports_unknown_memory(upstream, monkeypatch, caplog):
+    torch = sys.modules["torch"]
+    torch.cuda.is_available = lambda: False
+    caplog.set_level(logging.INFO, logger=rt.logger.name)
+    w = Worker(_server_args())
+    rt.on_init(w, EAGLEWorkerV2)
+    assert getattr(w, rt.STATE_ATTR).extra_memory_mib is None
+    assert "extra_memory_mib=?" in caplog.text
+
+
+def test_on_init_refuses_the_adaptive_controller(upstream):
+    w = Worker(_server_args())
+    w.adaptive_controller = object()
+    with pytest.raises(rt.SpecDisableConfigError, match="--speculative-adaptive") as info:
+        rt.on_init(w, EAGLEWorkerV2)
+    assert rt.FLAG in str(info.value) and w.built == []
+
+
+def test_on_init_refuses_a_worker_class_that_overrides_forward(upstream):
+    w = OwnForwardWorker(_server_args(speculative_algorithm="FROZEN_KV_MTP"))
+    with pytest.raises(rt.SpecDisableConfigError) as info:
+        rt.on_init(w, EAGLEWorkerV2)
+    msg = str(info.value)
+    assert "OwnForwardWorker" in msg and "forward_batch_generation" in msg and "FROZEN_KV_MTP" in msg
+    assert w.built == [] and getattr(w, rt.STATE_ATTR, None) is None
+
+
+def test_on_decode_switches_after_k_steps_and_logs_parsable_lines(upstream, caplog):
+    caplog.set_level(logging.INFO, logger=rt.logger.name)
+    sa = _server_args(speculative_disable_hysteresis=3)
+    w = Worker(sa, threshold=16)
+    rt.on_init(w, EAGLEWorkerV2)
+    for _ in range(2):
+        rt.on_decode(w, _batch(17))
+    assert w.speculative_num_steps == 3 and not SWITCH.search(caplog.text)
+    rt.on_decode(w, _batch(40))
+    assert w.speculative_num_steps == 0
+    assert w._target_worker.model_runner.attn_backend is getattr(w, rt.STATE_ATTR).zero.target_attn_backend
+    for _ in range(3):
+        rt.on_decode(w, _batch(16))
+    assert w.speculative_num_steps == 3
+    assert w._target_worker.model_runner.attn_backend.tag == "target-full"
+    lines = [SWITCH.search(r.getMessage()) for r in caplog.records]
+    got = [m.groups() for m in lines if m]
+    assert got == [("OFF", "40", "16", "1"), ("ON", "16", "16", "2")]
+    last = [r.getMessage() for r in caplog.records if "patchkit-spec-disable: ON" in r.getMessage()][0]
+    assert "disabled_steps=3" in last and "enabled_steps=3" in last
+
+
+def test_thousand_switches_leave_provenance_and_sizing_at_the_full_state(upstream):
+    sa = _server_args(speculative_disable_hysteresis=1)
+    w = Worker(sa, threshold=8)
+    rt.on_init(w, EAGLEWorkerV2)
+    marks = (list(getattr(sa, "_resolved_overrides", [])), list(getattr(sa, "_runtime_mutations", [])))
+    ctl = getattr(w, rt.STATE_ATTR)
+    for i in range(1000):
+        rt.on_decode(w, _batch(9 if i % 2 == 0 else 8))
+        # the switch really happened (the worker runs the zero state) ...
+        assert w.speculative_num_steps == (0 if i % 2 == 0 else 3)
+        assert w._draft_worker.speculative_num_draft_tokens == (1 if i % 2 == 0 else 4)
+        # ... while the fields the scheduler sizes the KV reserve from stay at the full state
+        assert (sa.speculative_num_steps, sa.speculative_num_draft_tokens) == (3, 4)
+    assert ctl.switch.switches == 1000
+    assert list(getattr(sa, "_resolved_overrides", [])) == marks[0]
+    assert list(getattr(sa, "_runtime_mutations", [])) == marks[1]
+
+
+def test_upstream_swap_alone_grows_provenance_and_shrinks_sizing(upstream):
+    """What the runtime undoes: the stand-in's apply_runtime_state itself appends per call and
+    writes the zero sizing (so the test above can fail)."""
+    sa = _server_args(speculative_disable_hysteresis=1)
+    w = Worker(sa, threshold=8)
+    rt.on_init(w, EAGLEWorkerV2)
+    ctl = getattr(w, rt.STATE_ATTR)
+    before = len(getattr(sa, "_resolved_overrides", []))
+    for i in range(10):
+        w.apply_runtime_state(ctl.zero if i % 2 == 0 else ctl.full)
+    assert len(sa._resolved_overrides) == before + 10 and len(sa._runtime_mutations) == 10
+    w.apply_runtime_state(ctl.zero)
+    assert (sa.speculative_num_steps, sa.speculative_num_draft_tokens) == (0, 1)
+
+
+def test_apply_state_keeps_an_older_log_intact(upstream):
+    """Trimming removes only what the swap appended, not the release's own earlier records."""
+    sa = _server_args()
+    sa.override("startup", speculative_num_steps=3)
+    w = Worker(sa, threshold=8)
+    rt.on_init(w, EAGLEWorkerV2)
+    ctl = getattr(w, rt.STATE_ATTR)
+    rt.apply_state(w, ctl, True)
+    rt.apply_state(w, ctl, False)
+    assert sa._resolved_overrides == [("startup", {"speculative_num_steps": 3})]
+
+
+def test_on_decode_without_state_is_a_noop():
+    w = SimpleNamespace(server_args=_server_args())
+    rt.on_decode(w, _batch(1000))
+    assert not hasattr(w, rt.STATE_ATTR)

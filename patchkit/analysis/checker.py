@@ -161,17 +161,16 @@ class Analyzer:
     def analyse(self, modules: list[ModuleInfo]) -> list[Finding]:
         report = {m.rel for m in modules}
         classes = [c for m in modules for c in m.classes.values()]
-        for c in classes:
-            for b in self.direct_bases(c):
-                if isinstance(b, ClassInfo):
-                    self._subclasses.setdefault(b.key, []).append(c)
         out: dict[tuple, Finding] = {}
+        rank = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
         for c in classes:
             for fnd in self.check_class(c, report):
-                k = (fnd.path, fnd.line, fnd.col, fnd.attr)
-                if k not in out or (out[k].severity != Severity.ERROR and fnd.severity == Severity.ERROR):
+                # one finding per (file, line, attribute): the most severe, then the first column
+                k = (fnd.path, fnd.line, fnd.attr)
+                if k not in out or (rank[fnd.severity], fnd.col) < (rank[out[k].severity], out[k].col):
                     out[k] = fnd
-        result = [f for f in out.values() if not _suppressed(f, modules)]
+        lines = {m.rel: m.lines for m in self.project.tree_modules()}
+        result = [f for f in out.values() if not _suppressed(f, lines)]
         if not self.settings.show_info:
             result = [f for f in result if f.severity != Severity.INFO]
         return sorted(result)
@@ -188,13 +187,21 @@ class Analyzer:
                             (init[0], init[1]) if init else None)
         return frozenset.intersection(*(s.assigned for s in terminal)) if terminal else frozenset()
 
+    def _direct_subclasses(self, ci: ClassInfo) -> list[ClassInfo]:
+        """Direct subclasses of ``ci`` anywhere in the tree (the class index), plus those in the
+        modules being reported."""
+        got = self._subclasses.get(ci.key)
+        if got is None:
+            got = self._subclasses[ci.key] = [] if ci.module.external else self.project.subclasses(ci)
+        return got
+
     def _descendants(self, ci: ClassInfo) -> list[ClassInfo]:
-        out, todo = [], list(self._subclasses.get(ci.key, []))
+        out, todo = [], list(self._direct_subclasses(ci))
         while todo:
             c = todo.pop()
             if c not in out:
                 out.append(c)
-                todo += self._subclasses.get(c.key, [])
+                todo += self._direct_subclasses(c)
         return out
 
     def check_class(self, ci: ClassInfo, report: set[str]) -> list[Finding]:
@@ -259,7 +266,7 @@ class Analyzer:
             return []  # construction always raises: nothing to judge
         base_init = next((e for e in f.externals if e.kind in ("module", "thread")), None)
         if base_init is not None and init is not None and not ctor.external_init_ran \
-                and init[0].module.rel in report:
+                and not init[0].module.external:
             # nn.Module / Thread keep their state in what their own __init__ sets up
             findings.append(M.base_init_skipped(init[0].module.rel, init[1], ci.qualname, base_init.name))
         unknown = f.unknown_base is not None or ctor.external_init_ran and f.unknown_base is not None
@@ -289,8 +296,8 @@ class Analyzer:
             return True
         for (attr, node, frame, missing, states) in construction_reads:
             rel = frame.cls.module.rel
-            if rel not in report:
-                continue
+            if frame.cls.module.external:
+                continue  # library code: its reads are the library's business
             if attr not in assigned_anywhere and attr not in ever_in_ctor:
                 if unknown and not strict:
                     continue
@@ -298,8 +305,18 @@ class Analyzer:
                     continue
                 if (abstract_base or subclasses_provide(attr)) and not strict:
                     continue
-            later = [f"line {ln}" for (_c, m, ln) in assigned_anywhere.get(attr, []) if ln > node.lineno or m != frame.fn.name]
-            why = f"assigned later ({', '.join(later[:2])})" if later else "no construction path assigns it first"
+            locs = assigned_anywhere.get(attr, [])
+            not_run = [(c, m, ln) for (c, m, ln) in locs if f"{c}.{m}" not in ctor.inlined]
+            later = [self._at(ci, c, rel, ln) for (c, m, ln) in locs
+                     if f"{c}.{m}" in ctor.inlined and (ln > node.lineno or m != frame.fn.name)]
+            if later:
+                why = f"assigned later ({', '.join(later[:2])})"
+            elif not_run:
+                c, m, ln = not_run[0]
+                why = (f"assigned in {c}.{m} ({self._at(ci, c, rel, ln)}), which construction of {ci.qualname} never runs"
+                       + (" (missing super().__init__()?)" if m == "__init__" else ""))
+            else:
+                why = "no construction path assigns it first"
             where = f"in {frame.cls.qualname}.{frame.fn.name}"
             if frame.fn.name != "__init__":
                 where += " (called during construction)"
@@ -328,7 +345,7 @@ class Analyzer:
                     continue
                 if f"{c.qualname}.{mname}" in ctor.inlined and mname not in called_later:
                     continue  # a construction helper: its reads were judged on the construction paths
-                if c.module.rel not in report:
+                if c.module.external:
                     continue
                 if mname in self.settings.initializers:
                     continue
@@ -411,7 +428,7 @@ class Analyzer:
 
     def _check_del(self, ci, f, init, report, known_static) -> list[Finding]:
         dl = self.resolve_method(f.linear, "__del__")
-        if dl is None or init is None or dl[0].module.rel not in report:
+        if dl is None or init is None or dl[0].module.external:
             return []
         ifn = init[1]
         sn = first_param(ifn)
@@ -447,7 +464,8 @@ class Analyzer:
                     unknown, strict, escapes, is_abstract_like, assigns_nothing, inlined, ctor_seen,
                     ctor_deleted) -> Optional[Finding]:
         rel = owner.module.rel
-        in_sub = "" if owner.key == ci.key else f" (inherited by {ci.qualname})"
+        in_sub = "" if owner.key == ci.key else f" (inherited by {ci.qualname})" if owner.module is ci.module else \
+            f" (inherited by {ci.qualname} in {ci.module.rel})"
         if attr in ever_in_ctor:
             why = _why(live[0], terminal, attr)
             sev = Severity.WARNING if not strict and (_mode_split(live, terminal, attr) or
@@ -460,13 +478,13 @@ class Analyzer:
                 c, m, ln = locs[0]
                 # the constructor had too many paths to keep each one's conditions: say so, as a warning
                 return M.maybe_unassigned(rel, r.node, ci.qualname, attr,
-                                          f"not assigned on every construction path ({c}.{m} assigns it at line {ln})" + in_sub,
+                                          f"not assigned on every construction path ({c}.{m} assigns it at {self._at(ci, c, rel, ln)})" + in_sub,
                                           Severity.ERROR if strict else Severity.WARNING)
             ran = [(c, m, ln) for c, m, ln in locs if f"{c}.{m}" in inlined]
             if ran and attr in ctor_deleted:
                 c, m, ln = ran[0]
                 return M.maybe_unassigned(rel, r.node, ci.qualname, attr,
-                                          f"assigned in {c}.{m} (line {ln}) but deleted again before construction ends" + in_sub)
+                                          f"assigned in {c}.{m} ({self._at(ci, c, rel, ln)}) but deleted again before construction ends" + in_sub)
             live_locs, init_not_run, shadowed = [], [], []
             for c, m, ln in locs:
                 idx = order.index(c) if c in order else 0
@@ -482,18 +500,18 @@ class Analyzer:
             if not live_locs and init_not_run:
                 c, m, ln = init_not_run[0]
                 return M.never_assigned(rel, r.node, ci.qualname, attr,
-                                        f"assigned in {c}.__init__ (line {ln}), which construction of {ci.qualname} "
+                                        f"assigned in {c}.__init__ ({self._at(ci, c, rel, ln)}), which construction of {ci.qualname} "
                                         f"never runs (missing super().__init__()?)" + in_sub)
             if not live_locs and shadowed:
                 c, m, ln = shadowed[0]
                 return M.never_assigned(rel, r.node, ci.qualname, attr,
-                                        f"only assigned in {c}.{m} (line {ln}), which {ci.qualname} overrides" + in_sub)
+                                        f"only assigned in {c}.{m} ({self._at(ci, c, rel, ln)}), which {ci.qualname} overrides" + in_sub)
             locs = live_locs or locs
             # protocols that order the calls: __exit__ runs after __enter__; test frameworks run
             # setUp / setup_method before every test method
             if all(m in _RUN_BEFORE and (_RUN_BEFORE[m] is None or mname in _RUN_BEFORE[m]) for _c, m, _ln in locs):
                 return None
-            where = ", ".join(f"{c}.{m} (line {ln})" for c, m, ln in locs[:2])
+            where = ", ".join(f"{c}.{m} ({self._at(ci, c, rel, ln)})" for c, m, ln in locs[:2])
             # two-phase initialisation: the read runs on any object whose set-up method was not
             # called yet (declare such methods as `initializers` when the project always calls them)
             sev = Severity.ERROR if self.settings.strict_two_phase else Severity.WARNING
@@ -518,7 +536,35 @@ class Analyzer:
             close = difflib.get_close_matches(attr, sorted(k for k in known if k != attr), n=1, cutoff=0.9)
             if close:
                 hint = f"did you mean self.{close[0]}?"
+        sibling = self._sibling_assigning(owner, mname, ci, attr) if owner.key != ci.key and not strict else None
+        if sibling:
+            # a base method written for the subclasses that set the attribute (reached through them)
+            return M.never_assigned(rel, r.node, ci.qualname, attr,
+                                    f"no method of {ci.qualname} or its bases assigns it; {owner.qualname}.{mname} "
+                                    f"relies on subclasses such as {sibling} that do" + in_sub, hint, Severity.WARNING)
         return M.never_assigned(rel, r.node, ci.qualname, attr, f"no method of {ci.qualname} or its bases assigns it" + in_sub, hint)
+
+    def _sibling_assigning(self, owner: ClassInfo, mname: str, ci: ClassInfo, attr: str) -> Optional[str]:
+        """Another subclass of ``owner`` (not in ``ci``'s MRO) that assigns ``attr`` itself and
+        calls ``self.<mname>()``, while no class of ``ci``'s MRO refers to ``mname``: the base
+        method is reached only through that sibling (a wrong-class assignment, where nothing
+        calls the method through a sibling, stays an error)."""
+        mine = self.facts(ci).classes
+        if any(mname in refs for c in mine for m, refs in ensure_scanned(c).self_refs.items() if m != mname):
+            return None
+        keys = {c.key for c in mine}
+        for d in self._descendants(owner):
+            if d.key in keys:
+                continue
+            ensure_scanned(d)
+            if (attr in d.assigned_in or attr in d.class_names) and any(mname in refs for refs in d.self_refs.values()):
+                return d.qualname
+        return None
+
+    def _at(self, ci: ClassInfo, qualname: str, rel: str, line: int) -> str:
+        """``line N`` in the read's own module, ``path:N`` in another one."""
+        owner = next((c for c in self.facts(ci).classes if c.qualname == qualname), None)
+        return f"line {line}" if owner is None or owner.module.rel == rel else f"{owner.module.rel}:{line}"
 
     @staticmethod
     def _referenced_outside(classes: list[ClassInfo], inlined: set[str]) -> set[str]:
@@ -709,13 +755,14 @@ def _why(missing: State, terminal: list[State], attr: str) -> str:
     return f"not assigned on the construction path where `{c[3]}` is {state} (line {abs(c[2])})"
 
 
-def _suppressed(f: Finding, modules: list[ModuleInfo]) -> bool:
-    for m in modules:
-        if m.rel == f.path and 0 < f.line <= len(m.lines):
-            mt = _SUPPRESS.search(m.lines[f.line - 1])
-            if mt:
-                codes = mt.group(1)
-                return not codes or f.code in [x.strip() for x in codes.split(",")]
+def _suppressed(f: Finding, lines: dict[str, list[str]]) -> bool:
+    """``# patchkit: ignore[CODE]`` on the finding's line (in whichever module of the tree it is)."""
+    ls = lines.get(f.path)
+    if ls and 0 < f.line <= len(ls):
+        mt = _SUPPRESS.search(ls[f.line - 1])
+        if mt:
+            codes = mt.group(1)
+            return not codes or f.code in [x.strip() for x in codes.split(",")]
     return False
 
 

@@ -156,6 +156,11 @@ class ModuleInfo:
     imports: dict[str, str] = field(default_factory=dict)
     noreturn: set[str] = field(default_factory=set)
     lines: list[str] = field(default_factory=list)
+    #: modules named by ``from x import *`` (fully qualified)
+    star_imports: list[str] = field(default_factory=list)
+    #: read from the installed environment, outside the analysed tree: its classes count as
+    #: bases, its methods are never judged
+    external: bool = False
 
 
 def _resolve_relative(modname: str, is_package: bool, level: int, target: Optional[str]) -> str:
@@ -183,7 +188,9 @@ def build_module(name: str, rel: str, tree: ast.Module, source: str, is_package:
             src = _resolve_relative(name, is_package, node.level, node.module) if node.level else (node.module or "")
             for a in node.names:
                 if a.name != "*":
-                    mod.imports[a.asname or a.name] = f"{src}.{a.name}" if src else a.name
+                    mod.imports.setdefault(a.asname or a.name, f"{src}.{a.name}" if src else a.name)
+                elif src:
+                    mod.star_imports.append(src)
     for stmt in tree.body:
         _collect_toplevel(mod, stmt, "")
     for stmt in _module_level(tree.body):  # Cls.attr = value / setattr(Cls, "attr", value) after the class

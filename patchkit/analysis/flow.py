@@ -833,16 +833,17 @@ class Constructor:
             if kind == "method":
                 return self.call_function(cls, fn, st, fr.depth + 1, fr.guarded, c)
             return st
-        # Base.__init__(self, ...) / Base.helper(self, ...)
-        if isinstance(c.func, ast.Attribute) and c.args and _is_self(c.args[0], sn):
+        # Base.__init__(self, ...) / Base.helper(self, ...) / Base.__init__(self=self, ...)
+        self_kw = next((k.arg for k in c.keywords if k.arg and _is_self(k.value, sn)), None) if not c.args else None
+        if isinstance(c.func, ast.Attribute) and (c.args and _is_self(c.args[0], sn) or self_kw):
             base = self.resolve_init_class(fr.cls, dotted(c.func.value) or "")
             if base is not None and not isinstance(base, str):
                 fn = base.methods.get(c.func.attr)
-                if fn is not None:
-                    return self.call_function(base, fn, st, fr.depth + 1, fr.guarded, c, True)
-                target = self.resolve_method(c.func.attr, base, inclusive=True)
-                if target is not None:
-                    return self.call_function(target[0], target[1], st, fr.depth + 1, fr.guarded, c, True)
+                target = (base, fn) if fn is not None else self.resolve_method(c.func.attr, base, inclusive=True)
+                if target is not None and (not self_kw or first_param(target[1]) == self_kw):
+                    if self_kw:  # the instance is passed by name: the other keywords bind as usual
+                        c = ast.Call(func=c.func, args=[], keywords=[k for k in c.keywords if k.arg != self_kw])
+                    return self.call_function(target[0], target[1], st, fr.depth + 1, fr.guarded, c, not self_kw)
                 return st
             if c.func.attr == "__init__":
                 self.external_init_ran = True

@@ -112,6 +112,10 @@ class Project:
             target = mod.imports[head]  # fully qualified: module or module.attr
             full = f"{target}.{rest}" if rest else target
             return self._resolve_qualified(full, depth + 1)
+        for star in mod.star_imports:  # a name brought in by ``from x import *``
+            r = self._resolve_qualified(f"{star}.{dotted}", depth + 1)
+            if isinstance(r, ClassInfo):
+                return r
         return dotted
 
     def _resolve_qualified(self, full: str, depth: int) -> Optional[ClassInfo] | str:

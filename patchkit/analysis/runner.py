@@ -293,21 +293,22 @@ def analyse_paths(paths: Iterable[Path], settings: Settings = Settings(), use_ca
 
 def _dedupe(raw: list[dict]) -> None:
     """One finding per (file, line, attribute, code) over the whole run: a base's read that
-    several subclasses (each analysed with its own file) inherit is reported once, naming how
-    many other classes share it."""
+    several subclasses (each analysed with its own file) inherit is reported once, naming the
+    other classes that share it."""
     first: dict[tuple, dict] = {}
-    extra: dict[tuple, int] = {}
+    extra: dict[tuple, list] = {}
     for d in raw:
         kept = []
         for f in d["findings"]:
             k = (f["path"], f["line"], f["attribute"], f["code"])
             if k in first:
-                if f["class"] != first[k]["class"]:
-                    extra[k] = extra.get(k, 0) + 1
+                if f["class"] != first[k]["class"] and f["class"] not in extra.setdefault(k, []):
+                    extra[k].append(f["class"])
                 continue
             first[k] = f
             kept.append(f)
         d["findings"] = kept
-    for k, n in extra.items():
-        f = first[k]
-        first[k] = f.update(why=f"{f['why']} (and {n} other class{'es' if n > 1 else ''})") or f
+    for k, names in extra.items():
+        if names:
+            more = f", +{len(names) - 3} more" if len(names) > 3 else ""
+            first[k]["why"] += f" (also in {', '.join(names[:3])}{more})"

@@ -12,7 +12,7 @@ from typing import Optional
 
 from ..ftypes import Finding, Severity
 from . import messages as M
-from .flow import Constructor, State
+from .flow import Budget, BudgetExceeded, Constructor, State
 from .library import (EXC_ATTRS, FIELD_BASE_ATTRS, OBJECT_ATTRS, THREAD_ATTRS, TORCH_MODULE_ATTRS, External,
                       classify_external)
 from .model import ClassInfo, ModuleInfo, dotted, ensure_scanned, fast_walk, first_param, new_instances, self_attr
@@ -37,6 +37,10 @@ class Settings:
     initializers: tuple[str, ...] = ()
     #: report info-level findings too
     show_info: bool = False
+    #: work allowed per file (wall-clock seconds, state-steps); past it the file gets a PK901
+    #: "could not be fully analysed" finding instead of a hang
+    budget_seconds: float = 20.0
+    budget_steps: int = 3_000_000
 
 
 @dataclass
@@ -163,8 +167,18 @@ class Analyzer:
         classes = [c for m in modules for c in m.classes.values()]
         out: dict[tuple, Finding] = {}
         rank = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
+        budget = Budget(self.settings.budget_seconds, self.settings.budget_steps).start()
+        self._budget = budget
+        over: dict[str, str] = {}
         for c in classes:
-            for fnd in self.check_class(c, report):
+            if c.module.rel in over:
+                continue
+            try:
+                got = self.check_class(c, report)
+            except BudgetExceeded as exc:
+                over[c.module.rel] = f"{c.qualname}: {exc}"
+                got = [M.not_fully_analysed(c.module.rel, c.node, c.qualname, str(exc))]
+            for fnd in got:
                 # one finding per (file, line, attribute): the most severe, then the first column
                 k = (fnd.path, fnd.line, fnd.attr)
                 if k not in out or (rank[fnd.severity], fnd.col) < (rank[out[k].severity], out[k].col):
@@ -241,6 +255,7 @@ class Analyzer:
 
         ctor = Constructor(ci, mro, lambda name, after, inclusive=False: self.resolve_method(mro, name, after, inclusive),
                            on_read, on_escape, resolve_init_class, is_noreturn)
+        ctor.budget = getattr(self, "_budget", None)
         start = State(frozenset(f.fields) if f.field_class else frozenset())
         init = self.resolve_method(mro, "__init__")
         if init is not None and init[2] != "method":

@@ -7,12 +7,13 @@ import ast
 import difflib
 import functools
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Optional
 
 from ..ftypes import Finding, Severity
 from . import messages as M
 from .flow import Budget, BudgetExceeded, Constructor, State
+from .openness import open_reason
 from .library import (EXC_ATTRS, FIELD_BASE_ATTRS, OBJECT_ATTRS, THREAD_ATTRS, TORCH_MODULE_ATTRS, External,
                       classify_external)
 from .model import ClassInfo, ModuleInfo, dotted, ensure_scanned, fast_walk, first_param, new_instances, self_attr
@@ -56,6 +57,10 @@ class ClassFacts:
     skip: Optional[str] = None
     dynamic: Optional[str] = None
     dyn_patterns: list = field(default_factory=list)
+    #: why attributes may come from code not in view (openness.py); None: closed
+    open: Optional[str] = None
+    #: annotation-only attributes of an abstract class in the MRO (a contract its subclasses fulfil)
+    contracts: frozenset = frozenset()
 
 
 class Analyzer:
@@ -137,6 +142,9 @@ class Analyzer:
             elif e.kind == "unknown" and f.unknown_base is None:
                 f.unknown_base = e.name
         f.provided = frozenset(provided)
+        f.open = open_reason(classes)
+        abstract = [c for c in classes if c.abstract or any(b.split(".")[-1] in ("ABC", "Protocol") for b in c.bases)]
+        f.contracts = frozenset().union(*(c.annotated_only for c in abstract)) if abstract else frozenset()
         self._facts[ci.key] = f
         return f
 
@@ -229,8 +237,13 @@ class Analyzer:
         mro = f.linear
         strict = self.settings.unknown_bases == "strict"
 
+        # an abstract class's annotation-only attribute is a contract its subclasses fulfil
+        contracts = f.contracts if (ci.abstract or _unimplemented_abstract(f.classes) or any(
+            b.split(".")[-1] in ("ABC", "Protocol") for b in ci.bases)) else frozenset()
+
         def known_static(attr: str) -> bool:
-            return attr in f.class_level or attr in f.provided or any(p.match(attr) for p in f.dyn_patterns)
+            return attr in f.class_level or attr in f.provided or attr in contracts or \
+                any(p.match(attr) for p in f.dyn_patterns)
 
         construction_reads: list[tuple] = []
 
@@ -390,6 +403,8 @@ class Analyzer:
                                            ctor.inlined, ctor.seen, ctor.deleted)
                     if fnd is not None:
                         findings.append(fnd)
+        if f.open and not strict:  # unknown is not wrong: say "could not prove", at info level
+            findings = [replace(x, severity=Severity.INFO, why=f"{x.why} [open class: {f.open}]") for x in findings]
         return findings
 
     def _call_sites(self, classes: list[ClassInfo], mname: str, inlined: set) -> list[frozenset]:

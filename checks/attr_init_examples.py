@@ -760,6 +760,19 @@ class Sub(Base):
     def f(self):
         return self.t
 """),
+    E("an inherited private helper called only by a base __init__ the subclass skips", """
+class Pool:
+    def __init__(self, dim):
+        self.dim = dim
+        self._create_buffers()
+    def _create_buffers(self):
+        self.buf = [0] * self.dim
+class NpuPool(Pool):
+    def __init__(self, dim):
+        self.buf = [1] * dim
+    def get(self):
+        return self.buf
+"""),
 )
 
 INVALID = (
@@ -1206,4 +1219,17 @@ class A:
     def f(self):
         return self.x
 """, (('PK001', 'x'),)),
+    E("an inherited private helper the subclass does call", """
+class Pool:
+    def __init__(self, dim):
+        self.dim = dim
+        self._create_buffers()
+    def _create_buffers(self):
+        self.buf = [0] * self.dim
+class NpuPool(Pool):
+    def __init__(self, dim):
+        self.buf = [1] * dim
+    def reset(self):
+        self._create_buffers()
+""", (("PK003", "dim"),)),
 )

@@ -73,6 +73,7 @@ class Analyzer:
         # reported, so analyzers over one project share them
         self._facts: dict = project.__dict__.setdefault("_facts_cache", {}).setdefault(settings, {})
         self._sites_cache: dict = {}
+        self._reach_cache: dict = {}
         self._reads_cache: dict = {}
         self._subclasses: dict[tuple, list[ClassInfo]] = {}
 
@@ -377,6 +378,8 @@ class Analyzer:
                     continue
                 if mname in self.settings.initializers:
                     continue
+                if c.key != ci.key and _private(mname) and mname not in self._reachable(f, ctor.inlined):
+                    continue  # an inherited private helper only code this class never runs calls
                 selfname = first_param(fn)
                 if not selfname:
                     continue
@@ -573,6 +576,23 @@ class Analyzer:
                                     f"no method of {ci.qualname} or its bases assigns it; {owner.qualname}.{mname} "
                                     f"relies on subclasses such as {sibling} that do" + in_sub, hint, Severity.WARNING)
         return M.never_assigned(rel, r.node, ci.qualname, attr, f"no method of {ci.qualname} or its bases assigns it" + in_sub, hint)
+
+    def _reachable(self, f: ClassFacts, inlined: set) -> set:
+        """Names ``self.<name>`` that the class's effective methods (the MRO's first definer of
+        each name) or its construction refer to; a base's private helper outside it is dead code
+        for this class (its only caller is, say, a base ``__init__`` the class never runs)."""
+        key = (id(f), len(inlined))
+        got = self._reach_cache.get(key)
+        if got is None:
+            got, seen = set(), set()
+            for c in f.classes:
+                for m in c.methods:
+                    effective = m not in seen
+                    seen.add(m)
+                    if effective and m != "__init__" or f"{c.qualname}.{m}" in inlined:
+                        got |= ensure_scanned(c).self_refs.get(m, set()) - {m}
+            self._reach_cache[key] = got
+        return got
 
     def _sibling_assigning(self, owner: ClassInfo, mname: str, ci: ClassInfo, attr: str) -> Optional[str]:
         """Another subclass of ``owner`` (not in ``ci``'s MRO) that assigns ``attr`` itself and

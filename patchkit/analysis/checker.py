@@ -196,7 +196,10 @@ class Analyzer:
         result = [f for f in out.values() if not _suppressed(f, lines)]
         if not self.settings.show_info:
             result = [f for f in result if f.severity != Severity.INFO]
-        return sorted(result)
+        # the first module's own classes first (the file being checked), then the classes of the
+        # other modules that inherit from it
+        own = {c.qualname for c in modules[0].classes.values()} if modules else set()
+        return sorted(result, key=lambda f: (f.cls not in own, f))
 
     def definitely_assigned(self, ci: ClassInfo) -> frozenset:
         """Attributes assigned on every path through construction of ``ci`` (the oracle tests use it)."""

@@ -555,11 +555,12 @@ class Analyzer:
         # never assigned in the class's hierarchy
         if (unknown or escapes) and not strict:
             return None
-        if is_abstract_like and not strict:
-            return None
+        if is_abstract_like and not strict and (_unimplemented_abstract(self.facts(ci).classes) or
+                                                self._descendant_provides(ci, attr)):
+            return None  # a template base: a subclass provides it (and is judged on its own)
         if any(e.kind == "unknown" for e in self.facts(ci).externals) and not strict:
             return None
-        hint = self._other_class_hint(ci, attr)
+        hint = self._other_class_hint(ci, attr, owner)
         f = self.facts(ci)
         constructs = f.field_class or any("__init__" in c.methods for c in f.classes)
         named_mixin = ci.qualname.split(".")[-1].endswith("Mixin")
@@ -633,9 +634,20 @@ class Analyzer:
     def _cls_by_name(self, ci: ClassInfo, qualname: str) -> ClassInfo:
         return next(c for c in self.facts(ci).classes if c.qualname == qualname)
 
-    def _other_class_hint(self, ci: ClassInfo, attr: str) -> str:
+    def _descendant_provides(self, ci: ClassInfo, attr: str) -> bool:
+        """Some subclass of ``ci`` (anywhere in the tree) assigns ``attr`` or declares it, or
+        cannot be fully known (a base outside the tree)."""
+        for d in self._descendants(ci):
+            df = self.facts(d)
+            if df.unknown_base or attr in df.class_level or attr in df.fields or \
+                    any(attr in ensure_scanned(k).assigned_in for k in df.classes):
+                return True
+        return False
+
+    def _other_class_hint(self, ci: ClassInfo, attr: str, owner: Optional[ClassInfo] = None) -> str:
         mine = {c.key for c in self.facts(ci).classes}
-        for other in ci.module.classes.values():
+        mods = [ci.module] + ([owner.module] if owner is not None and owner.module is not ci.module else [])
+        for other in (c for m in mods for c in m.classes.values()):
             if other.key in mine:
                 continue
             locs = ensure_scanned(other).assigned_in.get(attr)

@@ -642,6 +642,137 @@ class T(unittest.TestCase):
     def test_empty(self):
         self.assertEqual(self.db, {})
 """),
+    # -- Analyzer 2.0 precision families (issue 16): each with a counterpart below
+    E('a hasattr/getattr result kept in a local or combined in a boolean guards the read', """
+class A:
+    def __init__(self, c):
+        if c:
+            self.cache = {}
+    def get(self, k):
+        has = hasattr(self, "cache")
+        if has:
+            return self.cache[k]
+    def get2(self, k):
+        use = getattr(self, "cache", None) is not None and k > 0
+        if use:
+            return self.cache[k]
+    def get3(self, k):
+        ok = k > 0 and hasattr(self, "cache")
+        if not ok:
+            return None
+        return self.cache[k]
+"""),
+    E('functions whose first parameter is not the instance (JIT kernel, template, missing @staticmethod)', """
+import triton
+import triton.language as tl
+class Kernels:
+    def __init__(self):
+        self.n = 1
+    @triton.jit
+    def _kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
+        v = x_ptr.dtype
+        return out_ptr.shape
+    def helper(x):
+        return x.shape
+    @some_template("code")
+    def emit(ctx, out):
+        return ctx.buffer
+"""),
+    E('a base with a try/except fallback definition opens the class', """
+try:
+    from fastlib import Base
+except ImportError:
+    class Base:
+        pass
+class Impl(Base):
+    def __init__(self):
+        super().__init__()
+        self.k = 1
+    def f(self):
+        return self.handle
+"""),
+    E('a base from a TYPE_CHECKING stub opens the class', """
+from typing import TYPE_CHECKING
+if TYPE_CHECKING:
+    from engine import Engine as _Base
+else:
+    class _Base:
+        pass
+class EngineMixin(_Base):
+    def __init__(self):
+        self.k = 1
+    def step(self):
+        return self.scheduler
+"""),
+    E('a metaclass that may set attributes opens the class', """
+class Meta(type):
+    def __call__(cls, *a):
+        obj = super().__call__(*a)
+        obj.injected = 1
+        return obj
+class A(metaclass=Meta):
+    def __init__(self):
+        self.x = 1
+    def f(self):
+        return self.injected
+"""),
+    E('a class decorator that may set attributes opens the class', """
+def inject(cls):
+    cls.__init__ = lambda self: setattr(self, "y", 1)
+    return cls
+@inject
+class A:
+    def __init__(self):
+        self.x = 1
+    def f(self):
+        return self.y
+"""),
+    E('a type() factory building a subclass with attributes opens the base', """
+class Base:
+    def __init__(self):
+        self.x = 1
+    def f(self):
+        return self.extra
+Sub = type("Sub", (Base,), {"extra": 2})
+"""),
+    E("an abstract base's annotation-only attribute is a contract", """
+from abc import ABC
+class Base(ABC):
+    name: str
+    def describe(self):
+        return self.name
+"""),
+    E("a stdlib base's __init__ sets the attribute (read from its source by path)", """
+import textwrap
+class W(textwrap.TextWrapper):
+    def __init__(self):
+        super().__init__(width=10)
+    def f(self):
+        return self.width
+"""),
+    E('Base.__init__(self=self, ...) runs the base initialiser', """
+class Base:
+    def __init__(self, n):
+        self.t = n
+class Sub(Base):
+    def __init__(self):
+        Base.__init__(self=self, n=2)
+    def f(self):
+        return self.t
+"""),
+    E("an inherited private helper called only by a base __init__ the subclass skips", """
+class Pool:
+    def __init__(self, dim):
+        self.dim = dim
+        self._create_buffers()
+    def _create_buffers(self):
+        self.buf = [0] * self.dim
+class NpuPool(Pool):
+    def __init__(self, dim):
+        self.buf = [1] * dim
+    def get(self):
+        return self.buf
+"""),
 )
 
 INVALID = (
@@ -1022,4 +1153,83 @@ class A:
     def f(self):
         return self.confg
 """, (("PK003", "confg"),)),
+    # -- Analyzer 2.0 precision families (issue 16): each still fires
+    E('a hasattr result kept in a local but not tested before the read', """
+class A:
+    def __init__(self, c):
+        if c:
+            self.cache = {}
+    def get(self, k):
+        has = hasattr(self, "cache")
+        print(has)
+        return self.cache[k]
+""", (('PK001', 'cache'),)),
+    E('a decorated method whose first parameter is self is still judged', """
+import torch
+class M:
+    def __init__(self):
+        self.n = 1
+    @torch.no_grad()
+    def f(self):
+        return self.missing
+""", (('PK003', 'missing'),)),
+    E('a base bound once is closed: its missing attribute is an error', """
+class Base:
+    pass
+class Impl(Base):
+    def __init__(self):
+        super().__init__()
+        self.k = 1
+    def f(self):
+        return self.handle
+""", (('PK003', 'handle'),)),
+    E('ABCMeta adds no attributes: the class stays closed', """
+from abc import ABCMeta
+class A(metaclass=ABCMeta):
+    def __init__(self):
+        self.x = 1
+    def f(self):
+        return self.y
+""", (('PK003', 'y'),)),
+    E('a concrete subclass that does not fulfil the contract', """
+from abc import ABC
+class Base(ABC):
+    name: str
+    def describe(self):
+        return self.name
+class Impl(Base):
+    def __init__(self):
+        self.k = 1
+""", (('PK003', 'name'),)),
+    E('a stdlib base whose __init__ does not set the attribute', """
+import textwrap
+class W(textwrap.TextWrapper):
+    def __init__(self):
+        super().__init__(width=10)
+    def f(self):
+        return self.height
+""", (('PK003', 'height'),)),
+    E('del self.x, then a conditional re-assignment, then a read', """
+class A:
+    def __init__(self, c):
+        self.x = 1
+        del self.x
+        if c:
+            self.x = 2
+    def f(self):
+        return self.x
+""", (('PK001', 'x'),)),
+    E("an inherited private helper the subclass does call", """
+class Pool:
+    def __init__(self, dim):
+        self.dim = dim
+        self._create_buffers()
+    def _create_buffers(self):
+        self.buf = [0] * self.dim
+class NpuPool(Pool):
+    def __init__(self, dim):
+        self.buf = [1] * dim
+    def reset(self):
+        self._create_buffers()
+""", (("PK003", "dim"),)),
 )

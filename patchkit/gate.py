@@ -132,26 +132,68 @@ def _lint(j, target):
 
 
 def _analyzer(j, target):
+    """Judge every class whose MRO contains a patched class (the impact set), in whichever module
+    of the target it lives, not only the patched classes themselves."""
+    from .analysis.impact import impact_set
+    from .analysis.project import Project
     from .analysis.runner import analyse_paths
-    rels = sorted({e.file for e in j.entries})
-    reports = analyse_paths([target.file(r) for r in rels])  # cached by content hash + dependencies
-    for rep in reports:
-        if rep.error:
-            return FAIL, f"{rep.path}: could not analyse: {rep.error}"
-    findings = []
-    for rel, rep in zip(rels, reports):
-        findings += [f.__class__(rel, *[getattr(f, k) for k in ("line", "col", "code", "message", "cls", "attr",
-                                                                 "severity", "why", "hint")])
-                     for f in rep.findings if f.severity.value == "error"]
     patched_classes = set()
     for e in j.entries:
         for key in e.anchors:
             cls = key.split("::", 1)[-1].split(".", 1)[0]
             patched_classes.add((e.file, cls))
-    relevant = [f for f in findings if (f.path, f.cls) in patched_classes]
+    impacted = set(impact_set(Project(target.root), sorted(patched_classes))) | patched_classes
+    rels = sorted({e.file for e in j.entries} | {rel for rel, _cls in impacted})
+    reports = analyse_paths([target.file(r) for r in rels])  # cached by content hash + dependencies
+    for rep in reports:
+        if rep.error:
+            return FAIL, f"{rep.path}: could not analyse: {rep.error}"
+    root = target.root.resolve()
+    findings, relevant = [], []
+    for rel, rep in zip(rels, reports):
+        for f in rep.findings:
+            if f.severity.value != "error":
+                continue
+            try:  # a read in an inherited method is reported in the base's file
+                where = Path(f.path).resolve().relative_to(root).as_posix()
+            except ValueError:
+                where = rel
+            f = f.__class__(where, *[getattr(f, k) for k in ("line", "col", "code", "message", "cls", "attr",
+                                                              "severity", "why", "hint")])
+            findings.append(f)
+            if (rel, f.cls) in impacted:
+                relevant.append((rel, f))
+    if any((rel, f.cls) not in patched_classes for rel, f in relevant):
+        # a class the patch does not edit (it inherits from one it does): only what the patch
+        # introduces there counts, not what the release already had
+        before = _baseline(j, target, sorted({rel for rel, c in impacted if (rel, c) not in patched_classes}))
+        relevant = [(rel, f) for rel, f in relevant
+                    if (rel, f.cls) in patched_classes or (f.cls, f.attr, f.code) not in before]
+    relevant = [f for _rel, f in relevant]
     if relevant:
         return FAIL, f"{relevant[0]}" + (f" (+{len(relevant) - 1} more)" if len(relevant) > 1 else "")
-    return PASS, f"no attribute-initialization errors in the patched classes ({len(findings)} elsewhere in the files)"
+    return PASS, (f"no attribute-initialization errors in the {len(impacted)} patched or inheriting class(es) "
+                  f"({len(findings)} elsewhere in their files)")
+
+
+def _baseline(j, target, rels: list[str]) -> set:
+    """(class, attribute, code) of the errors these files have against the unpatched originals
+    of the patched files (kept in the journal); empty when an original is missing."""
+    from .analysis import analyse_source
+    overlay = {}
+    for e in j.entries:
+        if e.file not in overlay:  # the first entry of a file holds the pristine original
+            try:
+                overlay[e.file] = j.original(e.sha_before).decode("utf-8")
+            except (OSError, ValueError, PatchkitError):
+                return set()
+    out = set()
+    for rel in rels:
+        text = overlay.get(rel) or target.file(rel).read_text(encoding="utf-8", errors="replace")
+        for f in analyse_source(rel, text, target.root, overlay):
+            if f.severity.value == "error":
+                out.add((f.cls, f.attr, f.code))
+    return out
 
 
 def _invariants(patches, target):

@@ -7,44 +7,19 @@ import ast
 import difflib
 import functools
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Optional
 
 from ..ftypes import Finding, Severity
 from . import messages as M
-from .flow import Constructor, State
+from .flow import Budget, BudgetExceeded, Constructor, State
+from .openness import open_reason
+from .library import (EXC_ATTRS, FIELD_BASE_ATTRS, OBJECT_ATTRS, THREAD_ATTRS, TORCH_MODULE_ATTRS, External,
+                      classify_external)
 from .model import ClassInfo, ModuleInfo, dotted, ensure_scanned, fast_walk, first_param, new_instances, self_attr
 from .project import Project
 from .reads import collect_reads
 
-ORDINARY = {"object", "ABC", "abc.ABC", "Generic", "typing.Generic"}
-TORCH_MODULE_ATTRS = frozenset("""training _parameters _buffers _non_persistent_buffers_set _backward_pre_hooks
-_backward_hooks _is_full_backward_hook _forward_hooks _forward_hooks_with_kwargs _forward_hooks_always_called
-_forward_pre_hooks _forward_pre_hooks_with_kwargs _state_dict_hooks _state_dict_pre_hooks
-_load_state_dict_pre_hooks _load_state_dict_post_hooks _modules call_super_init forward register_buffer
-register_parameter add_module register_module get_submodule get_parameter get_buffer get_extra_state
-set_extra_state apply cuda ipu xpu mtia cpu type float double half bfloat16 to_empty to
-register_full_backward_pre_hook register_backward_hook register_full_backward_hook register_forward_pre_hook
-register_forward_hook state_dict load_state_dict parameters named_parameters buffers named_buffers children
-named_children modules named_modules train eval requires_grad_ zero_grad share_memory extra_repr compile
-dump_patches _version _apply _call_impl _wrapped_call_impl _get_name _load_from_state_dict _save_to_state_dict
-_named_members _register_state_dict_hook _register_load_state_dict_pre_hook register_load_state_dict_post_hook
-_replicate_for_data_parallel __call__ __dict__ __class__""".split())
-EXC_ATTRS = frozenset("args with_traceback add_note __traceback__ __cause__ __context__ __suppress_context__ __notes__ "
-                      "errno strerror filename filename2 msg lineno offset text name obj path code value".split())
-THREAD_ATTRS = frozenset("name daemon ident native_id start run join is_alive isDaemon setDaemon getName setName "
-                         "_target _args _kwargs _name _daemonic _started _is_stopped _stderr _invoke_excepthook "
-                         "_tstate_lock _ident".split())
-FIELD_BASE_ATTRS = frozenset("""_replace _asdict _fields _make _field_defaults count index
-model_dump model_dump_json model_copy model_fields model_config model_validate model_post_init
-model_fields_set model_extra dict json copy parse_obj schema __fields__ __fields_set__ __struct_fields__
-__struct_config__""".split())
-OBJECT_ATTRS = frozenset(dir(object())) | {"__dict__", "__class__", "__module__", "__weakref__", "__orig_class__"}
-FIELD_BASES = {"BaseModel": "pydantic", "BaseSettings": "pydantic", "RootModel": "pydantic",
-               "Struct": "msgspec", "NamedTuple": "namedtuple"}
-SKIP_BASES = {"TypedDict", "Protocol", "Enum", "IntEnum", "StrEnum", "Flag", "IntFlag", "ReprEnum"}
-BUILTIN_EXC = {n for n in dir(__builtins__ if isinstance(__builtins__, dict) else __import__("builtins"))
-               if n.endswith(("Error", "Exception", "Warning", "Exit", "Interrupt")) or n == "StopIteration"}
 NOT_CHECKED_METHODS = {"__init__", "__new__", "__init_subclass__", "__post_init__", "__attrs_post_init__", "__del__", "__setstate__",
                        "__getstate__", "__reduce__", "__reduce_ex__", "__class_getitem__", "__set_name__",
                        "__getattr__", "__getattribute__", "__setattr__", "__delattr__", "__copy__", "__deepcopy__"}
@@ -63,16 +38,10 @@ class Settings:
     initializers: tuple[str, ...] = ()
     #: report info-level findings too
     show_info: bool = False
-
-
-@dataclass
-class External:
-    name: str
-    kind: str  # ordinary | module | exception | thread | field | skip | unknown
-
-    @property
-    def key(self):
-        return ("<external>", self.name)
+    #: work allowed per file (wall-clock seconds, state-steps); past it the file gets a PK901
+    #: "could not be fully analysed" finding instead of a hang
+    budget_seconds: float = 20.0
+    budget_steps: int = 3_000_000
 
 
 @dataclass
@@ -88,23 +57,10 @@ class ClassFacts:
     skip: Optional[str] = None
     dynamic: Optional[str] = None
     dyn_patterns: list = field(default_factory=list)
-
-
-def classify_external(name: str) -> External:
-    last = name.split(".")[-1]
-    if name in ORDINARY or last in ("object", "ABC", "Generic"):
-        return External(name, "ordinary")
-    if last == "Module" and ("nn" in name or name == "Module" or name.startswith("torch")):
-        return External(name, "module")
-    if last in FIELD_BASES:
-        return External(name, "field")
-    if last in SKIP_BASES:
-        return External(name, "skip")
-    if last in BUILTIN_EXC and (name == last or name.startswith("builtins.")):
-        return External(name, "exception")
-    if last == "Thread":
-        return External(name, "thread")
-    return External(name, "unknown")
+    #: why attributes may come from code not in view (openness.py); None: closed
+    open: Optional[str] = None
+    #: annotation-only attributes of an abstract class in the MRO (a contract its subclasses fulfil)
+    contracts: frozenset = frozenset()
 
 
 class Analyzer:
@@ -117,6 +73,7 @@ class Analyzer:
         # reported, so analyzers over one project share them
         self._facts: dict = project.__dict__.setdefault("_facts_cache", {}).setdefault(settings, {})
         self._sites_cache: dict = {}
+        self._reach_cache: dict = {}
         self._reads_cache: dict = {}
         self._subclasses: dict[tuple, list[ClassInfo]] = {}
 
@@ -186,6 +143,9 @@ class Analyzer:
             elif e.kind == "unknown" and f.unknown_base is None:
                 f.unknown_base = e.name
         f.provided = frozenset(provided)
+        f.open = open_reason(classes)
+        abstract = [c for c in classes if c.abstract or any(b.split(".")[-1] in ("ABC", "Protocol") for b in c.bases)]
+        f.contracts = frozenset().union(*(c.annotated_only for c in abstract)) if abstract else frozenset()
         self._facts[ci.key] = f
         return f
 
@@ -214,20 +174,32 @@ class Analyzer:
     def analyse(self, modules: list[ModuleInfo]) -> list[Finding]:
         report = {m.rel for m in modules}
         classes = [c for m in modules for c in m.classes.values()]
-        for c in classes:
-            for b in self.direct_bases(c):
-                if isinstance(b, ClassInfo):
-                    self._subclasses.setdefault(b.key, []).append(c)
         out: dict[tuple, Finding] = {}
+        rank = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
+        budget = Budget(self.settings.budget_seconds, self.settings.budget_steps).start()
+        self._budget = budget
+        over: dict[str, str] = {}
         for c in classes:
-            for fnd in self.check_class(c, report):
-                k = (fnd.path, fnd.line, fnd.col, fnd.attr)
-                if k not in out or (out[k].severity != Severity.ERROR and fnd.severity == Severity.ERROR):
+            if c.module.rel in over:
+                continue
+            try:
+                got = self.check_class(c, report)
+            except BudgetExceeded as exc:
+                over[c.module.rel] = f"{c.qualname}: {exc}"
+                got = [M.not_fully_analysed(c.module.rel, c.node, c.qualname, str(exc))]
+            for fnd in got:
+                # one finding per (file, line, attribute): the most severe, then the first column
+                k = (fnd.path, fnd.line, fnd.attr)
+                if k not in out or (rank[fnd.severity], fnd.col) < (rank[out[k].severity], out[k].col):
                     out[k] = fnd
-        result = [f for f in out.values() if not _suppressed(f, modules)]
+        lines = {m.rel: m.lines for m in self.project.tree_modules()}
+        result = [f for f in out.values() if not _suppressed(f, lines)]
         if not self.settings.show_info:
             result = [f for f in result if f.severity != Severity.INFO]
-        return sorted(result)
+        # the first module's own classes first (the file being checked), then the classes of the
+        # other modules that inherit from it
+        own = {c.qualname for c in modules[0].classes.values()} if modules else set()
+        return sorted(result, key=lambda f: (f.cls not in own, f))
 
     def definitely_assigned(self, ci: ClassInfo) -> frozenset:
         """Attributes assigned on every path through construction of ``ci`` (the oracle tests use it)."""
@@ -241,13 +213,21 @@ class Analyzer:
                             (init[0], init[1]) if init else None)
         return frozenset.intersection(*(s.assigned for s in terminal)) if terminal else frozenset()
 
+    def _direct_subclasses(self, ci: ClassInfo) -> list[ClassInfo]:
+        """Direct subclasses of ``ci`` anywhere in the tree (the class index), plus those in the
+        modules being reported."""
+        got = self._subclasses.get(ci.key)
+        if got is None:
+            got = self._subclasses[ci.key] = [] if ci.module.external else self.project.subclasses(ci)
+        return got
+
     def _descendants(self, ci: ClassInfo) -> list[ClassInfo]:
-        out, todo = [], list(self._subclasses.get(ci.key, []))
+        out, todo = [], list(self._direct_subclasses(ci))
         while todo:
             c = todo.pop()
             if c not in out:
                 out.append(c)
-                todo += self._subclasses.get(c.key, [])
+                todo += self._direct_subclasses(c)
         return out
 
     def check_class(self, ci: ClassInfo, report: set[str]) -> list[Finding]:
@@ -261,8 +241,13 @@ class Analyzer:
         mro = f.linear
         strict = self.settings.unknown_bases == "strict"
 
+        # an abstract class's annotation-only attribute is a contract its subclasses fulfil
+        contracts = f.contracts if (ci.abstract or _unimplemented_abstract(f.classes) or any(
+            b.split(".")[-1] in ("ABC", "Protocol") for b in ci.bases)) else frozenset()
+
         def known_static(attr: str) -> bool:
-            return attr in f.class_level or attr in f.provided or any(p.match(attr) for p in f.dyn_patterns)
+            return attr in f.class_level or attr in f.provided or attr in contracts or \
+                any(p.match(attr) for p in f.dyn_patterns)
 
         construction_reads: list[tuple] = []
 
@@ -287,6 +272,7 @@ class Analyzer:
 
         ctor = Constructor(ci, mro, lambda name, after, inclusive=False: self.resolve_method(mro, name, after, inclusive),
                            on_read, on_escape, resolve_init_class, is_noreturn)
+        ctor.budget = getattr(self, "_budget", None)
         start = State(frozenset(f.fields) if f.field_class else frozenset())
         init = self.resolve_method(mro, "__init__")
         if init is not None and init[2] != "method":
@@ -312,7 +298,7 @@ class Analyzer:
             return []  # construction always raises: nothing to judge
         base_init = next((e for e in f.externals if e.kind in ("module", "thread")), None)
         if base_init is not None and init is not None and not ctor.external_init_ran \
-                and init[0].module.rel in report:
+                and not init[0].module.external:
             # nn.Module / Thread keep their state in what their own __init__ sets up
             findings.append(M.base_init_skipped(init[0].module.rel, init[1], ci.qualname, base_init.name))
         unknown = f.unknown_base is not None or ctor.external_init_ran and f.unknown_base is not None
@@ -342,8 +328,8 @@ class Analyzer:
             return True
         for (attr, node, frame, missing, states) in construction_reads:
             rel = frame.cls.module.rel
-            if rel not in report:
-                continue
+            if frame.cls.module.external:
+                continue  # library code: its reads are the library's business
             if attr not in assigned_anywhere and attr not in ever_in_ctor:
                 if unknown and not strict:
                     continue
@@ -351,8 +337,18 @@ class Analyzer:
                     continue
                 if (abstract_base or subclasses_provide(attr)) and not strict:
                     continue
-            later = [f"line {ln}" for (_c, m, ln) in assigned_anywhere.get(attr, []) if ln > node.lineno or m != frame.fn.name]
-            why = f"assigned later ({', '.join(later[:2])})" if later else "no construction path assigns it first"
+            locs = assigned_anywhere.get(attr, [])
+            not_run = [(c, m, ln) for (c, m, ln) in locs if f"{c}.{m}" not in ctor.inlined]
+            later = [self._at(ci, c, rel, ln) for (c, m, ln) in locs
+                     if f"{c}.{m}" in ctor.inlined and (ln > node.lineno or m != frame.fn.name)]
+            if later:
+                why = f"assigned later ({', '.join(later[:2])})"
+            elif not_run:
+                c, m, ln = not_run[0]
+                why = (f"assigned in {c}.{m} ({self._at(ci, c, rel, ln)}), which construction of {ci.qualname} never runs"
+                       + (" (missing super().__init__()?)" if m == "__init__" else ""))
+            else:
+                why = "no construction path assigns it first"
             where = f"in {frame.cls.qualname}.{frame.fn.name}"
             if frame.fn.name != "__init__":
                 where += " (called during construction)"
@@ -381,10 +377,12 @@ class Analyzer:
                     continue
                 if f"{c.qualname}.{mname}" in ctor.inlined and mname not in called_later:
                     continue  # a construction helper: its reads were judged on the construction paths
-                if c.module.rel not in report:
+                if c.module.external:
                     continue
                 if mname in self.settings.initializers:
                     continue
+                if c.key != ci.key and _private(mname) and mname not in self._reachable(f, ctor.inlined):
+                    continue  # an inherited private helper only code this class never runs calls
                 selfname = first_param(fn)
                 if not selfname:
                     continue
@@ -411,6 +409,8 @@ class Analyzer:
                                            ctor.inlined, ctor.seen, ctor.deleted)
                     if fnd is not None:
                         findings.append(fnd)
+        if f.open and not strict:  # unknown is not wrong: say "could not prove", at info level
+            findings = [replace(x, severity=Severity.INFO, why=f"{x.why} [open class: {f.open}]") for x in findings]
         return findings
 
     def _call_sites(self, classes: list[ClassInfo], mname: str, inlined: set) -> list[frozenset]:
@@ -464,7 +464,7 @@ class Analyzer:
 
     def _check_del(self, ci, f, init, report, known_static) -> list[Finding]:
         dl = self.resolve_method(f.linear, "__del__")
-        if dl is None or init is None or dl[0].module.rel not in report:
+        if dl is None or init is None or dl[0].module.external:
             return []
         ifn = init[1]
         sn = first_param(ifn)
@@ -500,7 +500,8 @@ class Analyzer:
                     unknown, strict, escapes, is_abstract_like, assigns_nothing, inlined, ctor_seen,
                     ctor_deleted) -> Optional[Finding]:
         rel = owner.module.rel
-        in_sub = "" if owner.key == ci.key else f" (inherited by {ci.qualname})"
+        in_sub = "" if owner.key == ci.key else f" (inherited by {ci.qualname})" if owner.module is ci.module else \
+            f" (inherited by {ci.qualname} in {ci.module.rel})"
         if attr in ever_in_ctor:
             why = _why(live[0], terminal, attr)
             sev = Severity.WARNING if not strict and (_mode_split(live, terminal, attr) or
@@ -513,13 +514,13 @@ class Analyzer:
                 c, m, ln = locs[0]
                 # the constructor had too many paths to keep each one's conditions: say so, as a warning
                 return M.maybe_unassigned(rel, r.node, ci.qualname, attr,
-                                          f"not assigned on every construction path ({c}.{m} assigns it at line {ln})" + in_sub,
+                                          f"not assigned on every construction path ({c}.{m} assigns it at {self._at(ci, c, rel, ln)})" + in_sub,
                                           Severity.ERROR if strict else Severity.WARNING)
             ran = [(c, m, ln) for c, m, ln in locs if f"{c}.{m}" in inlined]
             if ran and attr in ctor_deleted:
                 c, m, ln = ran[0]
                 return M.maybe_unassigned(rel, r.node, ci.qualname, attr,
-                                          f"assigned in {c}.{m} (line {ln}) but deleted again before construction ends" + in_sub)
+                                          f"assigned in {c}.{m} ({self._at(ci, c, rel, ln)}) but deleted again before construction ends" + in_sub)
             live_locs, init_not_run, shadowed = [], [], []
             for c, m, ln in locs:
                 idx = order.index(c) if c in order else 0
@@ -535,18 +536,18 @@ class Analyzer:
             if not live_locs and init_not_run:
                 c, m, ln = init_not_run[0]
                 return M.never_assigned(rel, r.node, ci.qualname, attr,
-                                        f"assigned in {c}.__init__ (line {ln}), which construction of {ci.qualname} "
+                                        f"assigned in {c}.__init__ ({self._at(ci, c, rel, ln)}), which construction of {ci.qualname} "
                                         f"never runs (missing super().__init__()?)" + in_sub)
             if not live_locs and shadowed:
                 c, m, ln = shadowed[0]
                 return M.never_assigned(rel, r.node, ci.qualname, attr,
-                                        f"only assigned in {c}.{m} (line {ln}), which {ci.qualname} overrides" + in_sub)
+                                        f"only assigned in {c}.{m} ({self._at(ci, c, rel, ln)}), which {ci.qualname} overrides" + in_sub)
             locs = live_locs or locs
             # protocols that order the calls: __exit__ runs after __enter__; test frameworks run
             # setUp / setup_method before every test method
             if all(m in _RUN_BEFORE and (_RUN_BEFORE[m] is None or mname in _RUN_BEFORE[m]) for _c, m, _ln in locs):
                 return None
-            where = ", ".join(f"{c}.{m} (line {ln})" for c, m, ln in locs[:2])
+            where = ", ".join(f"{c}.{m} ({self._at(ci, c, rel, ln)})" for c, m, ln in locs[:2])
             # two-phase initialisation: the read runs on any object whose set-up method was not
             # called yet (declare such methods as `initializers` when the project always calls them)
             sev = Severity.ERROR if self.settings.strict_two_phase else Severity.WARNING
@@ -554,11 +555,12 @@ class Analyzer:
         # never assigned in the class's hierarchy
         if (unknown or escapes) and not strict:
             return None
-        if is_abstract_like and not strict:
-            return None
+        if is_abstract_like and not strict and (_unimplemented_abstract(self.facts(ci).classes) or
+                                                self._descendant_provides(ci, attr)):
+            return None  # a template base: a subclass provides it (and is judged on its own)
         if any(e.kind == "unknown" for e in self.facts(ci).externals) and not strict:
             return None
-        hint = self._other_class_hint(ci, attr)
+        hint = self._other_class_hint(ci, attr, owner)
         f = self.facts(ci)
         constructs = f.field_class or any("__init__" in c.methods for c in f.classes)
         named_mixin = ci.qualname.split(".")[-1].endswith("Mixin")
@@ -571,7 +573,52 @@ class Analyzer:
             close = difflib.get_close_matches(attr, sorted(k for k in known if k != attr), n=1, cutoff=0.9)
             if close:
                 hint = f"did you mean self.{close[0]}?"
+        sibling = self._sibling_assigning(owner, mname, ci, attr) if owner.key != ci.key and not strict else None
+        if sibling:
+            # a base method written for the subclasses that set the attribute (reached through them)
+            return M.never_assigned(rel, r.node, ci.qualname, attr,
+                                    f"no method of {ci.qualname} or its bases assigns it; {owner.qualname}.{mname} "
+                                    f"relies on subclasses such as {sibling} that do" + in_sub, hint, Severity.WARNING)
         return M.never_assigned(rel, r.node, ci.qualname, attr, f"no method of {ci.qualname} or its bases assigns it" + in_sub, hint)
+
+    def _reachable(self, f: ClassFacts, inlined: set) -> set:
+        """Names ``self.<name>`` that the class's effective methods (the MRO's first definer of
+        each name) or its construction refer to; a base's private helper outside it is dead code
+        for this class (its only caller is, say, a base ``__init__`` the class never runs)."""
+        key = (id(f), len(inlined))
+        got = self._reach_cache.get(key)
+        if got is None:
+            got, seen = set(), set()
+            for c in f.classes:
+                for m in c.methods:
+                    effective = m not in seen
+                    seen.add(m)
+                    if effective and m != "__init__" or f"{c.qualname}.{m}" in inlined:
+                        got |= ensure_scanned(c).self_refs.get(m, set()) - {m}
+            self._reach_cache[key] = got
+        return got
+
+    def _sibling_assigning(self, owner: ClassInfo, mname: str, ci: ClassInfo, attr: str) -> Optional[str]:
+        """Another subclass of ``owner`` (not in ``ci``'s MRO) that assigns ``attr`` itself and
+        calls ``self.<mname>()``, while no class of ``ci``'s MRO refers to ``mname``: the base
+        method is reached only through that sibling (a wrong-class assignment, where nothing
+        calls the method through a sibling, stays an error)."""
+        mine = self.facts(ci).classes
+        if any(mname in refs for c in mine for m, refs in ensure_scanned(c).self_refs.items() if m != mname):
+            return None
+        keys = {c.key for c in mine}
+        for d in self._descendants(owner):
+            if d.key in keys:
+                continue
+            ensure_scanned(d)
+            if (attr in d.assigned_in or attr in d.class_names) and any(mname in refs for refs in d.self_refs.values()):
+                return d.qualname
+        return None
+
+    def _at(self, ci: ClassInfo, qualname: str, rel: str, line: int) -> str:
+        """``line N`` in the read's own module, ``path:N`` in another one."""
+        owner = next((c for c in self.facts(ci).classes if c.qualname == qualname), None)
+        return f"line {line}" if owner is None or owner.module.rel == rel else f"{owner.module.rel}:{line}"
 
     @staticmethod
     def _referenced_outside(classes: list[ClassInfo], inlined: set[str]) -> set[str]:
@@ -587,9 +634,20 @@ class Analyzer:
     def _cls_by_name(self, ci: ClassInfo, qualname: str) -> ClassInfo:
         return next(c for c in self.facts(ci).classes if c.qualname == qualname)
 
-    def _other_class_hint(self, ci: ClassInfo, attr: str) -> str:
+    def _descendant_provides(self, ci: ClassInfo, attr: str) -> bool:
+        """Some subclass of ``ci`` (anywhere in the tree) assigns ``attr`` or declares it, or
+        cannot be fully known (a base outside the tree)."""
+        for d in self._descendants(ci):
+            df = self.facts(d)
+            if df.unknown_base or attr in df.class_level or attr in df.fields or \
+                    any(attr in ensure_scanned(k).assigned_in for k in df.classes):
+                return True
+        return False
+
+    def _other_class_hint(self, ci: ClassInfo, attr: str, owner: Optional[ClassInfo] = None) -> str:
         mine = {c.key for c in self.facts(ci).classes}
-        for other in ci.module.classes.values():
+        mods = [ci.module] + ([owner.module] if owner is not None and owner.module is not ci.module else [])
+        for other in (c for m in mods for c in m.classes.values()):
             if other.key in mine:
                 continue
             locs = ensure_scanned(other).assigned_in.get(attr)
@@ -762,13 +820,14 @@ def _why(missing: State, terminal: list[State], attr: str) -> str:
     return f"not assigned on the construction path where `{c[3]}` is {state} (line {abs(c[2])})"
 
 
-def _suppressed(f: Finding, modules: list[ModuleInfo]) -> bool:
-    for m in modules:
-        if m.rel == f.path and 0 < f.line <= len(m.lines):
-            mt = _SUPPRESS.search(m.lines[f.line - 1])
-            if mt:
-                codes = mt.group(1)
-                return not codes or f.code in [x.strip() for x in codes.split(",")]
+def _suppressed(f: Finding, lines: dict[str, list[str]]) -> bool:
+    """``# patchkit: ignore[CODE]`` on the finding's line (in whichever module of the tree it is)."""
+    ls = lines.get(f.path)
+    if ls and 0 < f.line <= len(ls):
+        mt = _SUPPRESS.search(ls[f.line - 1])
+        if mt:
+            codes = mt.group(1)
+            return not codes or f.code in [x.strip() for x in codes.split(",")]
     return False
 
 

@@ -18,6 +18,38 @@ from .model import NORETURN_CALLS, REGISTER_METHODS, ClassInfo, children, dotted
 
 MAX_STATES = 96
 MAX_DEPTH = 12
+#: calls nested this deep are walked once per (class, method, entry facts) and the summary is
+#: reused: mutually recursive helpers stay polynomial (shallower calls keep every path's conditions)
+MEMO_DEPTH = 3
+
+
+class BudgetExceeded(Exception):
+    """The walk of one file went past its time or state budget."""
+
+
+@dataclass
+class Budget:
+    """Work allowed for one file: wall-clock seconds and state-steps (statements x states)."""
+
+    seconds: float = 20.0
+    steps: int = 3_000_000
+    used: int = 0
+    deadline: float = 0.0
+
+    def start(self) -> "Budget":
+        import time
+        self.deadline = time.monotonic() + self.seconds
+        self.used = 0
+        return self
+
+    def spend(self, n: int) -> None:
+        self.used += n
+        if self.used > self.steps:
+            raise BudgetExceeded(f"more than {self.steps} state-steps")
+        if self.used & 0x3FF < n:  # look at the clock about every thousand steps
+            import time
+            if self.deadline and time.monotonic() > self.deadline:
+                raise BudgetExceeded(f"more than {self.seconds:g} s")
 
 #: a condition: (normalised text, polarity, line, human text)
 Cond = tuple
@@ -360,6 +392,9 @@ class Constructor:
         #: local name -> attribute it was stored in (``self.layout = layout``): facts about the
         #: local are facts about the attribute too
         self.aliases: dict[str, str] = {}
+        #: (class, method, guarded, constants, entry assigned set) -> exit states (conditions relative to entry)
+        self.memo: dict[tuple, list[State]] = {}
+        self.budget: Optional[Budget] = None
 
     # ---------------------------------------------------------------- entry
     def run(self, start: State, init: Optional[tuple[ClassInfo, ast.FunctionDef]]) -> list[State]:
@@ -382,6 +417,45 @@ class Constructor:
         selfname = first_param(fn)
         if selfname is None:
             return states
+        if depth >= MEMO_DEPTH:
+            return self._summarised(cls, fn, states, depth, guarded, call, self_passed)
+        return self._walk_call(cls, fn, states, depth, guarded, call, self_passed)
+
+    def _summarised(self, cls, fn, states, depth, guarded, call, self_passed) -> list[State]:
+        """Exit states of ``fn`` from a summary walked once per (class, method, guarded, constant
+        arguments): the walk starts from an empty state and logs what it assigns and reads; each
+        call composes the entry states with the summary (assignments only accumulate) and replays
+        the logged reads against the composed states. A function that deletes attributes is
+        summarised per entry assigned-set instead (its exits are not a union with the entry)."""
+        consts = bind_constants(fn, call, self_passed) if call is not None else {}
+        key = (cls.key, id(fn), guarded, tuple(sorted(consts.items(), key=lambda kv: kv[0])))
+        deletes = _deletes(fn)
+        out: list[State] = []
+        for s in (states if deletes else [None]):
+            k = key + ((s.assigned,) if deletes else ())
+            summary = self.memo.get(k)
+            if summary is None:
+                log: list = []
+                prev = self.on_read
+                self.on_read = lambda attr, node, frame, sts: log.append((attr, node, frame, sts))
+                try:
+                    exits = self._walk_call(cls, fn, [State(s.assigned if deletes else frozenset())], depth,
+                                            guarded, call, self_passed)
+                finally:
+                    self.on_read = prev
+                summary = self.memo[k] = (exits, log)
+            exits, log = summary
+            entries = [s] if deletes else states
+            for attr, node, frame, rel in log:
+                real = _compose(entries, rel, deletes)
+                if real:
+                    self.on_read(attr, node, frame, real)
+            out += _compose(entries, exits, deletes)
+        return merge(out)
+
+    def _walk_call(self, cls, fn, states, depth, guarded, call, self_passed) -> list[State]:
+        key = (cls.key, fn.name)
+        selfname = first_param(fn)
         self.stack.append(key)
         self.inlined.add(f"{cls.qualname}.{fn.name}")
         try:
@@ -398,9 +472,12 @@ class Constructor:
     def block(self, body: list[ast.stmt], states: list[State], fr: Frame) -> Flow:
         out = Flow()
         cur = states
+        budget = self.budget
         for stmt in body:
             if not cur:
                 break
+            if budget is not None:
+                budget.spend(len(cur))
             f = self.stmt(stmt, cur, fr)
             out.returns += f.returns
             out.breaks += f.breaks
@@ -833,16 +910,17 @@ class Constructor:
             if kind == "method":
                 return self.call_function(cls, fn, st, fr.depth + 1, fr.guarded, c)
             return st
-        # Base.__init__(self, ...) / Base.helper(self, ...)
-        if isinstance(c.func, ast.Attribute) and c.args and _is_self(c.args[0], sn):
+        # Base.__init__(self, ...) / Base.helper(self, ...) / Base.__init__(self=self, ...)
+        self_kw = next((k.arg for k in c.keywords if k.arg and _is_self(k.value, sn)), None) if not c.args else None
+        if isinstance(c.func, ast.Attribute) and (c.args and _is_self(c.args[0], sn) or self_kw):
             base = self.resolve_init_class(fr.cls, dotted(c.func.value) or "")
             if base is not None and not isinstance(base, str):
                 fn = base.methods.get(c.func.attr)
-                if fn is not None:
-                    return self.call_function(base, fn, st, fr.depth + 1, fr.guarded, c, True)
-                target = self.resolve_method(c.func.attr, base, inclusive=True)
-                if target is not None:
-                    return self.call_function(target[0], target[1], st, fr.depth + 1, fr.guarded, c, True)
+                target = (base, fn) if fn is not None else self.resolve_method(c.func.attr, base, inclusive=True)
+                if target is not None and (not self_kw or first_param(target[1]) == self_kw):
+                    if self_kw:  # the instance is passed by name: the other keywords bind as usual
+                        c = ast.Call(func=c.func, args=[], keywords=[k for k in c.keywords if k.arg != self_kw])
+                    return self.call_function(target[0], target[1], st, fr.depth + 1, fr.guarded, c, not self_kw)
                 return st
             if c.func.attr == "__init__":
                 self.external_init_ran = True
@@ -870,6 +948,18 @@ class Constructor:
         if any(_is_self(a, sn) for a in c.args) or any(_is_self(k.value, sn) for k in c.keywords):
             self.on_escape(c, fr)
         return st
+
+
+def _compose(entries: list[State], rel: list[State], absolute: bool) -> list[State]:
+    """Entry states followed by a summary's states (relative to an empty entry, or absolute),
+    leaving out pairs whose conditions contradict each other."""
+    out = []
+    for s in entries:
+        for r in rel:
+            if any(s.contradicts(c[0], c[1]) for c in r.conds):
+                continue
+            out.append(State(r.assigned if absolute else s.assigned | r.assigned, s.conds | r.conds))
+    return merge(out)
 
 
 def _join(flows: list[Flow]) -> Flow:

@@ -13,6 +13,7 @@ CODES = {
     "PK005": "self.{attr} is read in {cls}.__del__ but is unassigned when __init__ raises early",
     "PK006": "{cls} never runs {attr}.__init__()",
     "PK900": "could not analyse: {why}",
+    "PK901": "{cls} could not be fully analysed: {why}",
 }
 
 
@@ -51,3 +52,9 @@ def base_init_skipped(rel, node, cls, base) -> Finding:
 
 def failure(rel, why) -> Finding:
     return Finding(rel, 1, 1, "PK900", CODES["PK900"].format(why=why), severity=Severity.ERROR, why="")
+
+
+def not_fully_analysed(rel, node, cls, why) -> Finding:
+    """The per-file budget ran out while walking ``cls``: the rest of the file is not judged."""
+    return _mk("PK901", rel, node, cls, "", why, "the rest of this file was not analysed; split the class or "
+               "raise the budget", Severity.WARNING)

@@ -156,6 +156,11 @@ class ModuleInfo:
     imports: dict[str, str] = field(default_factory=dict)
     noreturn: set[str] = field(default_factory=set)
     lines: list[str] = field(default_factory=list)
+    #: modules named by ``from x import *`` (fully qualified)
+    star_imports: list[str] = field(default_factory=list)
+    #: read from the installed environment, outside the analysed tree: its classes count as
+    #: bases, its methods are never judged
+    external: bool = False
 
 
 def _resolve_relative(modname: str, is_package: bool, level: int, target: Optional[str]) -> str:
@@ -183,7 +188,9 @@ def build_module(name: str, rel: str, tree: ast.Module, source: str, is_package:
             src = _resolve_relative(name, is_package, node.level, node.module) if node.level else (node.module or "")
             for a in node.names:
                 if a.name != "*":
-                    mod.imports[a.asname or a.name] = f"{src}.{a.name}" if src else a.name
+                    mod.imports.setdefault(a.asname or a.name, f"{src}.{a.name}" if src else a.name)
+                elif src:
+                    mod.star_imports.append(src)
     for stmt in tree.body:
         _collect_toplevel(mod, stmt, "")
     for stmt in _module_level(tree.body):  # Cls.attr = value / setattr(Cls, "attr", value) after the class
@@ -274,6 +281,8 @@ def _collect_body(ci: ClassInfo, body: list[ast.stmt], qual: str) -> None:
                     ci.abstract_methods.add(stmt.name)
                 elif last in ("setter", "deleter", "getter"):
                     kind = "property"
+            if kind == "method" and not _takes_instance(stmt):
+                kind = "static"  # a JIT kernel, a code template, a missing @staticmethod
             if any(d.endswith(".setter") for d in decos):
                 ci.setters[stmt.name] = stmt  # type: ignore[assignment]
             if stmt.name in ci.methods and kind == "property" and ci.method_kind.get(stmt.name) == "property":
@@ -316,6 +325,23 @@ def _collect_body(ci: ClassInfo, body: list[ast.stmt], qual: str) -> None:
             _collect_body(ci, stmt.body, qual)
     ci.scanned = False  # the method scan runs on first use (ensure_scanned): dependency modules
     #                     only pay for the classes some analysed class inherits from
+
+
+#: names the instance parameter goes by
+INSTANCE_NAMES = {"self", "_self", "self_", "this"}
+
+
+def _takes_instance(fn) -> bool:
+    """A function in a class body is an instance method when its first parameter is the instance:
+    named ``self`` (whatever decorates it), or any name on an undecorated dunder. A kernel under
+    ``@triton.jit``, a template under its own decorator, or a plain ``def helper(x)`` (a missing
+    @staticmethod) reads attributes of its argument, not of an instance."""
+    first = first_param(fn)
+    if first is None:
+        return False
+    if first in INSTANCE_NAMES:
+        return True
+    return fn.name.startswith("__") and fn.name.endswith("__") and not fn.decorator_list
 
 
 def _is_classvar(ann: ast.expr) -> bool:

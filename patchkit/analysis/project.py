@@ -4,10 +4,13 @@ definition in another module of the same root (so ``EAGLEWorkerV2(BaseSpecWorker
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping, Optional
 
+from .external import external_module
+from .library import classify_external
 from .model import ClassInfo, ModuleInfo, build_module
 
 
@@ -30,6 +33,8 @@ class Project:
     deps: dict[str, str] = field(default_factory=dict)
     #: rel paths of the modules looked up since the last reset (what one file's result depends on)
     touched: set = field(default_factory=set)
+    #: module names not in the tree that may be read from the environment
+    _ext_ok: set = field(default_factory=set)
 
     def add_source(self, rel: str, source: str) -> ModuleInfo:
         name = module_name_for(rel)
@@ -41,11 +46,15 @@ class Project:
         self._mods[name] = mod
         return mod
 
-    def module(self, name: str) -> Optional[ModuleInfo]:
+    def module(self, name: str, external: bool = True) -> Optional[ModuleInfo]:
+        """The module ``name`` of the tree (or overlay); with ``external``, else the library module
+        of that name read from the environment."""
         if name in self._mods:
             m = self._mods[name]
             if m is not None:
                 self.touched.add(m.rel)
+            elif external and name in self._ext_ok:
+                return external_module(name)
             return m
         self._mods[name] = None  # cycle guard
         mod = None
@@ -68,7 +77,25 @@ class Project:
                 mod = build_module(name, rel, tree, text, is_package=rel.endswith("__init__.py"))
                 break
         self._mods[name] = mod
+        if mod is None and self._may_be_external(name):
+            self._ext_ok.add(name)
+            return external_module(name) if external else None
         return mod
+
+    def tree_modules(self) -> list[ModuleInfo]:
+        """The modules of the tree parsed so far."""
+        return [m for m in self._mods.values() if m is not None and not m.external]
+
+    def _may_be_external(self, name: str) -> bool:
+        """A module outside the tree may be read from the environment: not one of the tree's own
+        top-level packages (a missing file there is a missing file, not a library)."""
+        top = name.split(".")[0]
+        if top in self.__dict__.setdefault("_own_tops", set()):
+            return False
+        if self.root is not None and ((self.root / top).is_dir() or (self.root / f"{top}.py").is_file()):
+            self._own_tops.add(top)
+            return False
+        return not any(r.split("/")[0] == top for r in self.overlay)
 
     def resolve_class(self, mod: ModuleInfo, dotted: str, depth: int = 0) -> Optional[ClassInfo] | str:
         """A class name as written in ``mod`` -> its ClassInfo, or the imported qualified name
@@ -85,12 +112,20 @@ class Project:
             target = mod.imports[head]  # fully qualified: module or module.attr
             full = f"{target}.{rest}" if rest else target
             return self._resolve_qualified(full, depth + 1)
+        for star in mod.star_imports:  # a name brought in by ``from x import *``
+            r = self._resolve_qualified(f"{star}.{dotted}", depth + 1)
+            if isinstance(r, ClassInfo):
+                return r
         return dotted
 
     def _resolve_qualified(self, full: str, depth: int) -> Optional[ClassInfo] | str:
+        if depth > 8:
+            return full
         parts = full.split(".")
         for i in range(len(parts) - 1, 0, -1):
             modname, attr = ".".join(parts[:i]), ".".join(parts[i:])
+            if classify_external(full).kind != "unknown" and not self._in_tree(modname):
+                return full  # a library base the analyzer knows by kind (nn.Module, Exception, Thread)
             m = self.module(modname)
             if m is None:
                 continue
@@ -99,8 +134,17 @@ class Project:
             head = attr.split(".")[0]
             if head in m.imports:
                 return self.resolve_class(m, attr, depth + 1)
+            for star in m.star_imports:  # ``from .modules import *`` re-exports
+                r = self._resolve_qualified(f"{star}.{attr}", depth + 1)
+                if isinstance(r, ClassInfo):
+                    return r
             return full
         return full
+
+    def _in_tree(self, modname: str) -> bool:
+        rel = modname.replace(".", "/")
+        return any(r in self.overlay for r in (rel + ".py", rel + "/__init__.py")) or (
+            self.root is not None and ((self.root / (rel + ".py")).is_file() or (self.root / rel / "__init__.py").is_file()))
 
     def resolve_function(self, mod: ModuleInfo, dotted: str) -> Optional[tuple[ModuleInfo, ast.FunctionDef]]:
         """A module-level function as written in ``mod``, if it lies in the analysed tree."""
@@ -111,8 +155,65 @@ class Project:
             full = mod.imports[head] + (f".{rest}" if rest else "")
             parts = full.split(".")
             for i in range(len(parts) - 1, 0, -1):
-                m = self.module(".".join(parts[:i]))
-                if m is not None:
+                m = self.module(".".join(parts[:i]), external=False)
+                if m is not None:  # a function of the tree (its body can be read)
                     fn = m.functions.get(".".join(parts[i:]))
                     return (m, fn) if fn is not None else None
         return None
+
+    # ------------------------------------------------------------------ the class index
+    def subclasses(self, ci: ClassInfo) -> list[ClassInfo]:
+        """The classes of the whole tree (not only the files being reported) whose direct bases
+        include ``ci``: the reverse edges of the class graph. Files are found by a textual scan of
+        their class headers, then parsed and resolved; a file that only mentions the name in a
+        comment costs one parse."""
+        idx = self.__dict__.setdefault("_sub_index", {})
+        top = ci.module.name.split(".")[0]
+        tokens = idx.get(top)
+        if tokens is None:
+            tokens = idx[top] = self._header_tokens(top)
+        name = ci.qualname.split(".")[-1]
+        out: list[ClassInfo] = []
+        for rel in sorted(tokens.get(name, ())):
+            m = self.module(module_name_for(rel), external=False)
+            if m is None:
+                continue
+            for c in m.classes.values():
+                if c.key != ci.key and any(self._is(self.resolve_class(m, b), ci) for b in c.bases):
+                    out.append(c)
+        return out
+
+    @staticmethod
+    def _is(r, ci: ClassInfo) -> bool:
+        return isinstance(r, ClassInfo) and r.key == ci.key
+
+    def _header_tokens(self, top: str) -> dict[str, set[str]]:
+        """identifier -> rel paths of files under ``top`` with a class header that names it."""
+        texts: dict[str, str] = {}
+        if self.root is not None:
+            base = self.root / top
+            if base.is_dir():
+                for p in base.rglob("*.py"):
+                    rel = p.relative_to(self.root).as_posix()
+                    if any(part.startswith(".") for part in p.relative_to(base).parts):
+                        continue
+                    try:
+                        texts[rel] = p.read_text(encoding="utf-8", errors="replace")
+                    except OSError:
+                        continue
+        for m in self._mods.values():
+            if m is not None and not m.external and m.name.split(".")[0] == top:
+                texts[m.rel] = m.source
+        for rel, text in self.overlay.items():
+            if module_name_for(rel).split(".")[0] == top:
+                texts[rel] = text
+        out: dict[str, set[str]] = {}
+        for rel, text in texts.items():
+            for mt in _HEADER.finditer(text):
+                for tok in _IDENT.findall(mt.group(1)):
+                    out.setdefault(tok, set()).add(rel)
+        return out
+
+
+_HEADER = re.compile(r"^[ \t]*class[ \t]+\w+[ \t]*\(([^()]*(?:\([^()]*\)[^()]*)*)\)", re.M)
+_IDENT = re.compile(r"[A-Za-z_]\w*")

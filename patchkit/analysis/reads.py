@@ -40,9 +40,16 @@ class ReadCollector:
         self.reads: list[Read] = []
         #: locals bound to getattr(self, "x", default): ``if v:`` then implies x exists
         self.aliases: dict[str, str] = {}
+        #: locals holding a guard's result: ``has = hasattr(self, "x")``, ``ok = n > 0 and
+        #: getattr(self, "x", None) is not None`` -> {truth: attrs implied present}
+        self.flags: dict[str, dict[bool, frozenset]] = {}
 
     def implied(self, test: ast.expr, pol: bool) -> set:
         out = set(implied_attrs(test, pol, self.selfname))
+        if self.flags:
+            for node, p in conjuncts(test, pol):
+                if isinstance(node, ast.Name) and node.id in self.flags:
+                    out |= self.flags[node.id][p]
         if self.aliases:
             for node, p in conjuncts(test, pol):
                 if p and isinstance(node, ast.Name) and node.id in self.aliases:
@@ -139,6 +146,11 @@ class ReadCollector:
             v = s.value
             for t in s.targets:
                 if isinstance(t, ast.Name):
+                    flag = {True: frozenset(self.implied(v, True)), False: frozenset(self.implied(v, False))}
+                    if flag[True] or flag[False]:
+                        self.flags[t.id] = flag
+                    else:
+                        self.flags.pop(t.id, None)
                     if isinstance(v, ast.Call) and dotted(v.func) == "getattr" and len(v.args) == 3 and \
                             isinstance(v.args[0], ast.Name) and v.args[0].id == sn and \
                             isinstance(v.args[1], ast.Constant) and isinstance(v.args[1].value, str):

@@ -22,7 +22,17 @@ from ..ftypes import FileReport, Finding, Severity
 from .checker import Analyzer, Settings
 from .project import Project
 
-ANALYZER_VERSION = f"{__version__}-a7"
+def _source_hash() -> str:
+    """A hash of the analyzer's own source: any change to it invalidates cached results (no
+    hand-bumped version string to forget)."""
+    h = hashlib.sha256(__version__.encode())
+    for p in sorted(Path(__file__).parent.glob("*.py")):
+        h.update(p.name.encode())
+        h.update(p.read_bytes())
+    return h.hexdigest()[:16]
+
+
+ANALYZER_VERSION = _source_hash()
 
 
 def import_root(path: Path) -> tuple[Path, str]:
@@ -107,7 +117,8 @@ def _lookup(files: list[str], settings: Settings) -> tuple[list[dict], list[str]
         doc = packs.get(_key(rel, text, settings))
         try:
             if doc is not None and _deps_ok(root, doc["deps"], memo):
-                hits.append({"path": f, "findings": [dict(x, path=f) for x in doc["findings"]],
+                hits.append({"path": f, "findings": [dict(x, path=f if x["path"] == doc.get("self", x["path"]) else x["path"])
+                                                     for x in doc["findings"]],
                              "cached": True, "error": doc.get("error")})
                 continue
         except (KeyError, TypeError, AttributeError):
@@ -192,11 +203,12 @@ def _analyse_chunk_inner(args) -> tuple[list[dict], dict]:
             err = "recursion limit while analysing (very deep code)"
         except Exception as exc:  # the runner never raises: one outcome per file
             err = f"internal error: {type(exc).__name__}: {exc}"
-        fds = [dict(f.to_dict(), path=str(path)) for f in findings]
+        # a finding in a base's module (a read an inherited method makes) keeps its own file
+        fds = [dict(f.to_dict(), path=str(path) if f.path == rel else str(root / f.path)) for f in findings]
         deps = {r: _sha_of(project, r) for r in project.touched if r != rel and r in project.deps}
         out.append({"path": str(path), "findings": fds, "error": err})
         if use_cache:
-            fresh[key] = {"findings": fds, "deps": deps, "error": err}
+            fresh[key] = {"findings": fds, "deps": deps, "error": err, "self": str(path)}
     if fresh:
         _write_pack(cdir, fresh)
     return out, projects
@@ -270,9 +282,33 @@ def analyse_paths(paths: Iterable[Path], settings: Settings = Settings(), use_ca
     raw += hits
     order = {f: i for i, f in enumerate(every)}
     raw.sort(key=lambda d: order[d["path"]])
+    _dedupe(raw)
     reports = []
     for d in raw:
         fs = [Finding(f["path"], f["line"], f["col"], f["code"], f["message"], f["class"], f["attribute"],
                       Severity(f["severity"]), f["why"], f["hint"]) for f in d["findings"]]
         reports.append(FileReport(d["path"], fs, d.get("error"), bool(d.get("cached"))))
     return reports
+
+
+def _dedupe(raw: list[dict]) -> None:
+    """One finding per (file, line, attribute, code) over the whole run: a base's read that
+    several subclasses (each analysed with its own file) inherit is reported once, naming the
+    other classes that share it."""
+    first: dict[tuple, dict] = {}
+    extra: dict[tuple, list] = {}
+    for d in raw:
+        kept = []
+        for f in d["findings"]:
+            k = (f["path"], f["line"], f["attribute"], f["code"])
+            if k in first:
+                if f["class"] != first[k]["class"] and f["class"] not in extra.setdefault(k, []):
+                    extra[k].append(f["class"])
+                continue
+            first[k] = f
+            kept.append(f)
+        d["findings"] = kept
+    for k, names in extra.items():
+        if names:
+            more = f", +{len(names) - 3} more" if len(names) > 3 else ""
+            first[k]["why"] += f" (also in {', '.join(names[:3])}{more})"

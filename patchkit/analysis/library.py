@@ -1,0 +1,62 @@
+"""What bases outside the analysed code provide: the kinds of library base the analyzer
+knows without reading their source (``nn.Module``, exceptions, threads, field-generating
+bases), and the attributes each kind sets up."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+ORDINARY = {"object", "ABC", "abc.ABC", "Generic", "typing.Generic"}
+TORCH_MODULE_ATTRS = frozenset("""training _parameters _buffers _non_persistent_buffers_set _backward_pre_hooks
+_backward_hooks _is_full_backward_hook _forward_hooks _forward_hooks_with_kwargs _forward_hooks_always_called
+_forward_pre_hooks _forward_pre_hooks_with_kwargs _state_dict_hooks _state_dict_pre_hooks
+_load_state_dict_pre_hooks _load_state_dict_post_hooks _modules call_super_init forward register_buffer
+register_parameter add_module register_module get_submodule get_parameter get_buffer get_extra_state
+set_extra_state apply cuda ipu xpu mtia cpu type float double half bfloat16 to_empty to
+register_full_backward_pre_hook register_backward_hook register_full_backward_hook register_forward_pre_hook
+register_forward_hook state_dict load_state_dict parameters named_parameters buffers named_buffers children
+named_children modules named_modules train eval requires_grad_ zero_grad share_memory extra_repr compile
+dump_patches _version _apply _call_impl _wrapped_call_impl _get_name _load_from_state_dict _save_to_state_dict
+_named_members _register_state_dict_hook _register_load_state_dict_pre_hook register_load_state_dict_post_hook
+_replicate_for_data_parallel __call__ __dict__ __class__""".split())
+EXC_ATTRS = frozenset("args with_traceback add_note __traceback__ __cause__ __context__ __suppress_context__ __notes__ "
+                      "errno strerror filename filename2 msg lineno offset text name obj path code value".split())
+THREAD_ATTRS = frozenset("name daemon ident native_id start run join is_alive isDaemon setDaemon getName setName "
+                         "_target _args _kwargs _name _daemonic _started _is_stopped _stderr _invoke_excepthook "
+                         "_tstate_lock _ident".split())
+FIELD_BASE_ATTRS = frozenset("""_replace _asdict _fields _make _field_defaults count index
+model_dump model_dump_json model_copy model_fields model_config model_validate model_post_init
+model_fields_set model_extra dict json copy parse_obj schema __fields__ __fields_set__ __struct_fields__
+__struct_config__""".split())
+OBJECT_ATTRS = frozenset(dir(object())) | {"__dict__", "__class__", "__module__", "__weakref__", "__orig_class__"}
+FIELD_BASES = {"BaseModel": "pydantic", "BaseSettings": "pydantic", "RootModel": "pydantic",
+               "Struct": "msgspec", "NamedTuple": "namedtuple"}
+SKIP_BASES = {"TypedDict", "Protocol", "Enum", "IntEnum", "StrEnum", "Flag", "IntFlag", "ReprEnum"}
+BUILTIN_EXC = {n for n in dir(__builtins__ if isinstance(__builtins__, dict) else __import__("builtins"))
+               if n.endswith(("Error", "Exception", "Warning", "Exit", "Interrupt")) or n == "StopIteration"}
+
+@dataclass
+class External:
+    name: str
+    kind: str  # ordinary | module | exception | thread | field | skip | unknown
+
+    @property
+    def key(self):
+        return ("<external>", self.name)
+
+
+
+def classify_external(name: str) -> External:
+    last = name.split(".")[-1]
+    if name in ORDINARY or last in ("object", "ABC", "Generic"):
+        return External(name, "ordinary")
+    if last == "Module" and ("nn" in name or name == "Module" or name.startswith("torch")):
+        return External(name, "module")
+    if last in FIELD_BASES:
+        return External(name, "field")
+    if last in SKIP_BASES:
+        return External(name, "skip")
+    if last in BUILTIN_EXC and (name == last or name.startswith("builtins.")):
+        return External(name, "exception")
+    if last == "Thread":
+        return External(name, "thread")
+    return External(name, "unknown")

@@ -1,0 +1,110 @@
+"""Open and closed classes. A class is *open* when its attributes can come from code the
+analyzer does not see: a metaclass other than ABCMeta, a class decorator that is not
+dataclass-like, a base bound by a try/except or ``TYPE_CHECKING`` alternative, or a ``type()``
+call that builds a subclass with extra attributes. Findings on an open class are info-level
+("could not prove"), and ``--show-info`` says which rule opened it (pyflakes' stance on what it
+cannot resolve)."""
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from .model import FIELD_DECORATORS, ClassInfo, ModuleInfo, dotted
+
+#: metaclasses that add no instance attributes
+CLOSED_METACLASSES = {"ABCMeta", "type", "EnumMeta", "EnumType", "_ProtocolMeta"}
+#: class decorators known to return the class unchanged (or only add methods)
+CLOSED_DECORATORS = {"final", "total_ordering", "runtime_checkable", "unique", "dataclass_transform",
+                     "singledispatch", "verify", "override", "cache"}
+
+
+def alternatives(mod: ModuleInfo) -> dict[str, str]:
+    """Module-level names bound differently by alternative blocks (try/except, if/else,
+    ``if TYPE_CHECKING``) -> why, computed once per module."""
+    got = mod.__dict__.get("_alternatives")
+    if got is None:
+        got = mod.__dict__["_alternatives"] = {}
+        _scan_alternatives(mod.tree.body, got)
+    return got
+
+
+def _bindings(body: list[ast.stmt]) -> dict[str, str]:
+    """name -> what binds it in ``body`` (an imported qualified name, or a kind of binding)."""
+    out: dict[str, str] = {}
+    for st in body:
+        if isinstance(st, ast.Import):
+            for a in st.names:
+                out[a.asname or a.name.split(".")[0]] = "import " + a.name
+        elif isinstance(st, ast.ImportFrom):
+            for a in st.names:
+                out[a.asname or a.name] = f"import {'.' * st.level}{st.module or ''}.{a.name}"
+        elif isinstance(st, ast.ClassDef):
+            out[st.name] = f"class at line {st.lineno}"
+        elif isinstance(st, (ast.Assign, ast.AnnAssign)):
+            for t in (st.targets if isinstance(st, ast.Assign) else [st.target]):
+                if isinstance(t, ast.Name):
+                    out[t.id] = f"assignment at line {st.lineno}"
+    return out
+
+
+def _scan_alternatives(body: list[ast.stmt], out: dict[str, str]) -> None:
+    for st in body:
+        if isinstance(st, ast.If):
+            tc = (dotted(st.test) or "").split(".")[-1] == "TYPE_CHECKING"
+            a, b = _bindings(st.body), _bindings(st.orelse)
+            for name in a:
+                if tc:
+                    out[name] = "comes from an `if TYPE_CHECKING:` import (not what runs)"
+                elif name in b and a[name] != b[name]:
+                    out[name] = f"is bound differently by the branches of the `if` at line {st.lineno}"
+            _scan_alternatives(st.body + st.orelse, out)
+        elif isinstance(st, ast.Try) or st.__class__.__name__ == "TryStar":
+            a = _bindings(st.body)
+            for h in st.handlers:
+                b = _bindings(h.body)
+                for name in a:
+                    if name in b and a[name] != b[name]:
+                        out[name] = f"has a try/except fallback (line {h.lineno})"
+
+
+def _factories(mod: ModuleInfo) -> dict[str, int]:
+    """Names used as a base in ``type(name, (Base, ...), {...})`` calls of the module -> line."""
+    got = mod.__dict__.get("_type_factories")
+    if got is None:
+        got = mod.__dict__["_type_factories"] = {}
+        if "type(" in mod.source:
+            for node in ast.walk(mod.tree):
+                if isinstance(node, ast.Call) and dotted(node.func) == "type" and len(node.args) == 3 and \
+                        isinstance(node.args[1], ast.Tuple):
+                    for b in node.args[1].elts:
+                        d = dotted(b)
+                        if d:
+                            got.setdefault(d.split(".")[-1], node.lineno)
+    return got
+
+
+def open_reason(classes: list[ClassInfo]) -> Optional[str]:
+    """Why the class whose MRO (tree classes) is ``classes`` is open, or None when closed."""
+    for c in classes:
+        if c.module.external:
+            continue
+        for kw in c.node.keywords:
+            if kw.arg == "metaclass":
+                meta = (dotted(kw.value) or "?").split(".")[-1]
+                if meta not in CLOSED_METACLASSES:
+                    return f"{c.qualname} has metaclass {meta}, which may set attributes"
+        for d in c.node.decorator_list:
+            name = dotted(d) or "?"
+            last = name.split(".")[-1]
+            if name in FIELD_DECORATORS or last in CLOSED_DECORATORS or "register" in last.lower():
+                continue
+            return f"{c.qualname} is decorated with @{name}, which may set attributes"
+        alts = alternatives(c.module)
+        for b in c.bases:
+            head = b.split(".")[0]
+            if head in alts:
+                return f"base {b} of {c.qualname} {alts[head]}"
+        line = _factories(c.module).get(c.qualname.split(".")[-1])
+        if line is not None:
+            return f"type() builds a subclass of {c.qualname} at line {line}"
+    return None

@@ -1,0 +1,70 @@
+"""Analyzer limits: construction-path summaries keep mutual recursion polynomial, and a per-file
+budget turns a pathological file into a "could not be fully analysed" finding, never a hang.
+(The speed figure for 200 methods lives in bench/analyzer_speed.py, not here.)"""
+from __future__ import annotations
+
+from hypothesis import given, settings as hsettings, strategies as st
+
+from patchkit.analysis import analyse_source, flow
+from patchkit.analysis.checker import Analyzer, Settings
+from patchkit.analysis.project import Project
+from patchkit.ftypes import Severity
+
+
+def mutual(n: int) -> str:
+    """``n`` methods, each choosing among three others under configuration flags."""
+    out = ["class Rec:", "    def __init__(self, cfg):", "        self.cfg = cfg", "        self.m0(cfg)", ""]
+    for i in range(n):
+        out += [f"    def m{i}(self, cfg):", f"        if cfg.opt{i}:", f"            self.a{i} = 1",
+                f"            self.m{(i + 1) % n}(cfg)", f"        elif cfg.alt{i}:", f"            self.m{(i + 2) % n}(cfg)",
+                "        else:", f"            self.m{(i + 3) % n}(cfg)", f"        return self.a{(i + 5) % n}", ""]
+    out += ["    def use(self):", "        return self.a0", "", "", "class Fine:", "    def __init__(self):",
+            "        self.x = 1", "", "    def get(self):", "        return self.y", ""]
+    return "\n".join(out)
+
+
+def test_tiny_budget_reports_the_file_as_not_fully_analysed():
+    got = analyse_source("rec.py", mutual(40), settings=Settings(budget_steps=500))
+    budget = [f for f in got if f.code == "PK901"]
+    assert [(f.cls, f.severity) for f in budget] == [("Rec", Severity.WARNING)]
+    assert "state-steps" in budget[0].why
+
+
+def test_default_budget_analyses_200_mutually_recursive_methods():
+    got = analyse_source("rec.py", mutual(200))
+    assert not [f for f in got if f.code == "PK901"]
+    assert {f.attr for f in got if f.cls == "Rec"} >= {"a0", "a5"}
+    assert ("PK003", "y") in {(f.code, f.attr) for f in got if f.cls == "Fine"}
+
+
+def _chain(spec: list[tuple[int, int, bool]]) -> str:
+    """An acyclic call graph: method i assigns a_i on one branch and calls a later method."""
+    n = len(spec)
+    out = ["class C:", "    def __init__(self, cfg):", "        self.m0(cfg)", ""]
+    for i, (target, other, both) in enumerate(spec):
+        t = min(n - 1, i + 1 + target % max(1, n - i - 1)) if i < n - 1 else None
+        o = min(n - 1, i + 1 + other % max(1, n - i - 1)) if i < n - 1 else None
+        out += [f"    def m{i}(self, cfg):", f"        if cfg.f{i % 3}:", f"            self.a{i} = {i}"]
+        out += [f"            self.m{t}(cfg)"] if t is not None else []
+        out += ["        else:", f"            self.b{i} = {i}"]
+        out += [f"            self.m{o}(cfg)"] if o is not None and both else []
+        out += [f"        self.c{i} = self.a{i} if cfg.f{i % 3} else self.b{i}", ""]
+    return "\n".join(out)
+
+
+@hsettings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 5), st.integers(0, 5), st.booleans()), min_size=2, max_size=9))
+def test_summaries_agree_with_the_exact_walk(spec):
+    """Summaries (calls nested MEMO_DEPTH deep and below) give the same definitely-assigned set as
+    walking every path, on acyclic call graphs."""
+    src = _chain(spec)
+
+    def assigned(depth: int) -> frozenset:
+        old, flow.MEMO_DEPTH = flow.MEMO_DEPTH, depth
+        try:
+            p = Project(None, {})
+            mod = p.add_source("c.py", src)
+            return Analyzer(p).definitely_assigned(mod.classes["C"])
+        finally:
+            flow.MEMO_DEPTH = old
+    assert assigned(0) == assigned(99)

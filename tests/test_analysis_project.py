@@ -1,0 +1,305 @@
+"""One class model for the whole analysed tree: bases in other modules (absolute and relative
+imports, re-exports, TYPE_CHECKING and try/except alternatives), inherited methods judged for
+each subclass, library bases read by path, and the impact set the gate and the engine use."""
+from __future__ import annotations
+
+import hashlib
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from patchkit import gate
+from patchkit import journal as jr
+from patchkit.analysis import analyse_source, external
+from patchkit.analysis.runner import analyse_paths
+from patchkit.ftypes import Severity
+
+BASE = """\
+class Base:
+    def __init__(self):
+        self.t = 1
+
+    def run(self):
+        return self.t
+"""
+
+
+def tree(tmp_path: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        p = tmp_path / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(textwrap.dedent(text))
+    return tmp_path
+
+
+def errors(root: Path, rel: str, strict: bool = False):
+    from patchkit.analysis.checker import Settings
+    settings = Settings(unknown_bases="strict") if strict else Settings()
+    return [f for f in analyse_source(rel, (root / rel).read_text(), root, {}, settings) if f.severity == Severity.ERROR]
+
+
+def test_subclass_in_another_module_that_skips_the_base_init(tmp_path):
+    root = tree(tmp_path, {"pkg/__init__.py": "", "pkg/base.py": BASE, "pkg/sub.py": """\
+        from .base import Base
+
+
+        class Sub(Base):
+            def __init__(self):
+                self.u = 2
+        """})
+    got = errors(root, "pkg/sub.py", strict=True)
+    assert [(f.code, f.cls, f.attr, f.path, f.line) for f in got] == [("PK003", "Sub", "t", "pkg/base.py", 6)]
+    assert "Base.__init__" in got[0].why and "pkg/sub.py" in got[0].why
+    # the runner (what `patchkit check pkg` uses) keeps the read's own file
+    reps = analyse_paths([root / "pkg"], use_cache=False)
+    found = [(Path(f.path).name, f.cls, f.code) for r in reps for f in r.findings]
+    assert found == [("base.py", "Sub", "PK003")]
+
+
+def test_read_during_construction_through_an_inherited_method(tmp_path):
+    root = tree(tmp_path, {"pkg/__init__.py": "", "pkg/base.py": BASE, "pkg/sub.py": """\
+        from pkg.base import Base
+
+
+        class Sub(Base):
+            def __init__(self):
+                self.run()
+        """})
+    got = errors(root, "pkg/sub.py")
+    assert [(f.code, f.cls, f.attr) for f in got] == [("PK002", "Sub", "t")]
+    assert "never runs" in got[0].why
+
+
+@pytest.mark.parametrize("imp,base", [
+    ("from .base import Base", "Base"),
+    ("from pkg.base import Base", "Base"),
+    ("from . import base", "base.Base"),
+    ("import pkg.base", "pkg.base.Base"),
+    ("from pkg import Base", "Base"),              # re-exported by pkg/__init__.py
+    ("from pkg.api import *", "Base"),             # re-exported by a star import
+    ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .base import Base\nelse:\n    from pkg.base import Base",
+     "Base"),
+    ("try:\n    from .base import Base\nexcept ImportError:\n    Base = object", "Base"),
+])
+def test_every_import_form_resolves_the_base(tmp_path, imp, base):
+    root = tree(tmp_path, {"pkg/__init__.py": "from .base import Base\n", "pkg/base.py": BASE,
+                           "pkg/api.py": "from .base import *\n",
+                           "pkg/sub.py": f"{imp}\n\n\nclass Sub({base}):\n    def __init__(self):\n        self.u = 2\n"})
+    assert [(f.code, f.cls, f.attr) for f in errors(root, "pkg/sub.py", strict=True)] == [("PK003", "Sub", "t")]
+
+
+def test_subclass_that_runs_the_base_init_is_clean(tmp_path):
+    root = tree(tmp_path, {"pkg/__init__.py": "", "pkg/base.py": BASE, "pkg/sub.py": """\
+        from .base import Base
+
+
+        class Sub(Base):
+            def __init__(self):
+                super().__init__()
+                self.run()
+
+
+        class Sub2(Base):
+            def __init__(self):
+                Base.__init__(self=self)
+        """})
+    assert errors(root, "pkg/sub.py", strict=True) == []
+
+
+MODULE_BASE = """\
+import torch.nn as nn
+
+
+class Block(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.dim = dim
+        self.proj = nn.Linear(dim, dim)
+
+    def forward(self, x):
+        return self.proj(x) * self.dim
+"""
+
+
+@pytest.mark.parametrize("init", ["nn.Module.__init__(self)", "super(Block, self).__init__()", "pass"])
+def test_missing_super_call_across_modules(tmp_path, init):
+    root = tree(tmp_path, {"models/__init__.py": "", "models/block.py": MODULE_BASE, "models/tiny.py": f"""\
+import torch.nn as nn
+
+from .block import Block
+
+
+class TinyBlock(Block):
+    def __init__(self, dim):
+        {init}
+        self.extra = dim
+"""})
+    got = errors(root, "models/tiny.py")
+    assert {(f.code, f.cls, f.attr, f.path) for f in got} >= {("PK003", "TinyBlock", "proj", "models/block.py"),
+                                                             ("PK003", "TinyBlock", "dim", "models/block.py")}
+
+
+def test_the_parent_init_call_is_clean(tmp_path):
+    root = tree(tmp_path, {"models/__init__.py": "", "models/block.py": MODULE_BASE, "models/tiny.py": """\
+        from .block import Block
+
+
+        class TinyBlock(Block):
+            def __init__(self, dim):
+                Block.__init__(self, dim)
+                self.extra = dim
+        """})
+    assert errors(root, "models/tiny.py", strict=True) == []
+
+
+def test_wrong_class_assignment_across_modules(tmp_path):
+    """The patch put ``self.enabled = ...`` in the sibling class: the class that reads it (through
+    its base's method) never has it."""
+    root = tree(tmp_path, {"w/__init__.py": "", "w/base.py": """\
+        class Worker:
+            def __init__(self, args):
+                self.args = args
+
+            def step(self):
+                if self.enabled:
+                    return self.args
+        """, "w/draft.py": """\
+        from .base import Worker
+
+
+        class DraftWorker(Worker):
+            def __init__(self, args):
+                super().__init__(args)
+                self.enabled = args.enabled
+        """, "w/target.py": """\
+        from .base import Worker
+
+
+        class TargetWorker(Worker):
+            def __init__(self, args):
+                super().__init__(args)
+        """})
+    got = errors(root, "w/target.py")
+    assert [(f.code, f.cls, f.attr, f.path) for f in got] == [("PK003", "TargetWorker", "enabled", "w/base.py")]
+
+
+def test_stdlib_base_init_counts(tmp_path):
+    root = tree(tmp_path, {"t/__init__.py": "", "t/wrap.py": """\
+        import textwrap
+
+
+        class Wrapper(textwrap.TextWrapper):
+            def __init__(self, **kw):
+                super().__init__(**kw)
+
+            def first(self):
+                return self.width, self.initial_indent
+
+            def broken(self):
+                return self.widht
+        """})
+    got = errors(root, "t/wrap.py")
+    assert [(f.code, f.attr) for f in got] == [("PK003", "widht")]
+
+
+def test_third_party_base_read_by_path_never_imported(tmp_path, monkeypatch):
+    site = tree(tmp_path / "site", {"extlib/__init__.py": "from .core import Engine\n",
+                                     "extlib/core.py": """\
+        raise RuntimeError("the analyzer must never import me")
+
+
+        class Engine:
+            def __init__(self, size):
+                self.size = size
+        """})
+    monkeypatch.syspath_prepend(str(site))
+    external._PATHS.clear()
+    root = tree(tmp_path / "proj", {"app/__init__.py": "", "app/car.py": """\
+        from extlib import Engine
+
+
+        class Car(Engine):
+            def __init__(self):
+                super().__init__(4)
+
+            def go(self):
+                return self.size, self.speed
+        """})
+    got = errors(root, "app/car.py")
+    assert [(f.code, f.attr) for f in got] == [("PK003", "speed")]
+    assert "extlib" not in sys.modules
+
+
+# ------------------------------------------------------------------ the real release
+
+WORKER = "sglang/srt/speculative/eagle_worker_v2.py"
+STANDALONE = "sglang/srt/speculative/standalone_worker_v2.py"
+
+
+def _insert_after(text: str, anchor: str, line: str) -> str:
+    i = text.index(anchor)
+    j = text.index("\n", i) + 1
+    indent = text[i:j][: len(text[i:j]) - len(text[i:j].lstrip())]
+    return text[:j] + indent + line + "\n" + text[j:]
+
+
+def _seed(t, call_in_standalone: bool) -> None:
+    """EAGLEWorkerV2.__init__ assigns self.pk_probe; init_cuda_graphs (inherited by
+    StandaloneWorkerV2, whose __init__ never runs EAGLEWorkerV2.__init__) reads it."""
+    w = t.file(WORKER)
+    text = w.read_text()
+    text = _insert_after(text, "self.speculative_algorithm = SpeculativeAlgorithm.from_string(", "")
+    text = text.replace("        self._draft_worker = EagleDraftWorker(\n",
+                        "        self.pk_probe = server_args.page_size\n        self._draft_worker = EagleDraftWorker(\n", 1)
+    text = text.replace("    def init_cuda_graphs(self):\n        super().init_cuda_graphs()\n",
+                        "    def init_cuda_graphs(self):\n        super().init_cuda_graphs()\n        self.pk_seen = self.pk_probe\n", 1)
+    assert text.count("pk_probe") == 2
+    w.write_text(text)
+    if call_in_standalone:
+        s = t.file(STANDALONE)
+        st = s.read_text()
+        anchor = "        self.adaptive_controller: Optional[AdaptiveController] = None\n\n    def _validate_vocab_compatibility("
+        assert anchor in st
+        s.write_text(st.replace(anchor, anchor.replace("= None\n", "= None\n        self.init_cuda_graphs()\n", 1), 1))
+
+
+@pytest.mark.network
+@pytest.mark.parametrize("called", [False, True])
+def test_standalone_worker_on_the_real_release(sglang_scratch, called):
+    t = sglang_scratch("0.5.16")
+    _seed(t, called)
+    reps = analyse_paths([t.file(STANDALONE)], use_cache=False)
+    got = [f for r in reps for f in r.findings if f.attr == "pk_probe"]
+    assert [(f.cls, f.code, f.severity) for f in got] == [("StandaloneWorkerV2", "PK002" if called else "PK003",
+                                                           Severity.ERROR)]
+    assert got[0].path.endswith(WORKER) and "EAGLEWorkerV2.__init__" in got[0].why
+    # the engine's check (what apply runs) sees it from the edited file alone: the impact set
+    found = analyse_source(WORKER, t.file(WORKER).read_text(), t.root, {})
+    assert ("StandaloneWorkerV2", "pk_probe") in {(f.cls, f.attr) for f in found if f.severity == Severity.ERROR}
+
+
+@pytest.mark.network
+def test_gate_fails_on_a_class_that_inherits_the_patched_one(sglang_scratch):
+    t = sglang_scratch("0.5.16")
+    before = t.file(WORKER).read_bytes()
+    _seed(t, call_in_standalone=False)
+    after = t.file(WORKER).read_bytes()
+    j = jr.load(t)
+    j.entries.append(jr.Entry("dynamic-spec-disable", "1.1.0", "test", t.distribution, t.version, WORKER,
+                              j.keep_original(before), hashlib.sha256(after).hexdigest(),
+                              (f"{WORKER}::EAGLEWorkerV2.__init__", f"{WORKER}::EAGLEWorkerV2.init_cuda_graphs"),
+                              "2026-01-01T00:00:00+00:00"))
+    j.save()
+    res = gate.run(t)
+    assert res.failed_stage is not None and res.failed_stage.name == "analyzer", res.to_dict()
+    assert "StandaloneWorkerV2" in res.failed_stage.detail and "pk_probe" in res.failed_stage.detail
+    # without the seeded read the analyzer stage passes: what the release already has in the
+    # inheriting classes (StandaloneWorkerV2 never sets self.ps either) is not the patch's doing
+    t.file(WORKER).write_bytes(before)
+    j.entries[-1] = jr.Entry(*[getattr(j.entries[-1], k) for k in ("patch", "patch_version", "strategy", "distribution",
+                                                                   "target_version", "file", "sha_before")],
+                             hashlib.sha256(before).hexdigest(), j.entries[-1].anchors, j.entries[-1].time)
+    j.save()
+    assert ("analyzer", "pass") in [(s.name, s.verdict) for s in gate.run(t).stages]

@@ -74,7 +74,10 @@ def main() -> None:
 @click.option("--json", "as_json", is_flag=True)
 def list_cmd(as_json: bool) -> None:
     """The built-in patches and checks."""
-    ps, cs = registry.patches(), registry.checks()
+    try:
+        ps, cs = registry.patches(), registry.checks()
+    except PatchkitError as exc:
+        _fail(exc)
     if as_json:
         click.echo(json.dumps({"patches": [{"name": p.name, "version": p.version, "distribution": p.distribution,
                                             "specifier": str(p.specifier), "description": p.description}

@@ -399,11 +399,8 @@ def status(patches: Iterable[Patch], target: Target) -> list[StatusRow]:
     """One row per patch for this target (first a 'recovered' row when an interrupted operation
     was finished or rolled back)."""
     rows: list[StatusRow] = []
-    try:
-        rec = jr.recover(target)
-        j = jr.load(target)
-    except (JournalError, OutsideTarget) as exc:
-        return [StatusRow("(journal)", "error", str(exc))]
+    rec = jr.recover(target)  # an unreadable journal raises (JournalError, exit 2)
+    j = jr.load(target)
     if rec:
         rows.append(StatusRow("(journal)", "recovered", str(rec)))
     for p in patches:

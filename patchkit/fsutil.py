@@ -213,6 +213,11 @@ def file_lock(lock_path: Path, timeout: float = 10.0) -> Iterator[None]:
     """
     lock_path = Path(lock_path)
     made_dir = not lock_path.parent.exists()
+    if made_dir and not lock_path.parent.parent.is_dir():
+        try:
+            lock_path.parent.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise write_error(lock_path.parent.parent, exc, "creating the folder") from None
     real_dir(lock_path.parent, create=True)
     deadline = time.monotonic() + timeout
     while True:

@@ -397,9 +397,21 @@ class StatusRow:
 
 def status(patches: Iterable[Patch], target: Target) -> list[StatusRow]:
     """One row per patch for this target (first a 'recovered' row when an interrupted operation
-    was finished or rolled back)."""
+    was finished or rolled back). Reads without the lock; when an apply/revert ran meanwhile
+    (intent or journal changed), reads again."""
+    patches = list(patches)
+    rec = None
+    for _ in range(5):
+        rec = jr.recover(target) or rec  # an unreadable journal raises (JournalError, exit 2)
+        before = jr.snapshot(target)
+        rows = _status_rows(patches, target, rec)
+        if jr.snapshot(target) == before and not before[0]:
+            break
+    return rows
+
+
+def _status_rows(patches: list[Patch], target: Target, rec) -> list[StatusRow]:
     rows: list[StatusRow] = []
-    rec = jr.recover(target)  # an unreadable journal raises (JournalError, exit 2)
     j = jr.load(target)
     if rec:
         rows.append(StatusRow("(journal)", "recovered", str(rec)))

@@ -283,6 +283,18 @@ def pending(target: Target) -> bool:
     return os.path.lexists(sd / INTENT) or bool(_temps(sd) or _temps(sd / "originals"))
 
 
+def snapshot(target: Target) -> tuple:
+    """(intent present, journal identity): equal before and after a lock-free read means no
+    apply/revert ran in between."""
+    def ident(p: Path):
+        try:
+            st = os.lstat(p)
+            return (st.st_ino, st.st_mtime_ns, st.st_size)
+        except OSError:
+            return None
+    return (os.path.lexists(intent_path(target)), ident(journal_path(target)))
+
+
 def recover(target: Target, lock_timeout: float = 10.0) -> Optional[Recovery]:
     """Finish or roll back an interrupted apply/revert (taking the lock only when one is pending)."""
     if not pending(target):

@@ -167,3 +167,32 @@ def test_cli_says_what_it_recovered_in_one_line(tmp_path):
     assert "Traceback" not in r.stderr + r.stdout
     assert t.file(REL).read_text() == BASE and not t.file(NEW).exists()
     assert not (tmp_path / ".patchkit" / "lock").exists()
+
+
+def test_concurrent_commands_serialise_on_the_lock(toy):
+    """Two processes applying and reverting in a loop, a third reading status: every command
+    succeeds, and the end state is consistent with no lock file left."""
+    tree = Tree(toy)
+
+    def loop():
+        for _ in range(6):
+            engine.apply(tree.p, toy, lock_timeout=60)
+            engine.revert(tree.p, toy, lock_timeout=60)
+        return 0
+
+    def watch():
+        for _ in range(20):
+            rows = engine.status([tree.p], toy)
+            assert rows[-1].state in ("applied", "not-applied"), rows
+        return 0
+
+    import threading
+    results = []
+    threads = [threading.Thread(target=lambda f=f: results.append(fi.run_child(f))) for f in (loop, loop, watch)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert [r.rc for r in results] == [0, 0, 0], [r.err[-500:] for r in results]
+    assert tree.assert_consistent() == "original"
+    assert not (toy.root / ".patchkit" / "lock").exists()

@@ -238,6 +238,8 @@ class Bench:
 
     def check_after_kill(self, label: str) -> None:
         self.totals["kills"] += 1
+        if self.totals["kills"] % 50 == 0:
+            print(f"  ... {self.totals['kills']} kills ({label})", file=sys.stderr, flush=True)
         self.by_scenario[label] = self.by_scenario.get(label, 0) + 1
         hw = self.half_written()
         if hw:

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from patchkit import engine, fsutil, journal as jr
 from patchkit.ftypes import (DiskFull, DriftError, FileTooLarge, JournalError, NotWritable, Outcome, OutsideTarget,
@@ -402,3 +403,27 @@ def test_apply_replaces_stale_entries_instead_of_duplicating(toy):
     assert len(jr.load(toy).entries) == 2
     assert engine.revert(p, toy).outcome is Outcome.REVERTED
     assert toy.file(REL).read_text() == BASE
+
+
+_json = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8)
+                     | st.sampled_from(["../x", "/etc/passwd", "toy/worker.py", "a" * 64, "created", ""]),
+                     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner, max_size=3),
+                     max_leaves=6)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(field=st.sampled_from(list(jr._ENTRY_FIELDS) + ["extra"]), value=_json)
+def test_any_journal_entry_value_loads_or_is_a_journal_error(toy, field, value):
+    """Whatever a field holds, loading gives a valid entry whose file stays inside, or one JournalError."""
+    jp = toy.root / ".patchkit" / "journal.json"
+    jp.parent.mkdir(exist_ok=True)
+    entry = {"patch": "p", "patch_version": "1", "strategy": "s", "distribution": "toy", "target_version": "1.2",
+             "file": REL, "sha_before": "0" * 64, "sha_after": "1" * 64, "anchors": [], "time": "t"}
+    entry[field] = value
+    jp.write_text(json.dumps({"schema": 1, "distribution": "toy", "version": "1.2", "entries": [entry]}))
+    try:
+        j = jr.load(toy)
+    except JournalError as exc:
+        assert "entry 0" in one_line(exc)
+        return
+    assert fsutil.inside(toy.root, j.entries[0].file) == toy.root / j.entries[0].file

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import io
 import os
+import re
 import shutil
 import signal
 import sys
@@ -240,7 +241,8 @@ class Bench:
         self.totals["kills"] += 1
         if self.totals["kills"] % 50 == 0:
             print(f"  ... {self.totals['kills']} kills ({label})", file=sys.stderr, flush=True)
-        self.by_scenario[label] = self.by_scenario.get(label, 0) + 1
+        kind = re.sub(r"@\d+t?", "", label)  # "revert@12t+apply/recovery" -> "revert+apply/recovery"
+        self.by_scenario[kind] = self.by_scenario.get(kind, 0) + 1
         hw = self.half_written()
         if hw:
             self.totals["half_written"] += hw
@@ -415,8 +417,12 @@ def main() -> int:
     b.ensure("original")
     secs = time.perf_counter() - t0
     print(f"rounds: {rounds}, {secs:.0f} s")
+    names = {"apply": "apply", "revert": "revert", "apply-after-interrupted-revert": "revert, then apply",
+             "apply/recovery": "the command recovering an interrupted apply (status/apply/revert/diff)",
+             "revert/recovery": "the command recovering an interrupted revert (status/apply/revert/diff)",
+             "revert+apply/recovery": "the apply recovering an interrupted revert"}
     for k, v in b.by_scenario.items():
-        print(f"  kills during {k}: {v}")
+        print(f"  kills during {names.get(k, k)}: {v}")
     print("totals:")
     for k, v in b.totals.items():
         print(f"  {k}: {v}")

@@ -17,7 +17,7 @@ from rich.syntax import Syntax
 from rich.table import Table
 
 from . import __version__
-from .ftypes import PatchkitError
+from .ftypes import PatchkitError, UsageError
 
 
 class _Lazy:
@@ -55,8 +55,13 @@ def target_options(f):
 
 
 def _target(distribution, target_dir, release, target_version, quiet=False):
-    return tgt.resolve(distribution, target_dir, release, target_version,
-                       progress=None if quiet else (lambda s: err.print(f"[dim]{s}[/dim]")), pip_output=sys.stderr)
+    t = tgt.resolve(distribution, target_dir, release, target_version,
+                    progress=None if quiet else (lambda s: err.print(f"[dim]{s}[/dim]")), pip_output=sys.stderr)
+    from .journal import recover  # an interrupted apply/revert is finished or rolled back first
+    note = recover(t)
+    if note:
+        err.print(f"recovered: {note}", markup=False)
+    return t
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -69,7 +74,10 @@ def main() -> None:
 @click.option("--json", "as_json", is_flag=True)
 def list_cmd(as_json: bool) -> None:
     """The built-in patches and checks."""
-    ps, cs = registry.patches(), registry.checks()
+    try:
+        ps, cs = registry.patches(), registry.checks()
+    except PatchkitError as exc:
+        _fail(exc)
     if as_json:
         click.echo(json.dumps({"patches": [{"name": p.name, "version": p.version, "distribution": p.distribution,
                                             "specifier": str(p.specifier), "description": p.description}
@@ -275,13 +283,16 @@ def gate_options(f):
     f = click.option("--require-signoff", is_flag=True, help="also demand a passing smoke sign-off for these hashes")(f)
     f = click.option("--signoff", "signoff_path", type=click.Path(path_type=Path), default=None)(f)
     f = click.option("--tp", type=int, default=None, help="the launch's tensor-parallel size (checked against the sign-off)")(f)
+    f = click.option("--verify-signature", is_flag=True,
+                     help="demand a sign-off signed with the key in $PATCHKIT_SIGNOFF_KEY (implies --require-signoff)")(f)
     return target_options(f)
 
 
-def _run_gate(distribution, target_dir, release, target_version, require_signoff, signoff_path, tp, as_json):
+def _run_gate(distribution, target_dir, release, target_version, require_signoff, signoff_path, tp, as_json,
+              verify_signature=False):
     from . import gate
     t = _target(distribution, target_dir, release, target_version, True)
-    res = gate.run(t, require_signoff, signoff_path, tp)
+    res = gate.run(t, require_signoff, signoff_path, tp, verify_signature=verify_signature)
     if as_json:
         click.echo(json.dumps(res.to_dict(), indent=2))
     else:
@@ -296,10 +307,12 @@ def _run_gate(distribution, target_dir, release, target_version, require_signoff
 @main.command("gate")
 @gate_options
 @click.option("--json", "as_json", is_flag=True)
-def gate_cmd(distribution, target_dir, release, target_version, require_signoff, signoff_path, tp, as_json) -> None:
+def gate_cmd(distribution, target_dir, release, target_version, require_signoff, signoff_path, tp, verify_signature,
+             as_json) -> None:
     """Pre-launch verification; exit 0 pass, 1 a check failed, 2 could not run."""
     try:
-        res = _run_gate(distribution, target_dir, release, target_version, require_signoff, signoff_path, tp, as_json)
+        res = _run_gate(distribution, target_dir, release, target_version, require_signoff, signoff_path, tp, as_json,
+                        verify_signature)
     except PatchkitError as exc:
         _fail(exc)
     sys.exit(res.exit_code)
@@ -308,12 +321,14 @@ def gate_cmd(distribution, target_dir, release, target_version, require_signoff,
 @main.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
 @gate_options
 @click.argument("command", nargs=-1, type=click.UNPROCESSED, required=True)
-def launch(distribution, target_dir, release, target_version, require_signoff, signoff_path, tp, command) -> None:
+def launch(distribution, target_dir, release, target_version, require_signoff, signoff_path, tp, verify_signature,
+           command) -> None:
     """Run the gate, then exec COMMAND (same PID) only if it passes: patchkit launch -- python -m sglang.launch_server ..."""
     try:
         if tp is None:
             tp = _tp_from_command(command)
-        res = _run_gate(distribution, target_dir, release, target_version, require_signoff, signoff_path, tp, False)
+        res = _run_gate(distribution, target_dir, release, target_version, require_signoff, signoff_path, tp, False,
+                        verify_signature)
     except PatchkitError as exc:
         _fail(exc)
     if res.exit_code != 0:
@@ -331,10 +346,12 @@ def _tp_from_command(command) -> Optional[int]:
     cmd = list(command)
     for i, a in enumerate(cmd):
         for flag in ("--tp-size", "--tp", "--tensor-parallel-size"):
-            if a == flag and i + 1 < len(cmd):
-                return int(cmd[i + 1])
-            if a.startswith(flag + "="):
-                return int(a.split("=", 1)[1])
+            value = cmd[i + 1] if a == flag and i + 1 < len(cmd) else a.split("=", 1)[1] if a.startswith(flag + "=") else None
+            if value is not None:
+                try:
+                    return int(value)
+                except ValueError:
+                    raise UsageError(f"{flag} {value!r} in the launch command: not an integer") from None
     return 1 if any("sglang.launch_server" in a for a in cmd) else None
 
 

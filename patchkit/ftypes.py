@@ -83,6 +83,59 @@ class CheckFailed(PatchkitError):
     exit_code = 1
 
 
+class WriteFailed(PatchkitError, OSError):
+    """A write into the target failed (I/O error); what was already written was rolled back or is
+    rolled back by the next command. Also an OSError, so callers that catch OSError still do."""
+
+
+class DiskFull(WriteFailed):
+    """No space left on the device (ENOSPC / EDQUOT) while writing."""
+
+
+class OutsideTarget(PatchkitError):
+    """A path patchkit would write, restore or read from its state folder leaves the target root
+    (``..``, an absolute path, a symlink in ``.patchkit/``)."""
+
+
+class RecoveryError(JournalError):
+    """An interrupted apply/revert could not be finished or rolled back without a human."""
+
+
+class SourceEncodingError(PatchkitError):
+    """A target source file is not plain UTF-8 (another coding cookie, a byte-order mark, bad bytes)."""
+
+
+class FileTooLarge(PatchkitError):
+    """A target file is over the size limit patchkit parses (``PATCHKIT_MAX_FILE_BYTES``)."""
+
+
+class PluginError(PatchkitError):
+    """A patch module from ``PATCHKIT_PATCH_PATH`` failed to import."""
+
+
+class SignoffError(PatchkitError):
+    """A sign-off record is malformed (schema), inconsistent, or its signature does not verify."""
+
+
+@dataclass(frozen=True)
+class Recovery:
+    """What a command did about an interrupted apply/revert it found before doing anything else.
+    ``str()`` is the one line the CLI prints after ``recovered:``."""
+
+    #: "apply" or "revert": the interrupted operation
+    op: str
+    patch: str
+    #: "rolled back" (apply) or "finished" (revert, or an apply whose journal was already written)
+    action: str
+    #: files whose bytes recovery restored or removed
+    files: tuple[str, ...] = ()
+
+    def __str__(self) -> str:
+        n = len(self.files)
+        verb = "restored" if self.action == "rolled back" or self.op == "revert" else "checked"
+        return f"{self.action} an interrupted {self.op} of {self.patch} ({n} file{'s' if n != 1 else ''} {verb})"
+
+
 # ---------------------------------------------------------------------------- targets
 class TargetKind(str, enum.Enum):
     INSTALLED = "installed"
@@ -174,6 +227,8 @@ class PatchResult:
     strategy: str = ""
     changes: tuple[FileChange, ...] = ()
     error: Optional[str] = None
+    #: an interrupted operation this command finished or rolled back before it started
+    recovered: Optional["Recovery"] = None
 
     @property
     def pending(self) -> bool:

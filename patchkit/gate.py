@@ -46,12 +46,16 @@ STAGES = ("range", "hashes", "compile", "lint", "analyzer", "invariants", "signo
 
 
 def run(target: Target, require_signoff: bool = False, signoff_path: Optional[Path] = None,
-        tp: Optional[int] = None) -> GateResult:
-    """Run the stages in order; stop at the first that does not pass."""
+        tp: Optional[int] = None, verify_signature: bool = False) -> GateResult:
+    """Run the stages in order; stop at the first that does not pass. An interrupted apply/revert
+    is recovered first (a 'recovery' stage says what was done)."""
     res = GateResult()
     try:
+        rec = jr.recover(target)
+        if rec:
+            res.stages.append(Stage("recovery", PASS, str(rec)))
         j = jr.load(target, must_exist=True)
-    except JournalError as exc:
+    except PatchkitError as exc:
         res.stages.append(Stage("journal", ERROR, str(exc)))
         return res
     if not j.entries:
@@ -68,8 +72,8 @@ def run(target: Target, require_signoff: bool = False, signoff_path: Optional[Pa
              ("lint", lambda: _lint(j, target)),
              ("analyzer", lambda: _analyzer(j, target)),
              ("invariants", lambda: _invariants(patches, target))]
-    if require_signoff:
-        steps.append(("signoff", lambda: _signoff(target, signoff_path, tp)))
+    if require_signoff or verify_signature:
+        steps.append(("signoff", lambda: _signoff(target, signoff_path, tp, verify_signature)))
     for name, fn in steps:
         t0 = time.perf_counter()
         try:
@@ -97,7 +101,7 @@ def _range(patches, target):
 
 def _hashes(j, target):
     for e in j.entries:
-        p = target.file(e.file)
+        p = j.file(e)
         if not p.exists():
             return FAIL, f"{e.file}: patched file is missing"
         now = sha256_file(p)
@@ -110,7 +114,7 @@ def _hashes(j, target):
 
 def _compile(j, target):
     for rel in {e.file for e in j.entries}:
-        text = target.file(rel).read_bytes().decode("utf-8")
+        text = engine.decode_source(rel, target.file(rel).read_bytes())
         try:
             compile(text, rel, "exec", dont_inherit=True)
         except SyntaxError as exc:
@@ -208,15 +212,19 @@ def _invariants(patches, target):
     return PASS, f"{n} invariant(s) hold"
 
 
-def _signoff(target, path, tp):
+def _signoff(target, path, tp, verify_signature=False):
     path = Path(path) if path else signoff.default_path(target)
     if not path.exists():
         return FAIL, f"{path}: no sign-off on record; run 'patchkit smoke' on a GPU host first"
     try:
         rec = signoff.read(path)
-    except (ValueError, OSError) as exc:
-        return ERROR, f"{path}: unreadable sign-off ({exc})"
-    why = signoff.mismatch(rec, target, tp)
+    except OSError as exc:
+        return ERROR, f"{path}: unreadable sign-off ({exc.strerror or exc})"
+    except PatchkitError as exc:
+        return FAIL, f"{path}: malformed sign-off: {exc}"
+    why = signoff.mismatch(rec, target, tp, verify_signature=verify_signature)
     if why:
         return FAIL, f"{path}: {why}"
-    return PASS, f"passing sign-off from {rec.get('created')} on {rec.get('environment', {}).get('gpu_model')}"
+    signed = " (signature verified)" if verify_signature else ""
+    return PASS, (f"passing sign-off from {rec.get('created')} on {rec.get('environment', {}).get('gpu_model')}, "
+                  f"{rec['package']['count']} package files{signed}")

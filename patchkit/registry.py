@@ -7,7 +7,7 @@ import os
 import pkgutil
 from typing import TYPE_CHECKING
 
-from .ftypes import UnknownPatch
+from .ftypes import PluginError, UnknownPatch
 
 if TYPE_CHECKING:
     from .checks_api import Check
@@ -30,7 +30,12 @@ def patches() -> dict[str, "Patch"]:
             if spec is None or spec.loader is None:
                 continue
             mod = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(mod)
+            try:
+                spec.loader.exec_module(mod)
+            except Exception as exc:  # a user's plugin: one line naming it, never a traceback
+                where = os.path.join(folder, info.name)
+                raise PluginError(f"PATCHKIT_PATCH_PATH plugin {where}: import failed: "
+                                  f"{type(exc).__name__}: {exc}") from None
             p = getattr(mod, "PATCH", None)
             if p is not None:
                 out[p.name] = p

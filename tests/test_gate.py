@@ -80,7 +80,7 @@ def test_version_outside_range_fails_at_range(patched):
 def test_missing_and_mismatched_signoff(patched, tmp_path):
     res = gate.run(patched, require_signoff=True)
     assert res.failed_stage.name == "signoff" and "no sign-off on record" in res.failed_stage.detail
-    rec = signoff.build(patched, True, {"gpu_model": "X"}, {"tp": 1}, [], {}, None)
+    rec = signoff.build(patched, True, signoff.environment_now(), {"tp": 1}, [], {}, None)
     path = tmp_path / "so.json"
     signoff.write(rec, path)
     assert gate.run(patched, True, path, tp=1).exit_code == 0

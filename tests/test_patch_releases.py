@@ -171,3 +171,38 @@ def test_decode_kernel_gaps_name_what_is_missing():
     assert any("_draft_worker.init_attention_backend(" in g for g in gaps)
     assert not any("forward_decode" in g or "_get_attention_backend" in g for g in gaps)
     assert decode_kernel_gaps({}.get, upstream_builder=False) == [f"{TRITON}: no class TritonAttnBackend"]
+
+
+@pytest.mark.network
+@pytest.mark.parametrize("version", ["0.5.12", "0.5.16"])
+def test_subclass_unsafe_variant_is_refused_across_modules(sglang_scratch, version):
+    """Patch 1.1.0's shape: the threshold assigned only in EAGLEWorkerV2.__init__, which
+    StandaloneWorkerV2 (another module) never runs, while the inherited decode hook reads it. It
+    killed STANDALONE at start-up on an H200; apply must refuse it, naming the subclass."""
+    from dataclasses import replace
+    from patchkit.patchdef import Strategy
+    good = registry.patch(PATCH)
+
+    def select(v, read):
+        s = good.select(v, read)
+        return Strategy(s.name, tuple(e for e in s.edits if not e.file.endswith("standalone_worker_v2.py")), s.summary)
+
+    bad = replace(good, name="dynamic-spec-disable-subclass-unsafe", select=select, invariants=())
+    t = sglang_scratch(version)
+    with pytest.raises(CheckFailed) as e:
+        engine.apply(bad, t)
+    assert "self.spec_disable_batch_threshold is read but never assigned in StandaloneWorkerV2" in str(e.value)
+    assert not t.file("sglang/srt/speculative/patchkit_spec_disable.py").exists()
+
+
+@pytest.mark.network
+def test_gate_passes_the_real_patch_despite_upstream_latent_errors_in_subclasses(sglang_scratch):
+    """StandaloneWorkerV2 inherits reads of attributes only EAGLEWorkerV2.__init__ assigns
+    (self.ps on 0.5.16, self.tp_rank on 0.5.12): upstream's latent bugs, present before the patch,
+    do not fail the gate; only what the patch adds does."""
+    from patchkit import gate
+    for version in ("0.5.12", "0.5.16"):
+        t = sglang_scratch(version)
+        engine.apply(registry.patch(PATCH), t)
+        res = gate.run(t)
+        assert res.exit_code == 0, [(s.name, s.detail) for s in res.stages]

@@ -556,8 +556,13 @@ class Analyzer:
         if (unknown or escapes) and not strict:
             return None
         if is_abstract_like and not strict and (_unimplemented_abstract(self.facts(ci).classes) or
-                                                self._descendant_provides(ci, attr)):
-            return None  # a template base: a subclass provides it (and is judged on its own)
+                                                (self._descendant_provides(ci, attr)
+                                                 and not self._unrelated_assigner(ci, attr, owner))):
+            # a template base: a subclass provides it (and is judged on its own). Not when an
+            # unrelated class of the module assigns it: that is the field bug's shape (the
+            # assignment landed in EagleDraftWorker.__init__ while EAGLEWorkerV2, itself concrete,
+            # reads it), whatever its subclasses do.
+            return None
         if any(e.kind == "unknown" for e in self.facts(ci).externals) and not strict:
             return None
         hint = self._other_class_hint(ci, attr, owner)
@@ -643,6 +648,13 @@ class Analyzer:
                     any(attr in ensure_scanned(k).assigned_in for k in df.classes):
                 return True
         return False
+
+    def _unrelated_assigner(self, ci: ClassInfo, attr: str, owner: Optional[ClassInfo] = None) -> bool:
+        """A class of the read's module that is neither in ``ci``'s MRO nor below it assigns ``attr``."""
+        related = {c.key for c in self.facts(ci).classes} | {d.key for d in self._descendants(ci)}
+        mods = [ci.module] + ([owner.module] if owner is not None and owner.module is not ci.module else [])
+        return any(other.key not in related and ensure_scanned(other).assigned_in.get(attr)
+                   for m in mods for other in m.classes.values())
 
     def _other_class_hint(self, ci: ClassInfo, attr: str, owner: Optional[ClassInfo] = None) -> str:
         mine = {c.key for c in self.facts(ci).classes}

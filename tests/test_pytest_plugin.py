@@ -92,3 +92,35 @@ def test_xdist_gives_the_same_outcomes(project):
     project.makepyprojecttoml('[tool.patchkit]\npatches = ["dynamic-spec-disable"]\nversions = ["0.5.12"]\n')
     r = run(project, "--patchkit", "-n", "2", "--patchkit-no-cache")
     r.assert_outcomes(passed=6)
+
+
+def test_a_mistyped_check_path_is_a_usage_error_not_a_pass(project):
+    project.makepyfile(test_x="def test_ok():\n    assert True\n")
+    r = run(project, "--patchkit-check", "src/typo.py")
+    assert r.ret == pytest.ExitCode.USAGE_ERROR
+    assert "--patchkit-check src/typo.py: no such file or folder" in r.stderr.str()
+    (project.path / "empty").mkdir()
+    r = run(project, "--patchkit-check", "empty")
+    assert r.ret == pytest.ExitCode.USAGE_ERROR and "no Python files" in r.stderr.str()
+
+
+def test_marker_is_registered_under_strict_markers_and_warnings_as_errors(project):
+    project.makepyfile(good="class A:\n    def __init__(self):\n        self.x = 1\n")
+    r = run(project, "--patchkit-check", "good.py", "--strict-markers", "-W", "error", "--patchkit-no-cache")
+    r.assert_outcomes(passed=2)
+    assert "INTERNALERROR" not in r.stdout.str() + r.stderr.str()
+    r = run(project, "--markers")
+    assert "@pytest.mark.patchkit:" in r.stdout.str()
+
+
+def test_node_ids_are_readable_and_the_collected_count_is_what_runs(project):
+    (project.path / "src" / "mypkg").mkdir(parents=True)
+    (project.path / "src" / "mypkg" / "buggy.py").write_text(
+        "class A:\n    def __init__(self, c):\n        if c:\n            self.x = 1\n    def f(self):\n        return self.x\n")
+    project.makepyfile(test_x="def test_ok():\n    assert True\n")
+    r = run(project, "--patchkit-check", "src", "-v", "--patchkit-no-cache")
+    out = r.stdout.str()
+    r.assert_outcomes(passed=2, failed=1)
+    assert "src/mypkg/buggy.py::patchkit-check FAILED" in out
+    assert "buggy::py" not in out and "::patchkit-check/" not in out
+    assert "collected 3 items" in out

@@ -41,6 +41,13 @@ def pytest_configure(config):
     if paths:
         _check_paths_exist(paths)
     if config.getoption("--patchkit") or paths:
+        from .config import load_section
+        from .ftypes import PatchkitError
+        try:  # a broken or misspelled [tool.patchkit] is a usage error, never silently ignored
+            load_section(None, Path(config.rootpath))
+        except PatchkitError as exc:
+            raise pytest.UsageError(str(exc)) from None
+    if config.getoption("--patchkit") or paths:
         config.pluginmanager.register(_Collector(config), "patchkit-collector")
 
 

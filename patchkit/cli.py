@@ -165,9 +165,15 @@ def _all_findings(p, t) -> list[str]:
     """Every finding of a refused patch (the error line names the first and '+N more')."""
     try:
         _strategy, changes, _state = engine.transform(p, t)
-        return [str(f) for f in engine.run_checks(p, t, changes)]
+        found = engine.run_checks(p, t, changes)
     except Exception:
         return []
+    # one line per (file, line, attribute, code); other reads on that line are named by column
+    groups: dict[tuple, list] = {}
+    for f in found:
+        groups.setdefault((f.path, f.line, f.attr, f.code), []).append(f)
+    return [str(fs[0]) + (f" (also column{'s' if len(fs) > 2 else ''} {', '.join(str(x.col) for x in fs[1:])})"
+                          if len(fs) > 1 else "") for fs in groups.values()]
 
 
 @main.command()

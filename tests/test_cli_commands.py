@@ -195,3 +195,17 @@ def test_xdg_cache_home_is_used_when_patchkit_cache_dir_is_unset(tmp_path, monke
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     doc = json.loads(cli("cache", "info", "--json").stdout)
     assert doc["path"] == str(tmp_path / "xdg" / "patchkit")
+
+
+@pytest.mark.network
+def test_field_bug_lists_every_finding_after_the_error(sglang_scratch, broken_patches):
+    t = sglang_scratch("0.5.12")
+    r = cli("apply", broken_patches, "--target-dir", t.root)
+    assert r.exit_code == 1
+    lines = r.stderr.splitlines()
+    assert lines[0].startswith("error: patch dynamic-spec-disable-wrong-class: check failed on the patched code")
+    assert "PK003 self.spec_disable_batch_threshold is read but never assigned in EAGLEWorkerV2" in lines[0]
+    listed = lines[1:]
+    assert listed and all(ln.startswith("  sglang/srt/speculative/eagle_worker_v2.py:") for ln in listed)
+    if "(+" in lines[0]:  # '+N more' always comes with the list of every finding
+        assert any("also column" in ln for ln in listed) or len(listed) > 1

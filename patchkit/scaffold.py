@@ -126,10 +126,14 @@ PATCH = Patch(
 )
 '''
 
-TEST_TEMPLATE = '''"""Tests of the {name} patch, written by ``patchkit new``: run ``python3 -m pytest {package}/``."""
+TEST_TEMPLATE = '''"""Tests of the {name} patch, written by ``patchkit new``: run ``python3 -m pytest {package}/``.
+
+After changing NEW_CODE, run once with PATCHKIT_UPDATE_GOLDENS=1 to rewrite examples/*_after.py
+from the codemod, and review that file's diff."""
 from __future__ import annotations
 
 import importlib.util
+import os
 import shutil
 from pathlib import Path
 
@@ -160,7 +164,10 @@ def test_before_after_idempotent_and_revert(tmp_path, strategy, files):
     r = engine.apply(PATCH, t)
     assert r.outcome is Outcome.APPLIED and r.strategy == strategy
     for rel, stem in files.items():
-        assert (tmp_path / rel).read_text() == (HERE / "examples" / f"{{stem}}_after.py").read_text()
+        golden = HERE / "examples" / f"{{stem}}_after.py"
+        if os.environ.get("PATCHKIT_UPDATE_GOLDENS"):  # after an intended change: rewrite, then review the diff
+            golden.write_text((tmp_path / rel).read_text())
+        assert (tmp_path / rel).read_text() == golden.read_text()
     assert engine.apply(PATCH, t).outcome is Outcome.ALREADY_APPLIED  # after -> after: no second copy
     engine.revert(PATCH, t)
     for rel, stem in files.items():

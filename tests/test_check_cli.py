@@ -210,3 +210,11 @@ def test_explain_prints_rule_example_and_fix():
     assert r.exit_code == 2 and "did you mean 'PK003'?" in r.stderr
     r = CliRunner().invoke(main, ["explain", "--json"])
     assert {x["code"] for x in json.loads(r.stdout)} >= {"PK001", "PK002", "PK003", "PK004", "PK005", "PK006"}
+
+
+def test_inline_ignore_as_documented(proj):
+    (proj / "ig.py").write_text(MODE.replace("return self.x", "return self.x + self.y  # patchkit: ignore[PK001,PK003]")
+                                + "    def g(self):\n        return self.w  # patchkit: ignore\n"
+                                + "    def h(self):\n        return self.v  # patchkit: ignore[PK001]\n")
+    r = check("ig.py", "--format", "concise", "--fail-on", "warning")
+    assert r.stdout.splitlines() == [ln for ln in r.stdout.splitlines() if "self.v" in ln] and "PK003" in r.stdout

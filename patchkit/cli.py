@@ -97,7 +97,34 @@ def _refuse_shared_release(t, release: Optional[str], command: str, name: str) -
                          f"patchkit {command} {name} --target-dir /tmp/site")
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def _wants_json(argv: list[str]) -> bool:
+    pairs = zip(argv, argv[1:] + [""])
+    return "--json" in argv or any(a in ("--format=json", "--format=sarif") or (a == "--format" and b in ("json", "sarif"))
+                                   for a, b in pairs)
+
+
+class _Main(click.Group):
+    """click's own usage errors (a missing argument, a bad choice) also reach stdout as JSON under --json."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        argv = list(sys.argv[1:] if args is None else args)
+        try:
+            rv = super().main(argv, prog_name, complete_var, False, **extra)
+        except click.ClickException as exc:
+            if _wants_json(argv):
+                click.echo(json.dumps({"error": {"type": "UsageError", "message": exc.format_message(),
+                                                 "exit_code": exc.exit_code, "details": []}}, indent=2))
+            exc.show()
+            sys.exit(exc.exit_code)
+        except click.Abort:
+            click.echo("Aborted!", err=True)
+            sys.exit(1)
+        if not standalone_mode:
+            return rv
+        sys.exit(rv if isinstance(rv, int) else 0)
+
+
+@click.group(cls=_Main, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="patchkit")
 @click.option("--color", type=click.Choice(["auto", "always", "never"]), default="auto",
               help="colour output: auto (a terminal, unless NO_COLOR), always, never")

@@ -98,8 +98,10 @@ def release_dir(distribution: str, version: str) -> Path:
 
 
 def cached_release(distribution: str, version: str) -> Optional[Target]:
+    """The unpacked release, or None when it is missing, half-unpacked, or was patched in place
+    (a ``.patchkit`` journal folder in it, left by patchkit < 0.2): fetch then unpacks it afresh."""
     d = release_dir(distribution, version)
-    if (d / ".complete").is_file():
+    if (d / ".complete").is_file() and not (d / ".patchkit").exists():
         return Target(canonicalize_name(distribution), version, d, TargetKind.RELEASE)
     return None
 

@@ -161,7 +161,7 @@ class _Collector:
             return False, f"{f}: not analysed ({res['error'] or 'unknown reason'})"
         if r.error:
             return False, f"{f}: {r.error}"
-        failing = {"error"} if self.section.get("fail-on") == "error" else {"error", "warning"}
+        failing = {"error", "warning"} if self.section.get("fail-on") == "warning" else {"error"}  # as `check`
         errors = [x for x in r.findings if x.severity.value in failing]
         return (not errors), "\n".join(map(str, errors))
 

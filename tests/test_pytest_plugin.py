@@ -30,6 +30,10 @@ def run(p, *args):
 def test_check_items_pass_fail_and_show_only_the_finding(project):
     project.makepyfile(good="class A:\n    def __init__(self):\n        self.x = 1\n    def f(self):\n        return self.x\n",
                        bad="class A:\n    def __init__(self, c):\n        if c:\n            self.x = 1\n    def f(self):\n        return self.x\n")
+    # bad.py's finding is a warning (a split on a parameter): it fails with fail-on = "warning" only, as in `check`
+    r = run(project, "--patchkit-check", "good.py", "--patchkit-check", "bad.py", "--patchkit-no-cache", "-q")
+    r.assert_outcomes(passed=3)
+    project.makepyprojecttoml('[tool.patchkit]\nfail-on = "warning"\n')
     r = run(project, "--patchkit-check", "good.py", "--patchkit-check", "bad.py", "--patchkit-no-cache", "-q")
     r.assert_outcomes(passed=2, failed=1)
     out = r.stdout.str()
@@ -116,7 +120,7 @@ def test_marker_is_registered_under_strict_markers_and_warnings_as_errors(projec
 def test_node_ids_are_readable_and_the_collected_count_is_what_runs(project):
     (project.path / "src" / "mypkg").mkdir(parents=True)
     (project.path / "src" / "mypkg" / "buggy.py").write_text(
-        "class A:\n    def __init__(self, c):\n        if c:\n            self.x = 1\n    def f(self):\n        return self.x\n")
+        "class A:\n    def __init__(self):\n        self.x = 1\n    def f(self):\n        return self.y\n")
     project.makepyfile(test_x="def test_ok():\n    assert True\n")
     r = run(project, "--patchkit-check", "src", "-v", "--patchkit-no-cache")
     out = r.stdout.str()

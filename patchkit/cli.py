@@ -536,7 +536,7 @@ def cache_clean(parts) -> None:
 @ui_options
 @click.argument("name")
 @click.option("--dir", "folder", type=click.Path(path_type=Path, file_okay=False), default=None,
-              help="where the package goes (default: the first PATCHKIT_PATCH_PATH entry, else ./patches)")
+              help="where the package goes (default: the first PATCHKIT_PATCH_PATH entry, else ./patchkit-patches)")
 @click.option("--file", "rel", default="sglang/srt/server_args.py", show_default=True,
               help="the module the patch edits, relative to the target root")
 @click.option("--class", "cls", default="ServerArgs", show_default=True)

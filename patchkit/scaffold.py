@@ -39,9 +39,9 @@ class Spec:
 
 
 def default_folder() -> Path:
-    """The first entry of ``PATCHKIT_PATCH_PATH``, else ``./patches``."""
+    """The first entry of ``PATCHKIT_PATCH_PATH``, else ``./patchkit-patches``."""
     first = next(iter(filter(None, os.environ.get("PATCHKIT_PATCH_PATH", "").split(os.pathsep))), None)
-    return Path(first) if first else Path("patches")
+    return Path(first) if first else Path("patchkit-patches")
 
 
 def validate(spec: Spec) -> None:

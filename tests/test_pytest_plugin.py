@@ -14,6 +14,10 @@ ROOT = Path(__file__).resolve().parent.parent
 @pytest.fixture
 def project(pytester, monkeypatch):
     monkeypatch.setenv("PYTHONPATH", f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}")
+    # the inner pytest is its own run, not an xdist worker of ours (pytest-benchmark warns on these
+    # variables, and -W error would make that warning fatal)
+    for var in ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID"):
+        monkeypatch.delenv(var, raising=False)
     return pytester
 
 

@@ -41,6 +41,8 @@ def expand_versions(distribution: str, spec: str) -> list[str]:
     try:
         if ".." in spec:
             lo, hi = (Version(x.strip()) for x in spec.split("..", 1))
+            if lo > hi:
+                raise UsageError(f"--versions {spec}: the range is reversed; write {hi}..{lo}")
             known = []
             for v in registry_versions(distribution):
                 try:
@@ -91,11 +93,34 @@ def run_one(patch: Patch, version: str, pip_output=None) -> Row:
 
 
 def run_matrix(patch: Patch, versions: list[str], on_done: Optional[Callable[[Row], None]] = None,
-               pip_output=None) -> list[Row]:
-    rows = []
-    for v in versions:
-        row = run_one(patch, v, pip_output)
-        rows.append(row)
-        if on_done:
-            on_done(row)
-    return rows
+               pip_output=None, jobs: int = 1) -> list[Row]:
+    """One Row per version, in the order given. ``jobs`` > 1 runs releases in that many worker
+    processes (downloads and the CPU-bound dry runs overlap); ``on_done`` sees rows as they finish."""
+    if jobs <= 1 or len(versions) <= 1:
+        rows = []
+        for v in versions:
+            row = run_one(patch, v, pip_output)
+            rows.append(row)
+            if on_done:
+                on_done(row)
+        return rows
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    done: dict[str, Row] = {}
+    with ProcessPoolExecutor(min(jobs, len(versions))) as ex:
+        futs = {ex.submit(_run_one_by_name, patch.name, v): v for v in versions}
+        for fut in as_completed(futs):
+            v = futs[fut]
+            try:
+                row = fut.result()
+            except Exception as exc:  # a worker that died: one row says so, the others stand
+                row = Row(v, "fetch failed", detail=f"worker failed: {type(exc).__name__}: {exc}")
+            done[v] = row
+            if on_done:
+                on_done(row)
+    return [done[v] for v in versions]
+
+
+def _run_one_by_name(name: str, version: str) -> Row:
+    """Worker-process entry: patches hold closures, so the worker looks the patch up by name."""
+    from . import registry
+    return run_one(registry.patch(name), version, None)

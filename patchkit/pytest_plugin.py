@@ -36,8 +36,29 @@ def pytest_addoption(parser):
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "gpu: needs a CUDA GPU and an importable sglang (skipped otherwise)")
-    if config.getoption("--patchkit") or config.getoption("--patchkit-check"):
+    config.addinivalue_line("markers", "patchkit: an item made by the patchkit plugin (--patchkit, --patchkit-check)")
+    paths = config.getoption("--patchkit-check")
+    if paths:
+        _check_paths_exist(paths)
+    if config.getoption("--patchkit") or paths:
+        from .config import load_section
+        from .ftypes import PatchkitError
+        try:  # a broken or misspelled [tool.patchkit] is a usage error, never silently ignored
+            load_section(None, Path(config.rootpath))
+        except PatchkitError as exc:
+            raise pytest.UsageError(str(exc)) from None
+    if config.getoption("--patchkit") or paths:
         config.pluginmanager.register(_Collector(config), "patchkit-collector")
+
+
+def _check_paths_exist(paths) -> None:
+    """A mistyped ``--patchkit-check`` path is a usage error (exit 4), never "passed"."""
+    from .analysis.runner import expand
+    for p in paths:
+        if not Path(p).exists():
+            raise pytest.UsageError(f"--patchkit-check {p}: no such file or folder")
+        if not expand([Path(p)]):
+            raise pytest.UsageError(f"--patchkit-check {p}: no Python files there")
 
 
 class PatchkitFailure(Exception):
@@ -63,7 +84,9 @@ class _Item(pytest.Item):
         return super().repr_failure(excinfo, style)
 
     def reportinfo(self):
-        return self.path, None, self.name
+        # the third element is pytest's "domain": it must not contain dots before a '[' (pytest
+        # would turn 'buggy.py' into 'buggy::py' in verbose output), so it is the short kind name
+        return self.path, None, self.name.split("/")[0] if "/" in self.name else self.name
 
 
 class _Collector:
@@ -76,22 +99,32 @@ class _Collector:
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, session, config, items):
         from . import registry
+        new: list[_Item] = []
+
+        def add(nodeid: str, result_fn, path: Optional[Path] = None, name: Optional[str] = None):
+            kw = {"path": path} if path is not None else {}
+            new.append(_Item.from_parent(session, name=name or nodeid, nodeid=nodeid, result_fn=result_fn, **kw))
+
         if config.getoption("--patchkit"):
             names = self.section.get("patches") or list(registry.patches())
             versions = _versions(config, self.section)
             for name in names:
                 for ver in versions:
                     for step in STEPS:
-                        items.append(_Item.from_parent(session, name=f"patchkit/{name}::{step}[{ver}]",
-                                                       result_fn=lambda n=name, v=ver, s=step: self.step(n, v, s)))
+                        add(f"patchkit/{name}::{step}[{ver}]", lambda n=name, v=ver, s=step: self.step(n, v, s))
         paths = config.getoption("--patchkit-check")
         if paths:
             from .analysis.runner import expand
-            files = expand([Path(p) for p in paths])
-            for f in files:
-                items.append(_Item.from_parent(session, name=f"patchkit-check/{f}",
-                                               result_fn=lambda f=f: self.check_file(f)))
-            items.append(_Item.from_parent(session, name="patchkit-check-status", result_fn=self.check_status))
+            for f in expand([Path(p) for p in paths]):
+                # node ID like pytest-mypy's: 'src/mypkg/buggy.py::patchkit-check'
+                add(f"{_rel(f, config)}::patchkit-check", lambda f=f: self.check_file(f), Path(f).resolve(),
+                    "patchkit-check")
+            add("patchkit-check-status", self.check_status)
+        items.extend(new)
+        if new:  # items made here never passed through a collect report: count them so the
+            # header's "collected N items" is the number that runs
+            from _pytest.reports import CollectReport
+            config.hook.pytest_collectreport(report=CollectReport("patchkit", "passed", None, new))
 
     # ---------------------------------------------------------------- patches
     def step(self, name: str, version: str, step: str):
@@ -128,7 +161,7 @@ class _Collector:
             return False, f"{f}: not analysed ({res['error'] or 'unknown reason'})"
         if r.error:
             return False, f"{f}: {r.error}"
-        failing = {"error"} if self.section.get("fail-on") == "error" else {"error", "warning"}
+        failing = {"error", "warning"} if self.section.get("fail-on") == "warning" else {"error"}  # as `check`
         errors = [x for x in r.findings if x.severity.value in failing]
         return (not errors), "\n".join(map(str, errors))
 
@@ -140,6 +173,14 @@ class _Collector:
         if bad:
             return False, "\n".join(f"{r.path}: {r.error}" for r in bad)
         return True, ""
+
+
+def _rel(f, config) -> str:
+    p = Path(f).resolve()
+    try:
+        return p.relative_to(Path(config.rootpath).resolve()).as_posix()
+    except ValueError:
+        return p.as_posix()
 
 
 def _section(config) -> dict:

@@ -98,8 +98,10 @@ def release_dir(distribution: str, version: str) -> Path:
 
 
 def cached_release(distribution: str, version: str) -> Optional[Target]:
+    """The unpacked release, or None when it is missing, half-unpacked, or was patched in place
+    (a ``.patchkit`` journal folder in it, left by patchkit < 0.2): fetch then unpacks it afresh."""
     d = release_dir(distribution, version)
-    if (d / ".complete").is_file():
+    if (d / ".complete").is_file() and not (d / ".patchkit").exists():
         return Target(canonicalize_name(distribution), version, d, TargetKind.RELEASE)
     return None
 
@@ -180,3 +182,78 @@ def resolve(distribution: Optional[str] = None, target_dir: Optional[Path] = Non
     if target_dir:
         return directory(Path(target_dir), distribution or default_distribution, version)
     return installed(distribution or default_distribution)
+
+
+# ---------------------------------------------------------------------------- the cache itself
+#: what lives in the cache folder, by the name ``patchkit cache clean`` takes
+CACHE_PARTS = {
+    "releases": "unpacked registry releases (read-only targets for --release, matrix, tests)",
+    "wheels": "downloaded wheels (a release unpacks from here without the network)",
+    "analysis": "analyzer results by content hash",
+    "pytest": "pytest plugin results by content hash",
+    "smoke-logs": "server logs of `patchkit smoke` runs",
+}
+
+
+def _size(path: Path) -> tuple[int, int]:
+    """(bytes, files) under ``path``; symlinks are not followed."""
+    total = files = 0
+    for dirpath, _dirs, names in os.walk(path):
+        for n in names:
+            try:
+                total += os.lstat(os.path.join(dirpath, n)).st_size
+                files += 1
+            except OSError:
+                pass
+    return total, files
+
+
+def cache_info() -> list[dict]:
+    """One row per cache part: name, path, bytes, files, and the releases held."""
+    root = cache_dir()
+    rows = []
+    for name, what in CACHE_PARTS.items():
+        p = root / name
+        size, files = _size(p) if p.is_dir() else (0, 0)
+        row = {"part": name, "path": str(p), "bytes": size, "files": files, "what": what}
+        if name == "releases" and p.is_dir():
+            row["releases"] = sorted((d.name for d in p.iterdir() if (d / ".complete").is_file()),
+                                     key=lambda n: _version_key(n))
+        rows.append(row)
+    return rows
+
+
+def _version_key(dirname: str):
+    _, _, v = dirname.rpartition("-")
+    try:
+        return (0, Version(v))
+    except InvalidVersion:
+        return (1, dirname)
+
+
+def cache_clean(parts: Optional[list[str]] = None) -> int:
+    """Remove the named cache parts (all when None); returns the bytes freed."""
+    root = cache_dir()
+    names = list(CACHE_PARTS) if not parts else parts
+    for n in names:
+        if n not in CACHE_PARTS:
+            import difflib
+            near = difflib.get_close_matches(n, list(CACHE_PARTS), n=1)
+            raise UsageError(f"cache part '{n}' does not exist" + (f"; did you mean '{near[0]}'?" if near else
+                             f"; parts: {', '.join(CACHE_PARTS)}"))
+    freed = 0
+    for n in names:
+        p = root / n
+        if p.is_dir():
+            freed += _size(p)[0]
+            shutil.rmtree(p, ignore_errors=True)
+    return freed
+
+
+def is_shared_release(t: Target) -> bool:
+    """True when ``t`` is a release unpacked in the shared cache (never patched in place)."""
+    try:
+        Path(t.root).resolve().relative_to((cache_dir() / "releases").resolve())
+        return True
+    except ValueError:
+        return False

@@ -27,7 +27,10 @@ def test_levels_and_switches_are_measured(tmp_path):
     assert "error" not in out and out["threshold"] == 2
     assert [lv["concurrency"] for lv in out["levels"]] == [1, 4]
     assert all(lv["output_tok_s"] > 0 and lv["error_count"] == 0 for lv in out["levels"])
-    assert out["levels"][0]["accept_length"] > 1.0 >= out["levels"][1]["accept_length"] - 0.01  # 1 <= T < 4
+    # no timing comparison: one request is always at or below T=2, so it always drafts (accept > 1); at
+    # concurrency 4 the steps above T verify one token, so its acceptance lies between 1 and that of level 1
+    single, four = out["levels"][0]["accept_length"], out["levels"][1]["accept_length"]
+    assert single > 1.0 and 1.0 <= four <= single
     assert out["switch_lines"] >= 1 and "--speculative-disable-batch-threshold 2" in out["command"]
     assert out["teardown"]["leftover_pids"] == [] and (tmp_path / "server-patched.log").exists()
 

@@ -69,9 +69,9 @@ def test_check_formats_and_exit_codes(tmp_path):
     good.write_text("class A:\n    def __init__(self):\n        self.x = 1\n")
     r = cli("check", str(good), "--no-cache")
     assert r.exit_code == 0
-    r = cli("check", str(bad), "--no-cache")
-    assert r.exit_code == 1 and f"{bad}:6:16: PK001 self.x may be unassigned when A is used" in r.output
-    assert cli("check", str(bad), "--no-cache", "--fail-on", "error").exit_code == 0  # a mode-dependent warning
+    r = cli("check", str(bad), "--no-cache", "--fail-on", "warning")
+    assert r.exit_code == 1 and f"{bad}:6:16: warning: PK001 self.x may be unassigned when A is used" in r.output
+    assert cli("check", str(bad), "--no-cache").exit_code == 0  # a mode-dependent warning; --fail-on error is the default
     r = CliRunner().invoke(main, ["check", str(bad), "--format", "sarif", "--no-cache"])
     doc = json.loads(r.stdout)
     assert doc["version"] == "2.1.0" and doc["runs"][0]["results"][0]["ruleId"] == "PK001"
@@ -80,7 +80,8 @@ def test_check_formats_and_exit_codes(tmp_path):
     assert json.loads(r.stdout)["findings"][0]["attribute"] == "x"
     # per-line suppression with a code
     bad.write_text(bad.read_text().replace("return self.x", "return self.x  # patchkit: ignore[PK001]"))
-    assert cli("check", str(bad), "--no-cache").exit_code == 0
+    r = cli("check", str(bad), "--no-cache", "--fail-on", "warning")
+    assert r.exit_code == 0 and "PK001" not in r.stdout
 
 
 def test_check_config_initializers(tmp_path):
@@ -108,7 +109,7 @@ def test_two_phase_read_is_a_warning_and_only_errors_hides_it(tmp_path):
                    "    def name(self):\n        return self.nme\n")
     r = CliRunner().invoke(main, ["check", str(src), "--no-cache"])
     assert r.exit_code == 1
-    assert "PK004 self.sock is only assigned outside construction of Client" in r.stdout
+    assert "warning: PK004 self.sock is only assigned outside construction of Client" in r.stdout
     assert "PK003 self.nme" in r.stdout
     r = CliRunner().invoke(main, ["check", str(src), "--no-cache", "--only-errors", "--fail-on", "error"])
     assert r.exit_code == 1 and "PK004" not in r.stdout and "PK003 self.nme" in r.stdout

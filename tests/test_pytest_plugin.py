@@ -14,6 +14,10 @@ ROOT = Path(__file__).resolve().parent.parent
 @pytest.fixture
 def project(pytester, monkeypatch):
     monkeypatch.setenv("PYTHONPATH", f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}")
+    # the inner pytest is its own run, not an xdist worker of ours (pytest-benchmark warns on these
+    # variables, and -W error would make that warning fatal)
+    for var in ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID"):
+        monkeypatch.delenv(var, raising=False)
     return pytester
 
 
@@ -30,6 +34,10 @@ def run(p, *args):
 def test_check_items_pass_fail_and_show_only_the_finding(project):
     project.makepyfile(good="class A:\n    def __init__(self):\n        self.x = 1\n    def f(self):\n        return self.x\n",
                        bad="class A:\n    def __init__(self, c):\n        if c:\n            self.x = 1\n    def f(self):\n        return self.x\n")
+    # bad.py's finding is a warning (a split on a parameter): it fails with fail-on = "warning" only, as in `check`
+    r = run(project, "--patchkit-check", "good.py", "--patchkit-check", "bad.py", "--patchkit-no-cache", "-q")
+    r.assert_outcomes(passed=3)
+    project.makepyprojecttoml('[tool.patchkit]\nfail-on = "warning"\n')
     r = run(project, "--patchkit-check", "good.py", "--patchkit-check", "bad.py", "--patchkit-no-cache", "-q")
     r.assert_outcomes(passed=2, failed=1)
     out = r.stdout.str()
@@ -92,3 +100,35 @@ def test_xdist_gives_the_same_outcomes(project):
     project.makepyprojecttoml('[tool.patchkit]\npatches = ["dynamic-spec-disable"]\nversions = ["0.5.12"]\n')
     r = run(project, "--patchkit", "-n", "2", "--patchkit-no-cache")
     r.assert_outcomes(passed=6)
+
+
+def test_a_mistyped_check_path_is_a_usage_error_not_a_pass(project):
+    project.makepyfile(test_x="def test_ok():\n    assert True\n")
+    r = run(project, "--patchkit-check", "src/typo.py")
+    assert r.ret == pytest.ExitCode.USAGE_ERROR
+    assert "--patchkit-check src/typo.py: no such file or folder" in r.stderr.str()
+    (project.path / "empty").mkdir()
+    r = run(project, "--patchkit-check", "empty")
+    assert r.ret == pytest.ExitCode.USAGE_ERROR and "no Python files" in r.stderr.str()
+
+
+def test_marker_is_registered_under_strict_markers_and_warnings_as_errors(project):
+    project.makepyfile(good="class A:\n    def __init__(self):\n        self.x = 1\n")
+    r = run(project, "--patchkit-check", "good.py", "--strict-markers", "-W", "error", "--patchkit-no-cache")
+    r.assert_outcomes(passed=2)
+    assert "INTERNALERROR" not in r.stdout.str() + r.stderr.str()
+    r = run(project, "--markers")
+    assert "@pytest.mark.patchkit:" in r.stdout.str()
+
+
+def test_node_ids_are_readable_and_the_collected_count_is_what_runs(project):
+    (project.path / "src" / "mypkg").mkdir(parents=True)
+    (project.path / "src" / "mypkg" / "buggy.py").write_text(
+        "class A:\n    def __init__(self):\n        self.x = 1\n    def f(self):\n        return self.y\n")
+    project.makepyfile(test_x="def test_ok():\n    assert True\n")
+    r = run(project, "--patchkit-check", "src", "-v", "--patchkit-no-cache")
+    out = r.stdout.str()
+    r.assert_outcomes(passed=2, failed=1)
+    assert "src/mypkg/buggy.py::patchkit-check FAILED" in out
+    assert "buggy::py" not in out and "::patchkit-check/" not in out
+    assert "collected 3 items" in out

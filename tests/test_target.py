@@ -47,3 +47,22 @@ def test_release_is_fetched_once_then_served_from_the_cache(tmp_path, monkeypatc
     monkeypatch.setattr(tgt.subprocess, "run", lambda *a, **k: calls.append(a) or (_ for _ in ()).throw(AssertionError))
     again = tgt.fetch("sglang==0.5.6")
     assert again.root == t.root and calls == []  # offline: no pip call the second time
+
+
+def test_a_release_patched_in_place_by_an_old_patchkit_is_unpacked_afresh(tmp_path, monkeypatch):
+    """A cached release holding a .patchkit journal was patched in place: fetch restores the pristine tree
+    from the cached wheel (no network), so matrix and `cp -r` never see a patched release."""
+    import zipfile
+    monkeypatch.setenv("PATCHKIT_CACHE_DIR", str(tmp_path / "c"))
+    wheels = tmp_path / "c" / "wheels"
+    wheels.mkdir(parents=True)
+    with zipfile.ZipFile(wheels / "sglang-9.9.9-py3-none-any.whl", "w") as z:
+        z.writestr("sglang/__init__.py", "ORIGINAL = True\n")
+        z.writestr("sglang-9.9.9.dist-info/METADATA", "Name: sglang\nVersion: 9.9.9\n")
+    t = tgt.fetch("sglang==9.9.9")
+    (t.root / "sglang" / "__init__.py").write_text("PATCHED = True\n")
+    (t.root / ".patchkit").mkdir()
+    assert tgt.cached_release("sglang", "9.9.9") is None
+    t2 = tgt.fetch("sglang==9.9.9")
+    assert (t2.root / "sglang" / "__init__.py").read_text() == "ORIGINAL = True\n"
+    assert not (t2.root / ".patchkit").exists() and tgt.is_shared_release(t2)

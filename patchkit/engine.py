@@ -11,7 +11,6 @@ import difflib
 import os
 import re
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Iterable, Optional
 
 

@@ -8,7 +8,7 @@ from typing import Optional
 
 from . import engine, journal as jr, registry, signoff
 from .fsutil import sha256_file
-from .ftypes import JournalError, PatchkitError, Target, VersionOutOfRange
+from .ftypes import PatchkitError, Target, VersionOutOfRange
 
 PASS, FAIL, ERROR, SKIP = "pass", "fail", "error", "skip"
 

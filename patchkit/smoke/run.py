@@ -69,6 +69,8 @@ class SmokeConfig:
     reference: Optional["Reference"] = None
     #: the cell expects a clean start-up refusal instead of a server
     expect_refusal: str = ""
+    #: teardown waits for the GPU memory to fall back to what it was (off when cells share the GPU)
+    gpu_check: bool = True
 
 
 class StageFailed(Exception):
@@ -193,19 +195,40 @@ _first_divergence = first_divergence
 
 
 class Reference:
-    """The speculation-off server of the same release: greedy outputs, cached per request."""
+    """The speculation-off server of the same release: greedy outputs, cached per request. It may
+    still be starting: ``base`` and ``greedy`` wait until ``set_ready`` or ``set_failed``."""
 
-    def __init__(self, base: str):
-        self.base = base
+    def __init__(self, base: str = ""):
+        self._base = base
         self._cache: dict = {}
         self._lock = threading.Lock()
+        self._ready = threading.Event()
+        self.error = ""
+        if base:
+            self._ready.set()
+
+    def set_ready(self, base: str) -> None:
+        self._base = base
+        self._ready.set()
+
+    def set_failed(self, error: str) -> None:
+        self.error = error
+        self._ready.set()
+
+    @property
+    def base(self) -> str:
+        self._ready.wait()
+        if self.error:
+            raise StageFailed("resume-equivalence", f"the speculation-off reference server failed: {self.error}")
+        return self._base
 
     def greedy(self, ids: list[int], n: int) -> list[int]:
+        base = self.base
         key = (tuple(ids), n)
         with self._lock:
             if key in self._cache:
                 return self._cache[key]
-        out = generate(self.base, ids, n, 600).get("output_ids") or []
+        out = generate(base, ids, n, 600).get("output_ids") or []
         with self._lock:
             self._cache[key] = out
         return out
@@ -278,7 +301,7 @@ class Smoke:
         t_start = time.monotonic()
         failure = None
         verdict = "fail"
-        baseline = gpu_memory_used_mib()
+        baseline = gpu_memory_used_mib() if cfg.gpu_check else None
         port = cfg.port or free_port()
         self.base = f"http://{cfg.host}:{port}"
         self.command = command or launch_command(cfg, port)
@@ -294,7 +317,7 @@ class Smoke:
             else:
                 self.stage("ready", lambda: S.ready(self))
                 for name in cfg.stages:
-                    if name in ("ready", "forced-acceptance"):
+                    if name == "ready":
                         continue
                     got = self.stage(name, lambda n=name: S.STAGES[n](self))
                     if name == "greedy-equivalence":
@@ -305,12 +328,6 @@ class Smoke:
             self.say(f"[{exc.stage}] FAILED: {exc.message} {exc.location}")
         finally:
             teardown = self._teardown(self.server, baseline)
-        if failure is None and "forced-acceptance" in cfg.stages and not cfg.expect_refusal:
-            try:
-                self.stage("forced-acceptance", lambda: S.forced_acceptance(self, baseline))
-            except StageFailed as exc:
-                failure = {"stage": exc.stage, "message": exc.message, "location": exc.location}
-                self.say(f"[{exc.stage}] FAILED: {exc.message} {exc.location}")
         if failure is None and cfg.compare_no_spec and isinstance(outputs_spec, dict):
             try:
                 self.stage("no-spec-equivalence", lambda: self._no_spec(outputs_spec, baseline))

@@ -9,7 +9,8 @@ from .kinds import request_kinds
 from .resume import resume_equivalence
 from .soak import soak
 
-#: stage name -> function (``ready`` and ``forced-acceptance`` are run by the sequence itself)
+#: stage name -> function (``ready`` is run by the sequence itself; ``forced-acceptance`` runs on a
+#: server started with the forced-acceptance env, a job of its own in a matrix)
 STAGES = {
     "ready": ready,
     "first-decode": first_decode,
@@ -20,6 +21,7 @@ STAGES = {
     "greedy-equivalence": greedy_equivalence,
     "soak": soak,
     "log-scan": log_scan,
+    "forced-acceptance": forced_acceptance,
 }
 
 __all__ = ["STAGES", "forced_acceptance", "refusal", "ready"]

@@ -7,51 +7,36 @@ from __future__ import annotations
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from ..run import StageFailed, free_port, generate, prompt_set, wait_ready
+from ..run import StageFailed, generate, prompt_set
 
 STAGE = "forced-acceptance"
 MIN_ACCEPT = 1.5
 
 
-def forced_acceptance(ctx, baseline):
+def forced_acceptance(ctx):
+    """Runs on the cell's forced-acceptance server (its env carries ``forced_env``)."""
     cfg = ctx.cfg
-    if not cfg.forced_env:
-        return {"skipped": cfg.forced_skip or "skipped: the release has no forced-acceptance variable"}
-    port = free_port()
-    cmd = list(ctx.command)
-    cmd[cmd.index("--port") + 1] = str(port)
-    srv = ctx.start_server(cmd, "server-forced.log", {**cfg.env, **cfg.forced_env})
-    base = srv.base_url
+    base = ctx.base
+    rounds = 3 if cfg.flag_on else 1
+    burst = cfg.threshold + 4
+    before = ctx.report()
     accept: list[float] = []
-    try:
-        wait_ready(ctx, srv, STAGE)
-        rounds = 3 if cfg.flag_on else 1
-        burst = cfg.threshold + 4
-        before = ctx.report(srv)
-        for i in range(rounds):
-            if cfg.flag_on:
-                with ThreadPoolExecutor(burst) as ex:
-                    futs = [ex.submit(generate, base, prompt_set(1, seed=80_000 + i * 100 + k)[0], 32, 300)
-                            for k in range(burst)]
-                    for f in futs:
-                        f.result()
-                time.sleep(0.3)
-            one = generate(base, prompt_set(1, seed=81_000 + i)[0], 32, 300)
-            accept.append(float(one.get("meta_info", {}).get("spec_accept_length") or 0.0))
-        after = ctx.report(srv)
-        switched = after.switches_on - before.switches_on
-        if cfg.flag_on and switched < rounds:
-            raise StageFailed(STAGE, f"{rounds} bursts but {switched} OFF->ON switches under forced acceptance")
-        low = [round(a, 2) for a in accept if a < MIN_ACCEPT]
-        if low:
-            raise StageFailed(STAGE, f"after OFF->ON switches single requests accepted {low} tokens per step "
-                                     f"(forced {cfg.forced_env}); speculation did not resume at full depth")
-        if after.errors:
-            raise StageFailed(STAGE, f"error in the forced-acceptance server log: {after.errors[0]}", after.location)
-    except StageFailed:
-        raise
-    except (OSError, ValueError) as exc:
-        raise StageFailed(STAGE, *ctx._server_failure(f"request failed: {exc}", srv)) from None
-    finally:
-        ctx._teardown(srv, baseline, "teardown-forced")
+    for i in range(rounds):
+        if cfg.flag_on:
+            with ThreadPoolExecutor(burst) as ex:
+                futs = [ex.submit(generate, base, prompt_set(1, seed=80_000 + i * 100 + k)[0], 32, 300)
+                        for k in range(burst)]
+                for f in futs:
+                    f.result()
+            time.sleep(0.3)
+        one = generate(base, prompt_set(1, seed=81_000 + i)[0], 32, 300)
+        accept.append(float(one.get("meta_info", {}).get("spec_accept_length") or 0.0))
+    after = ctx.report()
+    switched = after.switches_on - before.switches_on
+    if cfg.flag_on and switched < rounds:
+        raise StageFailed(STAGE, f"{rounds} bursts but {switched} OFF->ON switches under forced acceptance")
+    low = [round(a, 2) for a in accept if a < MIN_ACCEPT]
+    if low:
+        raise StageFailed(STAGE, f"after OFF->ON switches single requests accepted {low} tokens per step "
+                                 f"(forced {cfg.forced_env}); speculation did not resume at full depth")
     return {"env": cfg.forced_env, "accept_length_after_switches": [round(a, 2) for a in accept]}

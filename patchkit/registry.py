@@ -31,9 +31,9 @@ def patches() -> dict[str, "Patch"]:
                 continue
             mod = importlib.util.module_from_spec(spec)
             spec.loader.exec_module(mod)
-            p = getattr(mod, "PATCH", None)
-            if p is not None:
-                out[p.name] = p
+            for p in (getattr(mod, "PATCH", None), *getattr(mod, "PATCHES", ())):
+                if p is not None:
+                    out[p.name] = p
     return out
 
 

@@ -91,4 +91,7 @@ SPEC = SmokeSpec(
     exclusions=(Exclusion("topk > 1 with page size > 1 (refused by the release)", _topk_page),),
     facts=(("v2_requires_topk1", _v2_requires_topk1), ("topk_page_refused", _topk_page_refused)),
     threshold=4,
+    match=("--speculative-algorithm", "--disable-overlap-schedule", "--disable-cuda-graph", "--speculative-eagle-topk",
+           "--page-size", FLAG),
+    option_defaults=(("--page-size", "1"), ("--speculative-eagle-topk", "1")),
 )

@@ -16,7 +16,8 @@ from .spec import SmokeSpec
 
 #: options of a launch command that never make two cells different (paths, ports, sizes)
 NEUTRAL = ("--model-path", "--model", "--host", "--port", "--speculative-draft-model-path", "--draft-model-path",
-           "--mem-fraction-static", "--tp-size", "--tp", "--tensor-parallel-size", "--log-level")
+           "--mem-fraction-static", "--tp-size", "--tp", "--tensor-parallel-size", "--log-level", "--tokenizer-path",
+           "--load-format", "--served-model-name")
 
 
 @dataclass
@@ -66,15 +67,22 @@ def allpairs(axes: dict[str, tuple[str, ...]], valid: Callable[[dict], bool] = l
         return n
 
     def complete(seed: dict) -> Optional[dict]:
-        cell = dict(seed)
-        for k in names:
-            if k in cell:
-                continue
+        """The seed filled greedily (most new pairs first), backtracking out of dead ends."""
+        rest = [k for k in names if k not in seed]
+
+        def fill(cell: dict, i: int) -> Optional[dict]:
+            if i == len(rest):
+                return cell if valid(cell) else None
+            k = rest[i]
             options = [v for v in axes[k] if valid({**cell, k: v})]
-            if not options:
-                return None
-            cell[k] = max(options, key=lambda v: (gain(cell, k, v), -axes[k].index(v)))
-        return cell if valid(cell) else None
+            options.sort(key=lambda v: (-gain(cell, k, v), axes[k].index(v)))
+            for v in options:
+                got = fill({**cell, k: v}, i + 1)
+                if got is not None:
+                    return got
+            return None
+
+        return fill(dict(seed), 0)
 
     while pairs:
         (ka, a), (kb, b) = min(pairs, key=lambda p: (names.index(p[0][0]), names.index(p[1][0]),
@@ -213,6 +221,8 @@ def server_args_of(command: list[str] | str) -> list[str]:
 
 def match_options(spec: SmokeSpec, facts: Optional[dict] = None) -> set[str]:
     """The options that make two cells different: every option an axis value names."""
+    if spec.match:
+        return set(spec.match)
     names = {"--speculative-algorithm"}
     for ax in (*spec.axes, spec.flag_axis):
         for _, args in ax.values:
@@ -240,14 +250,7 @@ def signature(spec: SmokeSpec, args: list[str]) -> dict[str, str]:
 
 
 def _defaults(spec: SmokeSpec) -> list[tuple[str, str]]:
-    """An axis value whose args are a single ``--opt value`` while another value of the same axis has
-    no args... is not needed: the defaults are the values of the first label of each axis."""
-    out = []
-    for ax in spec.axes:
-        first = parse_options(list(ax.values[0][1]), spec.bool_options)
-        for k, v in first.items():
-            out.append((k, "true" if v is None else v))
-    return out
+    return list(spec.option_defaults)
 
 
 def launch_cell(spec: SmokeSpec, command: str, axes: dict) -> Cell:
@@ -267,7 +270,8 @@ def launch_cell(spec: SmokeSpec, command: str, axes: dict) -> Cell:
     extra += list(algo_args)
     flag = spec.flag_option()
     for k, v in opts.items():
-        if k not in keep or k in ("--speculative-algorithm",):
+        # every option of the user's command but where it serves and what it loads (the tiny model)
+        if k in NEUTRAL or k == "--speculative-algorithm" or (v is not None and "/" in v and k not in keep):
             continue
         if k == flag:
             extra += [s for s in spec.flag_args]

@@ -51,6 +51,12 @@ class MatrixOptions:
     grammar_skip: str = "skipped: no grammar backend"
     #: overrides for every cell's SmokeConfig (tests: faster stand-in settings)
     extra: dict = field(default_factory=dict)
+    #: stop every cell at the first failing stage of any cell (the mutation bench)
+    stop_on_failure: bool = False
+    #: environment for every server (the mutation bench's stand-in faults)
+    env: dict = field(default_factory=dict)
+    #: run cells whose name contains one of these first
+    first: tuple = ()
 
 
 @dataclass
@@ -202,9 +208,22 @@ def run_matrix(spec: SmokeSpec, target: Target, opts: MatrixOptions, progress: P
             if cell.expect == "serve" and cell.flag_on and "forced-acceptance" in spec.stages and plan.forced_env:
                 jobs.append((cell, "forced"))
 
+        if opts.first:
+            jobs.sort(key=lambda j: not any(h in j[0].name for h in opts.first))
+        cancel = threading.Event()
+
         def one(i_job):
             i, (cell, kind) = i_job
             cfg = cell_config(spec, opts, plan, cell, reference)
+            cfg.env = {**cfg.env, **opts.env}
+            cfg.cancel = cancel if opts.stop_on_failure else None
+            if cfg.cancel is not None and cancel.is_set():
+                with lock:
+                    parts.setdefault(cell.name, {})[kind] = (
+                        [], {}, {"passed": False, "verdict": "cancelled", "failure": {
+                            "stage": "-", "message": "cancelled: another cell failed first", "location": ""}},
+                        0.0, cfg.server_args)
+                return
             if kind == "forced":
                 cfg.stages = ("forced-acceptance", "log-scan")
                 cfg.env = {**cfg.env, **plan.forced_env}
@@ -218,6 +237,8 @@ def run_matrix(spec: SmokeSpec, target: Target, opts: MatrixOptions, progress: P
             started = time.monotonic()
             out = ctx.run_cell(command=cell_command(cfg, cfg.port or free_port()))
             seconds = time.monotonic() - started
+            if out["verdict"] == "fail" and opts.stop_on_failure:
+                cancel.set()
             progress(f"[{ctx.cell}] {out['verdict'].upper()} in {seconds:.0f}s"
                      + (f": {out['failure']['stage']}: {out['failure']['message']}" if out["failure"] else ""))
             with lock:
@@ -235,7 +256,8 @@ def run_matrix(spec: SmokeSpec, target: Target, opts: MatrixOptions, progress: P
         kept = [c for c in previous["cells"] if c["name"] not in results]
         cells = kept + cells
     passed = bool(cells) and all(c["verdict"] in ("pass", "refused") for c in cells)
-    bad = next((c for c in cells if c["verdict"] not in ("pass", "refused")), None)
+    bad = next((c for c in cells if c["verdict"] == "fail"), None) or \
+        next((c for c in cells if c["verdict"] not in ("pass", "refused")), None)
     failure = None if bad is None else {**(bad["failure"] or {}), "cell": bad["name"]}
     config = {"tp": opts.tp, "model_path": opts.model_path,
               "model_config_sha256": signoff.config_sha(opts.model_path),
@@ -270,10 +292,12 @@ def _merge_jobs(cell: M.Cell, parts: dict, plan: Plan) -> dict:
                    for st in f_stages]
         timings["forced_time_to_ready_s"] = f_timings.get("time_to_ready_s")
         job_seconds["forced"] = round(f_seconds, 1)
-        if failure is None and f_out["failure"] is not None:
-            failure, verdict = {**f_out["failure"], "stage": f_out["failure"]["stage"] if
-                                f_out["failure"]["stage"].startswith("forced") else
-                                f"forced-acceptance/{f_out['failure']['stage']}"}, "fail"
+        f_fail = f_out["failure"]
+        if f_fail is not None and f_out["verdict"] == "fail" and verdict in ("pass", "cancelled"):
+            name = f_fail["stage"] if f_fail["stage"].startswith("forced") else f"forced-acceptance/{f_fail['stage']}"
+            failure, verdict = {**f_fail, "stage": name}, "fail"
+        elif f_fail is not None and verdict == "pass":
+            failure, verdict = f_fail, f_out["verdict"]
     elif cell.expect == "serve" and cell.flag_on:
         stages.append({"name": "forced-acceptance", "passed": True, "seconds": 0,
                        "detail": {"skipped": plan.forced_skip or "skipped: not in the spec's stages"}})

@@ -71,12 +71,18 @@ class SmokeConfig:
     expect_refusal: str = ""
     #: teardown waits for the GPU memory to fall back to what it was (off when cells share the GPU)
     gpu_check: bool = True
+    #: set by another cell's failure when the run stops at the first failing stage
+    cancel: Optional[threading.Event] = None
 
 
 class StageFailed(Exception):
     def __init__(self, stage: str, message: str, location: str = ""):
         super().__init__(message)
         self.stage, self.message, self.location = stage, message, location
+
+
+class Cancelled(StageFailed):
+    """The run stopped at another cell's first failure before this stage."""
 
 
 def free_port(low: int = 20000, high: int = 45000) -> int:
@@ -265,7 +271,8 @@ class Smoke:
         except (urllib.error.URLError, ConnectionError, OSError, TimeoutError, ValueError, KeyError, TypeError) as exc:
             self.stages.append({"name": name, "passed": False, "seconds": round(time.monotonic() - t0, 2)})
             raise StageFailed(name, *self._server_failure(f"request failed: {type(exc).__name__}: {exc}")) from None
-        self.stages.append({"name": name, "passed": True, "detail": detail, "seconds": round(time.monotonic() - t0, 2)})
+        kept = {k: v for k, v in detail.items() if not k.startswith("_")} if isinstance(detail, dict) else detail
+        self.stages.append({"name": name, "passed": True, "detail": kept, "seconds": round(time.monotonic() - t0, 2)})
         shown = {k: v for k, v in detail.items() if not k.startswith("_")} if isinstance(detail, dict) else detail
         self.say(f"[{name}] ok: {shown}")
         return detail
@@ -319,10 +326,15 @@ class Smoke:
                 for name in cfg.stages:
                     if name == "ready":
                         continue
+                    if cfg.cancel is not None and cfg.cancel.is_set():
+                        raise Cancelled(name, "cancelled: another cell failed first")
                     got = self.stage(name, lambda n=name: S.STAGES[n](self))
                     if name == "greedy-equivalence":
                         outputs_spec = got
                 verdict = "pass"
+        except Cancelled as exc:
+            failure = {"stage": exc.stage, "message": exc.message, "location": ""}
+            verdict = "cancelled"
         except StageFailed as exc:
             failure = {"stage": exc.stage, "message": exc.message, "location": exc.location}
             self.say(f"[{exc.stage}] FAILED: {exc.message} {exc.location}")
@@ -336,7 +348,7 @@ class Smoke:
         if failure is None and not teardown.get("clean"):
             failure = {"stage": "teardown", "message": teardown.get("message", "teardown left processes or GPU memory"),
                        "location": ""}
-        if failure is not None:
+        if failure is not None and verdict != "cancelled":
             verdict = "fail"
         self.timings["total_s"] = round(time.monotonic() - t_start, 2)
         return {"passed": failure is None, "failure": failure, "verdict": verdict}

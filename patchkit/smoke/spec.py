@@ -118,6 +118,11 @@ class SmokeSpec:
     #: name -> fn(reader) -> value (``reader(rel) -> text or None``)
     facts: tuple[tuple[str, Callable], ...] = ()
     threshold: int = 4
+    #: the options that make two launches different configurations (``patchkit launch`` matches
+    #: them against the sign-off's cells); empty: every option an axis names
+    match: tuple[str, ...] = ()
+    #: option -> the value SGLang uses when it is absent (an explicit default is the same launch)
+    option_defaults: tuple[tuple[str, str], ...] = ()
 
     @property
     def flag_axis(self) -> Axis:

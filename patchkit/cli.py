@@ -417,7 +417,7 @@ def smoke(distribution, target_dir, release, target_version, model_path, draft_m
         if tiny:
             mt, md = tinymod.write(log_dir / "tiny-model")
             model_path, draft_model_path = str(mt), str(md)
-            extra = tinymod.TINY_ARGS + extra
+            extra = tinymod.tiny_args(spec) + extra
         if not model_path:
             _fail(PatchkitError("--model-path is required (or --tiny for the built-in model)"))
         cfg = SmokeConfig(model_path, draft_model_path, tp, threshold if threshold is not None else spec.threshold,

@@ -40,3 +40,9 @@ TINY_BASE = ["--load-format", "dummy", "--skip-tokenizer-init", "--attention-bac
 #: flags the known-good tiny launch needs (one EAGLE-3 configuration, sign-off 1.x)
 TINY_ARGS = TINY_BASE + ["--speculative-num-steps", "3", "--speculative-eagle-topk", "1",
                          "--speculative-num-draft-tokens", "4", "--mem-fraction-static", "0.5"]
+
+
+def tiny_args(spec) -> list[str]:
+    """The tiny launch for a patch's smoke spec: the base flags, the spec's speculative flags, and a
+    memory fraction that leaves room for a second server."""
+    return TINY_BASE + list(spec.spec_args) + ["--mem-fraction-static", "0.5"]

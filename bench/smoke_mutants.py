@@ -42,6 +42,7 @@ def parse(argv):
     ap.add_argument("--long-tokens", type=int, default=1500)
     ap.add_argument("--transitions", type=int, default=10)
     ap.add_argument("--timeout", type=float, default=600.0)
+    ap.add_argument("--skip-stage", action="append", default=[], help="leave a stage out (repeatable)")
     return ap.parse_args(argv)
 
 
@@ -114,10 +115,12 @@ def main(argv=None) -> int:
         from patchkit.smoke.matrixrun import MatrixOptions
         env = {"STANDIN_FAULT": m.standin_fault} if (args.standin and m is not None) else {}
         hint = () if m is None or m.cell in ("any", "flag=on") else (m.cell,)
-        opts = MatrixOptions(model, models, 1, args.threshold or spec.threshold, args.crossings, args.timeout,
-                             args.log_dir / (m.name if m else "base"), tiny_base, max(1, args.parallel),
-                             tuple(args.cell), None, None, "", args.soak_seconds, args.long_tokens, args.transitions,
-                             stop_on_failure=m is not None, env=env, first=hint)
+        opts = MatrixOptions(model, models, threshold=args.threshold or spec.threshold, crossings=args.crossings,
+                             timeout=args.timeout, log_dir=args.log_dir / (m.name if m else "base"),
+                             base_args=tiny_base, parallel=max(1, args.parallel), only=tuple(args.cell),
+                             soak_seconds=args.soak_seconds, long_tokens=args.long_tokens,
+                             transitions=args.transitions, stop_on_failure=m is not None, env=env, first=hint,
+                             skip_stages=tuple(args.skip_stage))
         plan = make_plan(spec, t, opts)
         if not args.cell and m is not None:
             plan.cells = [c for c in plan.cells if c.flag_on or any(h in c.name for h in hint)]

@@ -372,14 +372,15 @@ def _tp_from_command(command) -> Optional[int]:
 @click.option("--launch-cell", default="", help="add the cell of this launch command ('python -m sglang.launch_server ...')")
 @click.option("--plan", "plan_only", is_flag=True, help="print the matrix plan and exit")
 @click.option("--patch", "patch_name", default=None, help="the patch whose smoke spec to use (default: the journalled one)")
-@click.option("--soak-seconds", type=float, default=30.0, show_default=True)
-@click.option("--long-tokens", type=int, default=3000, show_default=True, help="tokens per resume-equivalence request")
+@click.option("--soak-seconds", type=float, default=20.0, show_default=True)
+@click.option("--long-tokens", type=int, default=2000, show_default=True, help="tokens per resume-equivalence request")
+@click.option("--skip-stage", "skip_stages", multiple=True, help="leave a stage out of every cell (recorded; repeatable)")
 @click.option("--transitions", type=int, default=10, show_default=True, help="OFF->ON switches a long request lives through")
 @click.option("--json", "as_json", is_flag=True)
 def smoke(distribution, target_dir, release, target_version, model_path, draft_model_path, eagle_draft_model_path,
           tiny, tp, threshold, crossings, server_args, timeout, signoff_path, log_dir, compare_no_spec, no_gate,
-          matrix, parallel, cells, launch_cell, plan_only, patch_name, soak_seconds, long_tokens, transitions,
-          as_json) -> None:
+          matrix, parallel, cells, launch_cell, plan_only, patch_name, soak_seconds, long_tokens, skip_stages,
+          transitions, as_json) -> None:
     """Boot the patched server on this GPU host, drive it across the threshold, write the sign-off."""
     from . import signoff as so
     from .smoke import command as sc
@@ -404,7 +405,7 @@ def smoke(distribution, target_dir, release, target_version, model_path, draft_m
                                      crossings=crossings or 10, server_args=list(server_args), timeout=timeout,
                                      log_dir=log_dir, parallel=parallel, only=tuple(cells), matrix=matrix,
                                      launch_cell=launch_cell, soak_seconds=soak_seconds, long_tokens=long_tokens,
-                                     transitions=transitions)
+                                     transitions=transitions, skip_stages=tuple(skip_stages))
             _plan, rec = sc.plan_and_run(spec, t, opts, path, say, plan_only)
         except PatchkitError as exc:
             _fail(exc)

@@ -7,7 +7,7 @@
 # Each call waits up to $WAIT s (520) and packs what exists into $OUT (at most 8 files):
 #   signoff-matrix-V.json  console-matrix-V.txt  logs-matrix-V.tgz  (and, with MODE=mutants,
 #   bench/results/smoke-mutants-V.{json,md} + console-mutants-V.txt)
-# Env: PARALLEL (5), MODE (matrix | mutants | plan), CELLS ("name1 name2": re-run only these cells, merged
+# Env: PARALLEL (6), MODE (matrix | mutants | plan), CELLS ("name1 name2": re-run only these cells, merged
 #   into the record), MUTANTS ("a b": only these), SMOKE_EXTRA (more `patchkit smoke` arguments, e.g.
 #   "--soak-seconds 20 --skip-stage soak"), MATRIX (a matrix file instead of the default), LAUNCH (a
 #   launch command whose cell is added), PREV (a record to merge CELLS into on a fresh host), FRESH=1
@@ -31,7 +31,7 @@ if [ -n "$B" ]; then
   V=${2:-$(ls -d $SITE/sglang-*.dist-info 2>/dev/null | sed -n 's/.*sglang-\(.*\)\.dist-info/\1/p' | head -1)}
   echo "$V" > $W/version
   $PK apply dynamic-spec-disable --target-dir $SITE > $W/apply-$V.txt 2>&1 || { cat $W/apply-$V.txt; exit 3; }
-  ARGS="--target-dir $SITE --tiny --parallel ${PARALLEL:-5} --log-dir $W/logs-$V --signoff $W/signoff-matrix-$V.json"
+  ARGS="--target-dir $SITE --tiny --parallel ${PARALLEL:-6} --log-dir $W/logs-$V --signoff $W/signoff-matrix-$V.json"
   [ -n "${PREV:-}" ] && cp "$PREV" $W/signoff-matrix-$V.json   # a record to merge re-run cells into
   [ -n "${MATRIX:-}" ] && ARGS="$ARGS --matrix $MATRIX" || ARGS="$ARGS --matrix default"
   for c in ${CELLS:-}; do ARGS="$ARGS --cell $c"; done
@@ -39,7 +39,7 @@ if [ -n "$B" ]; then
 cd $PWD
 { nvidia-smi --query-gpu=name,memory.used,memory.total --format=csv; cat $W/apply-$V.txt; date -u
   if [ "${MODE:-matrix}" = mutants ]; then
-    python3 bench/smoke_mutants.py --target-dir $SITE --parallel ${PARALLEL:-5} --out $W/mut --log-dir $W/logs-$V $(for m in ${MUTANTS:-}; do printf -- '--mutant %s ' $m; done) ${SMOKE_EXTRA:-}
+    python3 bench/smoke_mutants.py --target-dir $SITE --parallel ${PARALLEL:-6} --out $W/mut --log-dir $W/logs-$V $(for m in ${MUTANTS:-}; do printf -- '--mutant %s ' $m; done) ${SMOKE_EXTRA:-}
     echo "mutants rc=\$?"
   elif [ "${MODE:-matrix}" = plan ]; then
     $PK smoke $ARGS --plan

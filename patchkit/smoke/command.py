@@ -40,7 +40,7 @@ def matrix_options(target: Target, spec: SmokeSpec, *, model_path: Optional[str]
                    eagle_draft_path: Optional[str], tiny: bool, tp: int, threshold: Optional[int], crossings: int,
                    server_args: list[str], timeout: float, log_dir: Path, parallel: int, only: tuple,
                    matrix: Optional[str], launch_cell: str, soak_seconds: float, long_tokens: int,
-                   transitions: int, start: Path = Path.cwd()) -> MatrixOptions:
+                   transitions: int, skip_stages: tuple = (), start: Path = Path.cwd()) -> MatrixOptions:
     base = list(server_args)
     if tiny:
         model_path, models, tiny_base = tiny_models(log_dir)
@@ -57,7 +57,7 @@ def matrix_options(target: Target, spec: SmokeSpec, *, model_path: Optional[str]
     return MatrixOptions(model_path, models, tp, threshold if threshold is not None else spec.threshold, crossings,
                          timeout, log_dir, base, max(1, parallel), tuple(only), matrix_file,
                          None if matrix_file else pyproject_section(start), launch_cell, soak_seconds, long_tokens,
-                         transitions)
+                         transitions, skip_stages=tuple(skip_stages))
 
 
 def plan_and_run(spec: SmokeSpec, target: Target, opts: MatrixOptions, signoff_path: Path,

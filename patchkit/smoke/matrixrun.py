@@ -21,7 +21,7 @@ Progress = Callable[[str], None]
 
 #: rough seconds per stage on an H200 with the tiny model (the printed plan, not a promise)
 ESTIMATE_S = {"boot": 90, "first-decode": 5, "threshold-crossings": 20, "sampled-decode": 5, "request-kinds": 25,
-              "resume-equivalence": 40, "greedy-equivalence": 8, "log-scan": 0, "forced-acceptance": 20,
+              "resume-equivalence": 30, "greedy-equivalence": 8, "log-scan": 0, "forced-acceptance": 20,
               "refusal": 60}
 
 
@@ -43,9 +43,10 @@ class MatrixOptions:
     #: [tool.patchkit.smoke] as read from pyproject (axes / cells)
     matrix_section: Optional[dict] = None
     launch_cell: str = ""
-    soak_seconds: float = 30.0
-    long_tokens: int = 3000
+    soak_seconds: float = 20.0
+    long_tokens: int = 2000
     transitions: int = 10
+    rss_tolerance_mib: float = 512.0
     #: GPU memory the cells share (fraction); each server gets total/parallel as --mem-fraction-static
     mem_total: float = 0.8
     grammar_skip: str = "skipped: no grammar backend"
@@ -57,6 +58,8 @@ class MatrixOptions:
     env: dict = field(default_factory=dict)
     #: run cells whose name contains one of these first
     first: tuple = ()
+    #: stages left out (recorded in the plan)
+    skip_stages: tuple = ()
 
 
 @dataclass
@@ -70,7 +73,8 @@ class Plan:
     estimate_s: float
 
     def lines(self, spec: SmokeSpec, parallel: int) -> list[str]:
-        out = [f"plan: {len(self.cells)} cell(s) x stages ({', '.join(spec.stages)}), "
+        stages = [s for s in spec.stages if s not in self.notes.get("skipped_stages", [])]
+        out = [f"plan: {len(self.cells)} cell(s) x stages ({', '.join(stages)}), "
                f"{parallel} server(s) at once, about {self.estimate_s / 60:.1f} min"]
         for c in self.cells:
             extra = f"  [expect refusal: {c.reason}]" if c.expect == "refuse" else ""
@@ -118,14 +122,19 @@ def make_plan(spec: SmokeSpec, target: Target, opts: MatrixOptions) -> Plan:
     missing_forced = [k for k, _ in spec.forced_acceptance_env if k not in present]
     forced_skip = f"skipped: the release has no {', '.join(missing_forced)}" if missing_forced else ""
     notes["checkers_missing"] = [k for k, _ in spec.checker_env if k not in present]
+    notes["skipped_stages"] = list(opts.skip_stages)
+    unknown = [x for x in opts.skip_stages if x not in spec.stages]
+    if unknown:
+        raise UsageError(f"--skip-stage {unknown[0]}: not a stage of this spec ({', '.join(spec.stages)})")
     total = 0.0
     for c in cells:
         if c.expect == "refuse":
             total += ESTIMATE_S["refusal"]
             continue
-        total += ESTIMATE_S["boot"] + sum(ESTIMATE_S.get(s, 0) for s in spec.stages if s != "forced-acceptance") + \
-            (opts.soak_seconds if "soak" in spec.stages else 0)
-        if c.flag_on and forced and "forced-acceptance" in spec.stages:
+        run = [s for s in spec.stages if s not in opts.skip_stages]
+        total += ESTIMATE_S["boot"] + sum(ESTIMATE_S.get(s, 0) for s in run if s != "forced-acceptance") + \
+            (opts.soak_seconds if "soak" in run else 0)
+        if c.flag_on and forced and "forced-acceptance" in run:
             total += ESTIMATE_S["boot"] + ESTIMATE_S["forced-acceptance"]
     slots = max(1, opts.parallel - 1) if opts.parallel > 1 else 1
     estimate = total / slots + ESTIMATE_S["boot"]
@@ -136,9 +145,11 @@ def cell_config(spec: SmokeSpec, opts: MatrixOptions, plan: Plan, cell: M.Cell, 
     mem = round(max(0.05, opts.mem_total / max(1, opts.parallel)), 3)
     args = merge_args(list(opts.base_args) + list(spec.spec_args), list(cell.args), spec.bool_options)
     args = merge_args(args, ["--mem-fraction-static", str(mem)], spec.bool_options)
+    stages = tuple(s for s in spec.stages if s not in opts.skip_stages)
     cfg = SmokeConfig(opts.model_path, opts.models.get("draft"), opts.tp, opts.threshold, opts.crossings, args,
-                      opts.timeout, log_dir=opts.log_dir / cell.name, spec=spec, stages=tuple(spec.stages),
+                      opts.timeout, log_dir=opts.log_dir / cell.name, spec=spec, stages=stages,
                       flag_on=cell.flag_on, env=dict(plan.checker_env), models=dict(opts.models),
+                      rss_tolerance_mib=opts.rss_tolerance_mib,
                       long_tokens=opts.long_tokens, transitions=opts.transitions, soak_seconds=opts.soak_seconds,
                       grammar_skip=opts.grammar_skip, forced_env=dict(plan.forced_env), forced_skip=plan.forced_skip,
                       reference=reference, expect_refusal=cell.reason if cell.expect == "refuse" else "")
@@ -205,7 +216,8 @@ def run_matrix(spec: SmokeSpec, target: Target, opts: MatrixOptions, progress: P
         jobs = []
         for cell in plan.cells:
             jobs.append((cell, "main"))
-            if cell.expect == "serve" and cell.flag_on and "forced-acceptance" in spec.stages and plan.forced_env:
+            if cell.expect == "serve" and cell.flag_on and "forced-acceptance" in spec.stages and plan.forced_env \
+                    and "forced-acceptance" not in opts.skip_stages:
                 jobs.append((cell, "forced"))
 
         if opts.first:

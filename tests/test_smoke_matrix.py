@@ -176,3 +176,24 @@ def test_a_launch_matches_the_cell_built_from_it(opts):
     assert M.launch_mismatch(SPEC, rec, cmd) is None
     if "--page-size 16" not in opts:
         assert M.launch_mismatch(SPEC, rec, cmd + " --page-size 16") == "no passing cell was run with --page-size 16"
+
+
+def test_pyproject_section_and_launch_cell_join_the_plan(tmp_path):
+    from patchkit.ftypes import Target, TargetKind
+    from patchkit.smoke.command import pyproject_section
+    from patchkit.smoke.matrixrun import MatrixOptions, make_plan
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.patchkit.smoke]\naxes = { algorithm = ["STANDALONE"], topk = ["1"] }\n'
+        '[[tool.patchkit.smoke.cell]]\nname = "ours"\nargs = ["--speculative-algorithm", "EAGLE3", '
+        '"--speculative-disable-batch-threshold", "8", "--disable-cuda-graph"]\n')
+    sec = pyproject_section(tmp_path)
+    t = Target("sglang", "0.5.12", STANDIN, TargetKind.DIRECTORY)
+    plan = make_plan(SPEC, t, MatrixOptions("/m", matrix_section=sec, launch_cell=(
+        "python -m sglang.launch_server --model-path /m --speculative-algorithm EAGLE3 --page-size 16")))
+    names = [c.name for c in plan.cells]
+    assert names[-2:] == ["ours", "launch"]
+    assert {c.options["algorithm"] for c in plan.cells if c.origin == "pairwise"} == {"STANDALONE"}
+    ours = plan.cells[-2]
+    assert ours.flag_on and "--disable-cuda-graph" in ours.args
+    with pytest.raises(UsageError, match="--cell nope: no such cell"):
+        make_plan(SPEC, t, MatrixOptions("/m", matrix_section=sec, only=("nope",)))

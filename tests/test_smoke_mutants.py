@@ -69,7 +69,7 @@ def test_a_stale_mutant_refuses_loudly(sglang_scratch):
     t = sglang_scratch("0.5.16")
     base = registry.patch("dynamic-spec-disable")
     stale = MU.mutant(base, "stale", "sglang/srt/speculative/eagle_worker_v2.py",
-                      "this text is not in the patched file", "x", "stale on purpose")
+                      "this text is not in the patched file", "# patchkit: stale mutant", "stale on purpose")
     with pytest.raises(AnchorNotFound, match="no longer contains"):
         engine.apply(stale, t)
     assert stale.name == "dynamic-spec-disable~stale" and stale.smoke is not None  # the base's smoke spec

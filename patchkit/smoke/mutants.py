@@ -53,7 +53,10 @@ def _wrap(e: Edit, name: str, old: str, new: str, last: bool) -> Edit:
         code = module.code
         if new not in code:
             return False
-        return e.is_applied(cst.parse_module(code.replace(new, old)))
+        try:  # undo the mutation and ask the base edit (a short `new` may also occur upstream)
+            return e.is_applied(cst.parse_module(code.replace(new, old)))
+        except cst.ParserSyntaxError:
+            return False
 
     return replace(e, transform=transform, is_applied=applied, description=f"{e.description} [mutant {name}]")
 

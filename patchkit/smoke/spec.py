@@ -145,6 +145,8 @@ def spec_of(patch) -> Optional[SmokeSpec]:
     if pkg is None:
         return None
     name = mod if hasattr(pkg, "__path__") else mod.rpartition(".")[0]
+    if not name:
+        return None
     try:
         return getattr(importlib.import_module(f"{name}.smoke_spec"), "SPEC", None)
     except ImportError:

@@ -56,7 +56,9 @@ def _unpatched_worker(cell: dict, facts: dict) -> Optional[str]:
     cls = worker_of(cell, facts)
     if cls is None or cls in facts["patched_subclasses"]:
         return None
-    return (f"{cell['algorithm']} runs {cls} here (not a subclass of {facts['patched_class']}): "
+    cause = "overlap schedule off" if cell.get("overlap") == "off" else "topk > 1"
+    # one refusal cell per (worker class, cause): the algorithms that share a class share the proof
+    return (f"{cls} runs here ({cause}), not a subclass of {facts['patched_class']}: "
             f"{FLAG} must be refused at start-up")
 
 

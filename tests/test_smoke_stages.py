@@ -124,3 +124,14 @@ def test_the_plan_estimates_before_running(site, tmp_path):
     assert plan.checker_env == {"SGLANG_ENABLE_STRICT_MEM_CHECK_DURING_BUSY": "1", "SGLANG_CHECK_KV_PAGE_INVARIANTS": "1"}
     assert plan.forced_env == {"SGLANG_SIMULATE_ACC_LEN": "3"}
     assert plan.estimate_s > 0
+
+
+def test_greedy_equivalence_judges_a_first_token_divergence(site, tmp_path):
+    only = ("first-decode", "greedy-equivalence")
+    bad = run_cell(site, tmp_path, ON, "wrong_token", stages=only)
+    assert bad["failure"]["stage"] == "greedy-equivalence" and "not a near-tie" in bad["failure"]["message"]
+    tie = run_cell(site, tmp_path / "t", ON, "near_tie0", stages=only)
+    assert tie["verdict"] == "pass", tie["failure"]
+    divs = stage(tie, "greedy-equivalence")["detail"]["divergences"]
+    assert divs and all(d["explained"] for d in divs if d["first_divergent_position"] == 0)
+    assert any(d["first_divergent_position"] == 0 for d in divs)

@@ -135,3 +135,21 @@ def test_greedy_equivalence_judges_a_first_token_divergence(site, tmp_path):
     divs = stage(tie, "greedy-equivalence")["detail"]["divergences"]
     assert divs and all(d["explained"] for d in divs if d["first_divergent_position"] == 0)
     assert any(d["first_divergent_position"] == 0 for d in divs)
+
+
+def test_a_cell_rerun_alone_replaces_its_entry_in_the_record(site, tmp_path):
+    from patchkit.smoke.command import plan_and_run
+    model, models, base = tiny_models(tmp_path / "logs")
+    so = tmp_path / "signoff.json"
+    lines = []
+
+    def opts(cell, **env):
+        return MatrixOptions(model, models, 1, 4, 2, 30.0, tmp_path / "logs", base, parallel=2, only=(cell,),
+                             soak_seconds=2.0, long_tokens=150, transitions=2, env=env)
+    _, first = plan_and_run(SPEC, site, opts(ON, STANDIN_FAULT="no_switch"), so, lines.append)
+    assert lines[0].startswith("plan: 1 cell(s)") and not first["passed"]
+    _, second = plan_and_run(SPEC, site, opts(OFF), so, lines.append)
+    assert [c["name"] for c in second["cells"]] == [ON, OFF]  # the earlier cell is kept
+    _, third = plan_and_run(SPEC, site, opts(ON), so, lines.append)
+    assert [c["name"] for c in third["cells"]] == [OFF, ON] and third["passed"]
+    assert set(third["timings"]["per_cell_s"]) == {ON, OFF}

@@ -629,6 +629,16 @@ def launch(distribution, target_dir, release, target_version, require_signoff, s
     if res.exit_code != 0:
         UI.err.print(Text("not launching", style="red"))
         sys.exit(res.exit_code)
+    if require_signoff:
+        from .smoke.command import launch_refusal
+        try:
+            why = launch_refusal(_target(distribution, target_dir, release, target_version, True), signoff_path,
+                                 list(command))
+        except PatchkitError as exc:
+            _fail(exc)
+        if why:
+            UI.err.print(Text.assemble(("not launching: ", "red"), why))
+            sys.exit(1)
     sys.stdout.flush()
     sys.stderr.flush()
     try:
@@ -669,10 +679,11 @@ def _needs_gpu(t, server_args) -> Optional[str]:
 @target_options
 @click.option("--model-path", default=None)
 @click.option("--draft-model-path", default=None)
-@click.option("--tiny", is_flag=True, help="built-in tiny Llama + one-layer EAGLE-3 draft with dummy weights")
+@click.option("--eagle-draft-model-path", default=None, help="EAGLE (not EAGLE-3) draft for the EAGLE cells")
+@click.option("--tiny", is_flag=True, help="built-in tiny Llama + one-layer EAGLE-3 / EAGLE drafts with dummy weights")
 @click.option("--tp", type=int, default=1)
-@click.option("--threshold", type=int, default=4)
-@click.option("--crossings", type=int, default=20)
+@click.option("--threshold", type=int, default=None, help="batch-size threshold (default: the patch's smoke spec)")
+@click.option("--crossings", type=int, default=None, help="switches each way (default 20; 10 per matrix cell)")
 @click.option("--server-arg", "server_args", multiple=True, help="extra argument for sglang.launch_server (repeatable)")
 @click.option("--timeout", type=float, default=600.0)
 @click.option("--signoff", "signoff_path", type=click.Path(path_type=Path), default=None)
@@ -680,51 +691,92 @@ def _needs_gpu(t, server_args) -> Optional[str]:
               help="server logs (default: <cache>/smoke-logs/<distribution>-<version>-<time>)")
 @click.option("--compare-no-spec", is_flag=True, help="also boot without speculation and compare greedy outputs")
 @click.option("--no-gate", is_flag=True, help="skip the static gate first (to prove the smoke test catches a bad patch)")
+@click.option("--matrix", "matrix", default=None, metavar="FILE|default",
+              help="run a matrix of cells: a TOML/JSON file, or 'default' for the patch's default matrix "
+                   "(also when pyproject.toml has [tool.patchkit.smoke])")
+@click.option("--parallel", type=int, default=1, show_default=True, help="cells served at once on the GPU")
+@click.option("--cell", "cells", multiple=True, help="run only this cell (repeatable); its result replaces the "
+                                                     "cell in an existing record")
+@click.option("--launch-cell", default="", help="add the cell of this launch command ('python -m sglang.launch_server ...')")
+@click.option("--plan", "plan_only", is_flag=True, help="print the matrix plan and exit")
+@click.option("--patch", "patch_name", default=None, help="the patch whose smoke spec to use (default: the journalled one)")
+@click.option("--soak-seconds", type=float, default=20.0, show_default=True)
+@click.option("--long-tokens", type=int, default=2000, show_default=True, help="tokens per resume-equivalence request")
+@click.option("--skip-stage", "skip_stages", multiple=True, help="leave a stage out of every cell (recorded; repeatable)")
+@click.option("--transitions", type=int, default=10, show_default=True, help="OFF->ON switches a long request lives through")
 @click.option("--json", "as_json", is_flag=True)
-def smoke(distribution, target_dir, release, target_version, model_path, draft_model_path, tiny, tp, threshold,
-          crossings, server_args, timeout, signoff_path, log_dir, compare_no_spec, no_gate, as_json) -> None:
+def smoke(distribution, target_dir, release, target_version, model_path, draft_model_path, eagle_draft_model_path,
+          tiny, tp, threshold, crossings, server_args, timeout, signoff_path, log_dir, compare_no_spec, no_gate,
+          matrix, parallel, cells, launch_cell, plan_only, patch_name, soak_seconds, long_tokens, skip_stages,
+          transitions, as_json) -> None:
     """Boot the patched server on this GPU host, drive it across the threshold, write the sign-off.
 
     Exit 0 sign-off passed, 1 failed (written anyway), 2 could not run (no GPU, no target, bad
     arguments: nothing booted, nothing written)."""
     import time
     from . import signoff as so
-    from .smoke.run import Smoke, SmokeConfig
-    from .smoke import tiny as tinymod
+    from .smoke import command as sc
     try:
         t = _target(distribution, target_dir, release, target_version, as_json or UI.quiet)
-        if not model_path and not tiny:
+        if not model_path and not tiny and not plan_only:
             raise UsageError("--model-path is required (or --tiny for the built-in model)")
-        why = _needs_gpu(t, server_args)
+        why = None if plan_only else _needs_gpu(t, server_args)
         if why:
             raise PatchkitError(why)
-        if not no_gate:
+        if not no_gate and not plan_only:
             res = _run_gate(distribution, target_dir, release, target_version, False, None, None, as_json)
             if res.exit_code:
                 sys.exit(res.exit_code)
+        spec = sc.pick_spec(t, patch_name)
     except PatchkitError as exc:
         _fail(exc)
     if log_dir is None:
         log_dir = tgt.cache_dir() / "smoke-logs" / f"{t.distribution}-{t.version}-{time.strftime('%Y%m%d-%H%M%S')}"
-    extra = list(server_args)
-    if tiny:
-        mt, md = tinymod.write(log_dir / "tiny-model")
-        model_path, draft_model_path = str(mt), str(md)
-        extra = tinymod.TINY_ARGS + extra
-    cfg = SmokeConfig(model_path, draft_model_path, tp, threshold, crossings, extra, timeout, log_dir=log_dir,
-                      compare_no_spec=compare_no_spec)
     env_path = os.pathsep.join([str(t.root), os.environ.get("PYTHONPATH", "")]).rstrip(os.pathsep)
     os.environ["PYTHONPATH"] = env_path
-    rec = Smoke(cfg, t, (lambda s: None) if UI.quiet else (lambda s: UI.err.print(Text(s, style="dim")))).run()
     path = signoff_path or so.default_path(t)
-    so.write(rec, path)
+    say = (lambda s: None) if UI.quiet else (lambda s: UI.err.print(Text(s, style="dim")))  # noqa: E731
+    use_matrix = bool(matrix or cells or launch_cell or parallel > 1 or plan_only or sc.pyproject_section(Path.cwd()))
+    if use_matrix:
+        try:
+            opts = sc.matrix_options(t, spec, model_path=model_path, draft_model_path=draft_model_path,
+                                     eagle_draft_path=eagle_draft_model_path, tiny=tiny, tp=tp, threshold=threshold,
+                                     crossings=crossings or 10, server_args=list(server_args), timeout=timeout,
+                                     log_dir=log_dir, parallel=parallel, only=tuple(cells), matrix=matrix,
+                                     launch_cell=launch_cell, soak_seconds=soak_seconds, long_tokens=long_tokens,
+                                     transitions=transitions, skip_stages=tuple(skip_stages))
+            _plan, rec = sc.plan_and_run(spec, t, opts, path, say, plan_only)
+        except PatchkitError as exc:
+            _fail(exc)
+        if rec is None:
+            sys.exit(0)
+    else:
+        from .smoke.run import Smoke, SmokeConfig
+        from .smoke import tiny as tinymod
+        extra = list(server_args)
+        if tiny:
+            mt, md = tinymod.write(log_dir / "tiny-model")
+            model_path, draft_model_path = str(mt), str(md)
+            extra = tinymod.tiny_args(spec) + extra
+        if not model_path:
+            _fail(PatchkitError("--model-path is required (or --tiny for the built-in model)"))
+        cfg = SmokeConfig(model_path, draft_model_path, tp, threshold if threshold is not None else spec.threshold,
+                          crossings or 20, extra, timeout, log_dir=log_dir, compare_no_spec=compare_no_spec, spec=spec)
+        rec = Smoke(cfg, t, say).run()
+        so.write(rec, path)
     if as_json:
         click.echo(json.dumps(rec, indent=2))
     else:
+        for c in rec.get("cells", []):
+            colour = {"pass": "green", "refused": "cyan"}.get(c["verdict"], "red")
+            f = c.get("failure") or {}
+            UI.err.print(Text.assemble((f"{c['verdict'].upper():8}", colour), f" {c['seconds']:6.0f}s  {c['name']}",
+                                       f"  {f.get('stage')}: {f.get('message')}" if f else ""))
         f = rec["failure"]
         UI.err.print(Text.assemble(f"sign-off written to {path}: ", ("PASSED", "green") if rec["passed"] else
                                    ("FAILED", "red"), "" if rec["passed"] else
-                                   f" at {f['stage']}: {f['message']} {f.get('location', '')}"))
+                                   f" at {f.get('cell', '') + ': ' if f.get('cell') else ''}{f['stage']}: "
+                                   f"{f['message']} {f.get('location', '')}"))
         UI.err.print(Text(f"server logs: {log_dir}", style="dim"))
     sys.exit(0 if rec["passed"] else 1)
 

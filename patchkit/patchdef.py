@@ -72,6 +72,9 @@ class Patch:
     examples: tuple = field(default=())
     #: static invariants the gate verifies: (description, fn(reader) -> error or None)
     invariants: tuple = field(default=())
+    #: the patch's smoke spec (patchkit.smoke.spec.SmokeSpec); None: a ``smoke_spec`` module next to
+    #: the patch's own module, if any, provides ``SPEC`` (see patchkit.smoke.spec.spec_of)
+    smoke: Optional[object] = None
 
     def in_range(self, version: str) -> bool:
         return self.specifier.contains(Version(version), prereleases=True)

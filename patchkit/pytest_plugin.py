@@ -32,6 +32,8 @@ def pytest_addoption(parser):
     g.addoption("--patchkit-check", action="append", default=[], metavar="PATH",
                 help="run the attr-init analyzer over PATH (file or folder); repeatable")
     g.addoption("--patchkit-no-cache", action="store_true", default=False, help="ignore cached results")
+    g.addoption("--patchkit-smoke-patch", default=None, metavar="NAME",
+                help="the patch the patchkit_server fixture applies (default: the one that declares a smoke spec)")
 
 
 def pytest_configure(config):
@@ -320,7 +322,7 @@ def patchkit_patched_release(tmp_path):
 
 
 @pytest.fixture
-def patchkit_server(tmp_path):
+def patchkit_server(tmp_path, request):
     """A launched, patched SGLang server (tiny model) for GPU tests: yields its base URL.
     Skips with the reason where there is no GPU or no SGLang."""
     import importlib.util
@@ -332,11 +334,17 @@ def patchkit_server(tmp_path):
     from .smoke import tiny
     from .smoke.run import SmokeConfig, free_port, launch_command
     from .smoke.server import Server
-    t = tgt.installed("sglang")
-    engine.apply(registry.patch("dynamic-spec-disable"), t)
+    from .smoke.spec import default, spec_of
+    name = request.config.getoption("patchkit_smoke_patch", None) or default().patch
+    patch = registry.patch(name)
+    spec = spec_of(patch)
+    if spec is None:
+        pytest.skip(f"patch {name} declares no smoke spec")
+    t = tgt.installed(patch.distribution)
+    engine.apply(patch, t)
     mt, md = tiny.write(tmp_path)
     port = free_port()
-    srv = Server(launch_command(SmokeConfig(str(mt), str(md), server_args=tiny.TINY_ARGS), port),
+    srv = Server(launch_command(SmokeConfig(str(mt), str(md), server_args=tiny.tiny_args(spec), spec=spec), port),
                  tmp_path / "server.log", f"http://127.0.0.1:{port}")
     srv.start()
     try:

@@ -36,9 +36,9 @@ def patches() -> dict[str, "Patch"]:
                 where = os.path.join(folder, info.name)
                 raise PluginError(f"PATCHKIT_PATCH_PATH plugin {where}: import failed: "
                                   f"{type(exc).__name__}: {exc}") from None
-            p = getattr(mod, "PATCH", None)
-            if p is not None:
-                out[p.name] = p
+            for p in (getattr(mod, "PATCH", None), *getattr(mod, "PATCHES", ())):
+                if p is not None:
+                    out[p.name] = p
     return out
 
 

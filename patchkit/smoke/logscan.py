@@ -1,12 +1,13 @@
-"""Read a server log: tracebacks, errors, and the patch's switch lines."""
+"""Read a server log: tracebacks, errors, and the patch's own lines (ready, switches, refusals) as
+its smoke spec describes them."""
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Optional
 
-SWITCH = re.compile(r"patchkit-spec-disable: (OFF|ON) batch_size=(\d+) threshold=(\d+) switches=(\d+)")
-READY = re.compile(r"patchkit-spec-disable: ready threshold=(\d+)")
-DECODE_ATTENTION = re.compile(r"decode_attention=(\[[^\]]*\]|None)")
+from .spec import LogPatterns
+
 ERROR = re.compile(r"(Traceback \(most recent call last\)|\bERROR\b|CUDA error|Segmentation fault|core dumped|"
                    r"AssertionError|AttributeError|RuntimeError)")
 FRAME = re.compile(r'File "([^"]+)", line (\d+), in (\S+)')
@@ -21,30 +22,53 @@ class LogReport:
     #: from the ready line (patch 1.1.0+): whether the zero-step state's backends (target verify,
     #: draft extend) run one-token steps on the decode kernel; "" when the line does not say
     decode_attention: str = ""
+    #: every field the spec reads from the ready line
+    fields: dict = field(default_factory=dict)
+    #: the patch's start-up refusal line, if any
+    refused: str = ""
     errors: list[str] = field(default_factory=list)
     #: last exception line ("AttributeError: ...") and the innermost frame of the first traceback
     exception: str = ""
     location: str = ""
 
 
-def scan(text: str) -> LogReport:
+_DEFAULT: Optional[LogPatterns] = None
+
+
+def _default_patterns() -> LogPatterns:
+    global _DEFAULT
+    if _DEFAULT is None:
+        from .spec import default
+        _DEFAULT = default().patterns
+    return _DEFAULT
+
+
+def scan(text: str, patterns: Optional[LogPatterns] = None) -> LogReport:
+    """The report of a server log under ``patterns`` (default: the registered patch's spec)."""
+    pats = (patterns or _default_patterns()).compiled()
+    off = (patterns or _default_patterns()).off
     rep = LogReport()
-    lines = text.splitlines()
     in_tb = False
     frames: list[str] = []
-    for ln in lines:
-        m = SWITCH.search(ln)
+    for ln in text.splitlines():
+        m = pats["switch"].search(ln)
         if m:
-            if m.group(1) == "OFF":
+            mode = m.groupdict().get("mode", m.group(1) if m.groups() else off)
+            if mode == off:
                 rep.switches_off += 1
             else:
                 rep.switches_on += 1
             continue
-        if READY.search(ln):
+        if pats["ready"].search(ln):
             rep.ready = True
-            da = DECODE_ATTENTION.search(ln)
-            if da:
-                rep.decode_attention = da.group(1)
+            for key, rx in pats.items():
+                if key.startswith("field:"):
+                    fm = rx.search(ln)
+                    if fm:
+                        rep.fields[key[6:]] = fm.group(1)
+            rep.decode_attention = rep.fields.get("decode_attention", "")
+        if pats["refused"] is not None and not rep.refused and pats["refused"].search(ln):
+            rep.refused = ln.strip()[:300]
         if "Traceback (most recent call last)" in ln:
             in_tb = True
             frames = []

@@ -1,14 +1,15 @@
-"""The smoke sequence. ``run()`` returns a sign-off record (dict) and never prints; progress goes
-to the ``progress`` callback."""
+"""The smoke sequence of one cell. ``Smoke.run()`` returns a sign-off record (dict) and never prints;
+progress goes to the ``progress`` callback. What is launched and which log lines count come from
+the patch's smoke spec (``patchkit.smoke.spec``); the stages live in ``patchkit.smoke.stages``."""
 from __future__ import annotations
 
 import random
 import shlex
 import socket
 import sys
+import threading
 import time
 import urllib.error
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional
@@ -17,6 +18,7 @@ from .. import signoff
 from ..ftypes import Target
 from . import logscan
 from .server import Server, ServerExited, ServerTimeout, gpu_memory_used_mib, http_json, wait_gpu_released
+from .spec import LEGACY_STAGES, SmokeSpec
 
 Progress = Callable[[str], None]
 
@@ -37,6 +39,40 @@ class SmokeConfig:
     python: str = sys.executable
     compare_no_spec: bool = False
     new_tokens: int = 16
+    #: the patch's smoke spec (None: the registered patch that declares one)
+    spec: Optional[SmokeSpec] = None
+    #: the stages to run after "ready" (default: the 1.x sequence)
+    stages: tuple[str, ...] = LEGACY_STAGES
+    #: whether the cell sets the patch's flag (the 1.x sequence always does)
+    flag_on: bool = True
+    #: environment for the server (SGLang's checkers)
+    env: dict = field(default_factory=dict)
+    #: {name: path} of the model folders the spec's ``{target}``/``{draft}``/... placeholders name
+    models: dict = field(default_factory=dict)
+    #: resume-equivalence: tokens per long request, OFF->ON transitions it must live through
+    long_tokens: int = 3000
+    transitions: int = 10
+    #: a divergence is explained when both servers' log-prob margin between the two tokens is below
+    #: min(near_tie, near_tie_rel x (top-1 minus top-20 log-prob)) (bf16 near-tie)
+    near_tie: float = 0.05
+    near_tie_rel: float = 0.25
+    soak_seconds: float = 30.0
+    #: soak: allowed growth of the server's host RSS and GPU memory (MiB)
+    rss_tolerance_mib: float = 256.0
+    gpu_tolerance_mib: float = 512.0
+    #: regex / JSON-schema requests: a reason to skip them ("" runs them)
+    grammar_skip: str = "skipped: no grammar backend"
+    #: forced-acceptance pass: env for its server ({} : skipped, with ``forced_skip`` as reason)
+    forced_env: dict = field(default_factory=dict)
+    forced_skip: str = ""
+    #: the speculation-off reference server's base URL (resume-equivalence)
+    reference: Optional["Reference"] = None
+    #: the cell expects a clean start-up refusal instead of a server
+    expect_refusal: str = ""
+    #: teardown waits for the GPU memory to fall back to what it was (off when cells share the GPU)
+    gpu_check: bool = True
+    #: set by another cell's failure when the run stops at the first failing stage
+    cancel: Optional[threading.Event] = None
 
 
 class StageFailed(Exception):
@@ -45,118 +81,265 @@ class StageFailed(Exception):
         self.stage, self.message, self.location = stage, message, location
 
 
-def free_port() -> int:
+class Cancelled(StageFailed):
+    """The run stopped at another cell's first failure before this stage."""
+
+
+def free_port(low: int = 20000, high: int = 45000) -> int:
     """A free port in 20000-45000: SGLang derives further ports from it (gRPC at port + 10000,
     which must stay below 65536), so the kernel's high ephemeral ports do not do."""
     rng = random.Random()
-    for _ in range(200):
-        port = rng.randrange(20000, 45000)
+    for _ in range(400):
+        port = rng.randrange(low, high)
         with socket.socket() as s:
             try:
                 s.bind(("127.0.0.1", port))
             except OSError:
                 continue
             return port
-    raise OSError("no free port in 20000-45000")
+    raise OSError(f"no free port in {low}-{high}")
+
+
+def spec_of_cfg(cfg: SmokeConfig) -> SmokeSpec:
+    if cfg.spec is None:
+        from .spec import default
+        cfg.spec = default()
+    return cfg.spec
+
+
+def fill(args, cfg: SmokeConfig) -> list[str]:
+    """Replace ``{threshold}``, ``{target}``, ``{draft}``, ... in launch arguments."""
+    values = {"threshold": str(cfg.threshold), "target": cfg.model_path,
+              "draft": cfg.draft_model_path or cfg.models.get("draft", ""), **cfg.models}
+    out = []
+    for a in args:
+        try:
+            out.append(a.format(**values))
+        except (KeyError, IndexError):
+            out.append(a)
+    return out
+
+
+def merge_args(base: list[str], override: list[str], bool_options=()) -> list[str]:
+    """``base`` with every option that ``override`` sets removed, then ``override``."""
+    from .matrix import parse_options
+    set_by = set(parse_options(list(override), tuple(bool_options)))
+    out, i = [], 0
+    while i < len(base):
+        a = base[i]
+        takes = a.startswith("--") and "=" not in a and a not in bool_options and i + 1 < len(base) \
+            and not base[i + 1].startswith("--")
+        if a.split("=", 1)[0] in set_by:
+            i += 2 if takes else 1
+            continue
+        out += base[i:i + (2 if takes else 1)]
+        i += 2 if takes else 1
+    return out + list(override)
+
+
+def drop_options(args: list[str], prefixes, bool_options=()) -> list[str]:
+    out, i = [], 0
+    while i < len(args):
+        a = args[i]
+        takes = a.startswith("--") and "=" not in a and a not in bool_options and i + 1 < len(args) \
+            and not args[i + 1].startswith("--")
+        if any(a.startswith(p) for p in prefixes):
+            i += 2 if takes else 1
+            continue
+        out += args[i:i + (2 if takes else 1)]
+        i += 2 if takes else 1
+    return out
 
 
 def launch_command(cfg: SmokeConfig, port: int, speculative: bool = True) -> list[str]:
+    """The server command. 1.x form: the spec's first algorithm with the draft model and the flag,
+    then ``server_args``; ``speculative=False`` drops the spec's speculative options."""
+    spec = spec_of_cfg(cfg)
     cmd = [cfg.python, "-m", "sglang.launch_server", "--model-path", cfg.model_path,
            "--host", cfg.host, "--port", str(port), "--tp-size", str(cfg.tp)]
     extra = list(cfg.server_args)
-    if speculative:
-        cmd += ["--speculative-algorithm", "EAGLE3"]
-        if cfg.draft_model_path:
-            cmd += ["--speculative-draft-model-path", cfg.draft_model_path]
-        cmd += ["--speculative-disable-batch-threshold", str(cfg.threshold)]
-    else:
-        skip = {"--speculative-num-steps", "--speculative-eagle-topk", "--speculative-num-draft-tokens"}
-        out, i = [], 0
-        while i < len(extra):
-            if extra[i] in skip:
-                i += 2
-                continue
-            out.append(extra[i])
-            i += 1
-        extra = out
+    if not speculative:
+        return cmd + drop_options(extra, spec.reference_drop, spec.bool_options)
+    algo = list(spec.algorithms[0].args)
+    if not cfg.draft_model_path and "{draft}" in algo:
+        i = algo.index("{draft}")
+        del algo[i - 1:i + 1]
+    cmd += fill(algo, cfg)
+    if cfg.flag_on:
+        cmd += fill(spec.flag_args, cfg)
     return cmd + extra
 
 
-def _prompt_set(n: int, seed: int = 1234) -> list[list[int]]:
+def cell_command(cfg: SmokeConfig, port: int) -> list[str]:
+    """A matrix cell: ``server_args`` already hold everything (placeholders are filled here)."""
+    return [cfg.python, "-m", "sglang.launch_server", "--model-path", cfg.model_path,
+            "--host", cfg.host, "--port", str(port), "--tp-size", str(cfg.tp)] + fill(cfg.server_args, cfg)
+
+
+def prompt_set(n: int, seed: int = 1234) -> list[list[int]]:
     rng = random.Random(seed)
     return [[1] + [rng.randrange(100, 31000) for _ in range(rng.randrange(6, 24))] for _ in range(n)]
 
 
-def generate(base: str, ids: list[int], n: int, timeout: float, temperature: float = 0.0) -> dict:
-    return http_json(f"{base}/generate", {"input_ids": ids, "sampling_params": {
-        "max_new_tokens": n, "temperature": temperature, "ignore_eos": True}}, timeout=timeout)
+_prompt_set = prompt_set
 
 
-def _first_divergence(a: list[int], b: list[int]) -> Optional[int]:
+def generate(base: str, ids: list[int], n: int, timeout: float, temperature: float = 0.0, **extra) -> dict:
+    sp = {"max_new_tokens": n, "temperature": temperature, "ignore_eos": True}
+    sp.update(extra.pop("sampling", {}))
+    return http_json(f"{base}/generate", {"input_ids": ids, "sampling_params": sp, **extra}, timeout=timeout)
+
+
+def first_divergence(a: list[int], b: list[int]) -> Optional[int]:
     for i, (x, y) in enumerate(zip(a, b)):
         if x != y:
             return i
     return None if len(a) == len(b) else min(len(a), len(b))
 
 
+_first_divergence = first_divergence
+
+
+class Reference:
+    """The speculation-off server of the same release: greedy outputs, cached per request. It may
+    still be starting: ``base`` and ``greedy`` wait until ``set_ready`` or ``set_failed``."""
+
+    def __init__(self, base: str = ""):
+        self._base = base
+        self._cache: dict = {}
+        self._lock = threading.Lock()
+        self._ready = threading.Event()
+        self.error = ""
+        if base:
+            self._ready.set()
+
+    def set_ready(self, base: str) -> None:
+        self._base = base
+        self._ready.set()
+
+    def set_failed(self, error: str) -> None:
+        self.error = error
+        self._ready.set()
+
+    @property
+    def base(self) -> str:
+        self._ready.wait()
+        if self.error:
+            raise StageFailed("resume-equivalence", f"the speculation-off reference server failed: {self.error}")
+        return self._base
+
+    def greedy(self, ids: list[int], n: int) -> list[int]:
+        base = self.base
+        key = (tuple(ids), n)
+        with self._lock:
+            if key in self._cache:
+                return self._cache[key]
+        out = generate(base, ids, n, 600).get("output_ids") or []
+        with self._lock:
+            self._cache[key] = out
+        return out
+
+
 class Smoke:
-    def __init__(self, cfg: SmokeConfig, target: Target, progress: Progress = lambda s: None):
+    def __init__(self, cfg: SmokeConfig, target: Target, progress: Progress = lambda s: None, cell: str = ""):
         self.cfg, self.target, self.progress = cfg, target, progress
+        self.spec = spec_of_cfg(cfg)
+        self.cell = cell
         self.stages: list[dict] = []
         self.timings: dict = {}
         self.server: Optional[Server] = None
+        self.base = ""
+        self.command: list[str] = []
+
+    # ------------------------------------------------------------------ plumbing for stages
+    def say(self, msg: str) -> None:
+        self.progress(f"[{self.cell}] {msg}" if self.cell else msg)
+
+    def report(self, server: Optional[Server] = None) -> logscan.LogReport:
+        srv = server or self.server
+        text = srv.log_path.read_text(errors="replace") if srv else ""
+        return logscan.scan(text, self.spec.patterns)
 
     def stage(self, name: str, fn):
         t0 = time.monotonic()
-        self.progress(f"[{name}] ...")
+        self.say(f"[{name}] ...")
         try:
             detail = fn()
         except StageFailed:
             self.stages.append({"name": name, "passed": False, "seconds": round(time.monotonic() - t0, 2)})
             raise
-        except (urllib.error.URLError, ConnectionError, OSError, TimeoutError, ValueError) as exc:
+        except (urllib.error.URLError, ConnectionError, OSError, TimeoutError, ValueError, KeyError, TypeError) as exc:
             self.stages.append({"name": name, "passed": False, "seconds": round(time.monotonic() - t0, 2)})
-            raise StageFailed(name, *self._server_failure(f"request failed: {exc}")) from None
-        self.stages.append({"name": name, "passed": True, "detail": detail, "seconds": round(time.monotonic() - t0, 2)})
+            raise StageFailed(name, *self._server_failure(f"request failed: {type(exc).__name__}: {exc}")) from None
+        kept = {k: v for k, v in detail.items() if not k.startswith("_")} if isinstance(detail, dict) else detail
+        self.stages.append({"name": name, "passed": True, "detail": kept, "seconds": round(time.monotonic() - t0, 2)})
         shown = {k: v for k, v in detail.items() if not k.startswith("_")} if isinstance(detail, dict) else detail
-        self.progress(f"[{name}] ok: {shown}")
+        self.say(f"[{name}] ok: {shown}")
         return detail
 
-    def _server_failure(self, default: str) -> tuple[str, str]:
+    def _server_failure(self, default: str, server: Optional[Server] = None) -> tuple[str, str]:
         """(message, location) from the server log: the exception that killed it, if any."""
+        srv = server or self.server
         time.sleep(2.0)
-        rep = logscan.scan(self.server.log_path.read_text(errors="replace")) if self.server else logscan.LogReport()
-        state = "" if self.server is None or self.server.alive() else f"server exited with code {self.server.proc.poll()}; "
+        rep = self.report(srv) if srv else logscan.LogReport()
+        state = "" if srv is None or srv.alive() else f"server exited with code {srv.proc.poll()}; "
         if rep.exception:
             return f"{state}{rep.exception}", rep.location
         return f"{state}{default}", ""
 
-    # ------------------------------------------------------------------ stages
+    def start_server(self, cmd: list[str], log_name: str, env: dict) -> Server:
+        port = int(cmd[cmd.index("--port") + 1])
+        srv = Server(cmd, self.cfg.log_dir / log_name, f"http://{self.cfg.host}:{port}", env=dict(env))
+        self.say("$ " + " ".join(f"{k}={v}" for k, v in env.items()) + (" " if env else "")
+                 + " ".join(shlex.quote(c) for c in cmd))
+        srv.start()
+        return srv
+
+    # ------------------------------------------------------------------ the sequence
     def run(self) -> dict:
+        rec = self.run_cell()
+        return signoff.build(self.target, rec["passed"], environment(), self._config(), self.stages,
+                             self.timings, rec["failure"])
+
+    def run_cell(self, command: Optional[list[str]] = None) -> dict:
+        """Run the stages; {"passed", "failure", "verdict"} (the stages and timings are on self)."""
+        from . import stages as S
         cfg = self.cfg
         t_start = time.monotonic()
         failure = None
-        teardown: dict = {}
-        baseline = gpu_memory_used_mib()
+        verdict = "fail"
+        baseline = gpu_memory_used_mib() if cfg.gpu_check else None
         port = cfg.port or free_port()
-        base = f"http://{cfg.host}:{port}"
-        cmd = launch_command(cfg, port)
-        self.server = Server(cmd, cfg.log_dir / "server.log", base)
-        outputs_spec: dict = {}
+        self.base = f"http://{cfg.host}:{port}"
+        self.command = command or launch_command(cfg, port)
+        if command:
+            self.command[self.command.index("--port") + 1] = str(port)
+        teardown: dict = {}
+        outputs_spec = None
         try:
-            self.progress("$ " + " ".join(shlex.quote(c) for c in cmd))
-            self.server.start()
-            self.stage("ready", lambda: self._ready())
-            self.stage("first-decode", lambda: self._first_decode(base))
-            self.stage("threshold-crossings", lambda: self._crossings(base))
-            self.stage("sampled-decode", lambda: self._sampled(base))
-            outputs_spec = self.stage("greedy-equivalence", lambda: self._equivalence(base))
-            self.stage("log-scan", lambda: self._log_scan())
+            self.server = self.start_server(self.command, "server.log", cfg.env)
+            if cfg.expect_refusal:
+                self.stage("refusal", lambda: S.refusal(self))
+                verdict = "refused"
+            else:
+                self.stage("ready", lambda: S.ready(self))
+                for name in cfg.stages:
+                    if name == "ready":
+                        continue
+                    if cfg.cancel is not None and cfg.cancel.is_set():
+                        raise Cancelled(name, "cancelled: another cell failed first")
+                    got = self.stage(name, lambda n=name: S.STAGES[n](self))
+                    if name == "greedy-equivalence":
+                        outputs_spec = got
+                verdict = "pass"
+        except Cancelled as exc:
+            failure = {"stage": exc.stage, "message": exc.message, "location": ""}
+            verdict = "cancelled"
         except StageFailed as exc:
             failure = {"stage": exc.stage, "message": exc.message, "location": exc.location}
-            self.progress(f"[{exc.stage}] FAILED: {exc.message} {exc.location}")
+            self.say(f"[{exc.stage}] FAILED: {exc.message} {exc.location}")
         finally:
-            teardown = self._teardown(baseline)
+            teardown = self._teardown(self.server, baseline)
         if failure is None and cfg.compare_no_spec and isinstance(outputs_spec, dict):
             try:
                 self.stage("no-spec-equivalence", lambda: self._no_spec(outputs_spec, baseline))
@@ -165,139 +348,22 @@ class Smoke:
         if failure is None and not teardown.get("clean"):
             failure = {"stage": "teardown", "message": teardown.get("message", "teardown left processes or GPU memory"),
                        "location": ""}
+        if failure is not None and verdict != "cancelled":
+            verdict = "fail"
         self.timings["total_s"] = round(time.monotonic() - t_start, 2)
-        return signoff.build(self.target, failure is None, environment(), self._config(), self.stages,
-                             self.timings, failure)
+        return {"passed": failure is None, "failure": failure, "verdict": verdict}
 
-    def _ready(self):
-        def tick(s: float) -> None:
-            if int(s) % 15 == 0:
-                self.progress(f"waiting for the server ({s:.0f}s)")
-            text = self.server.log_path.read_text(errors="replace")
-            if "hit an exception" in text or "Traceback (most recent call last)" in text:
-                rep = logscan.scan(text)
-                if rep.exception:  # a scheduler died: do not wait for the launcher to notice
-                    raise StageFailed("ready", f"server failed during start-up: {rep.exception}", rep.location)
-        try:
-            t = self.server.wait_ready(self.cfg.timeout, tick)
-        except ServerExited as exc:
-            rep = logscan.scan(exc.tail)
-            raise StageFailed("ready", f"server exited with code {exc.code}: {rep.exception or exc.tail[-400:]}",
-                              rep.location) from None
-        except ServerTimeout as exc:
-            raise StageFailed("ready", str(exc)) from None
-        self.timings["time_to_ready_s"] = round(t, 2)
-        return f"ready in {t:.1f}s"
-
-    def _first_decode(self, base):
-        t0 = time.monotonic()
-        out = generate(base, [1, 100, 200], self.cfg.new_tokens, self.cfg.first_request_timeout)
-        self.timings["first_request_latency_s"] = round(time.monotonic() - t0, 3)
-        ids = out.get("output_ids") or []
-        meta = out.get("meta_info", {})
-        if len(ids) != self.cfg.new_tokens:
-            raise StageFailed("first-decode", f"expected {self.cfg.new_tokens} tokens, got {len(ids)}")
-        verify = meta.get("spec_verify_ct", 0)
-        if not verify:
-            raise StageFailed("first-decode", f"speculation did not run (spec_verify_ct={verify}) below the threshold")
-        return {"tokens": len(ids), "spec_verify_ct": verify, "spec_accept_length": meta.get("spec_accept_length"),
-                "latency_s": self.timings["first_request_latency_s"]}
-
-    def _switches(self) -> logscan.LogReport:
-        return logscan.scan(self.server.log_path.read_text(errors="replace"))
-
-    def _crossings(self, base):
-        cfg = self.cfg
-        rng = random.Random(7)
-        burst = max(cfg.threshold * 2 + 2, cfg.threshold + 6)
-        before = self._switches()
-        singles_spec = 0
-        with ThreadPoolExecutor(burst) as ex:
-            for i in range(cfg.crossings):
-                lens = [rng.choice((24, 40, 64, 96)) for _ in range(burst)]
-                futs = [ex.submit(generate, base, _prompt_set(1, seed=i * 100 + k)[0], n, 300) for k, n in enumerate(lens)]
-                for f, n in zip(futs, lens):
-                    got = len(f.result().get("output_ids") or [])
-                    if got != n:
-                        raise StageFailed("threshold-crossings", f"burst {i}: asked {n} tokens, got {got}")
-                one = generate(base, _prompt_set(1, seed=10_000 + i)[0], rng.choice((16, 32)), 300)
-                if one.get("meta_info", {}).get("spec_accept_length", 0) and \
-                        one["meta_info"].get("spec_verify_ct", 0) < len(one.get("output_ids") or []):
-                    singles_spec += 1  # fewer verify steps than tokens: drafts were accepted
-        time.sleep(1.0)
-        after = self._switches()
-        off = after.switches_off - before.switches_off
-        on = after.switches_on - before.switches_on
-        if off < cfg.crossings or on < cfg.crossings:
-            raise StageFailed("threshold-crossings",
-                              f"expected >= {cfg.crossings} switches each way, the log shows OFF={off} ON={on}")
-        return {"bursts": cfg.crossings, "burst_size": burst, "switches_off": off, "switches_on": on,
-                "singles_with_accepted_drafts": singles_spec}
-
-    def _sampled(self, base):
-        """Temperature sampling on both paths: the verify kernels for sampling differ from the greedy
-        ones (on 0.5.12 the disabled path once handed them int32 tokens and the server died)."""
-        burst = self.cfg.threshold + 4
-        before = self._switches().switches_off
-        with ThreadPoolExecutor(burst) as ex:
-            futs = [ex.submit(generate, base, _prompt_set(1, seed=700 + k)[0], 48, 300, 1.0) for k in range(burst)]
-            got = [len(f.result().get("output_ids") or []) for f in futs]
-        one = generate(base, _prompt_set(1, seed=799)[0], 16, 300, 1.0)
-        if any(g != 48 for g in got) or len(one.get("output_ids") or []) != 16:
-            raise StageFailed("sampled-decode", f"sampled requests returned {got} and {len(one.get('output_ids') or [])} tokens "
-                                                f"(asked 48 each, then 16)")
-        if self._switches().switches_off <= before:
-            raise StageFailed("sampled-decode", "the sampled burst never took the disabled path")
-        return {"burst": burst, "temperature": 1.0, "tokens": sum(got) + 16}
-
-    def _equivalence(self, base):
-        prompts = _prompt_set(6)
-        n = 32
-        alone = [generate(base, p, n, 300).get("output_ids") for p in prompts]
-        filler = [_prompt_set(1, seed=500 + k)[0] for k in range(self.cfg.threshold + 4)]
-        before = self._switches().switches_off
-        with ThreadPoolExecutor(len(prompts) + len(filler)) as ex:
-            futs = [ex.submit(generate, base, p, n, 300) for p in prompts]
-            fill = [ex.submit(generate, base, p, n + 64, 300) for p in filler]
-            batched = [f.result().get("output_ids") for f in futs]
-            for f in fill:
-                f.result()
-        if self._switches().switches_off <= before:
-            raise StageFailed("greedy-equivalence", "the batched run never took the disabled path")
-        divergences = []
-        for i, (a, b) in enumerate(zip(alone, batched)):
-            d = _first_divergence(a or [], b or [])
-            if d is not None:
-                divergences.append({"prompt": i, "first_divergent_position": d})
-        if any(x["first_divergent_position"] == 0 for x in divergences):
-            raise StageFailed("greedy-equivalence", f"first token differs between the speculative and disabled paths: {divergences}")
-        return {"prompts": len(prompts), "identical": len(prompts) - len(divergences), "divergences": divergences,
-                "note": "later divergences are bf16 near-ties between batch shapes" if divergences else "",
-                "_outputs": alone}
-
-    def _log_scan(self):
-        rep = self._switches()
-        if not rep.ready:
-            raise StageFailed("log-scan", "the patch never logged 'patchkit-spec-disable: ready' (threshold not active?)")
-        if rep.errors:
-            raise StageFailed("log-scan", f"{len(rep.errors)} error line(s) in the server log, first: {rep.errors[0]}",
-                              rep.location)
-        detail = {"errors": 0, "switch_lines": rep.switches_off + rep.switches_on}
-        if rep.decode_attention:
-            detail["decode_attention"] = rep.decode_attention
-        return detail
-
-    def _teardown(self, baseline):
-        rep = self.server.stop() if self.server else {}
-        ok_mem, now = wait_gpu_released(baseline)
+    def _teardown(self, server: Optional[Server], baseline, name: str = "teardown"):
+        rep = server.stop() if server else {}
+        ok_mem, now = wait_gpu_released(baseline) if server else (True, None)
         clean = not rep.get("leftover_pids") and ok_mem
         detail = {"leftover_pids": rep.get("leftover_pids", []), "exit_code": rep.get("exit_code"),
                   "gpu_mem_baseline_mib": baseline, "gpu_mem_after_mib": now, "clean": clean}
         if not clean:
             detail["message"] = (f"leftover processes {rep.get('leftover_pids')}" if rep.get("leftover_pids")
                                  else f"GPU memory not released: {now} MiB vs {baseline} MiB before")
-        self.stages.append({"name": "teardown", "passed": clean, "detail": detail, "seconds": 0})
-        self.progress(f"[teardown] {'ok' if clean else 'FAILED'}: {detail}")
+        self.stages.append({"name": name, "passed": clean, "detail": detail, "seconds": 0})
+        self.say(f"[{name}] {'ok' if clean else 'FAILED'}: {detail}")
         return detail
 
     def _no_spec(self, spec_stage, baseline):
@@ -307,14 +373,14 @@ class Smoke:
         srv.start()
         try:
             srv.wait_ready(self.cfg.timeout)
-            prompts = _prompt_set(6)
+            prompts = prompt_set(6)
             plain = [generate(base, p, 32, 300).get("output_ids") for p in prompts]
         finally:
             rep = srv.stop()
             wait_gpu_released(baseline)
         divs = []
         for i, (a, b) in enumerate(zip(spec_stage.get("_outputs", []), plain)):
-            d = _first_divergence(a or [], b or [])
+            d = first_divergence(a or [], b or [])
             if d is not None:
                 divs.append({"prompt": i, "first_divergent_position": d})
         if rep.get("leftover_pids"):
@@ -326,7 +392,28 @@ class Smoke:
                 "model_config_sha256": signoff.config_sha(self.cfg.model_path),
                 "draft_model_path": self.cfg.draft_model_path,
                 "draft_config_sha256": signoff.config_sha(self.cfg.draft_model_path),
-                "threshold": self.cfg.threshold, "server_args": self.cfg.server_args}
+                "threshold": self.cfg.threshold, "server_args": self.cfg.server_args,
+                "patch": self.spec.patch}
+
+
+def wait_ready(ctx: Smoke, server: Server, stage: str) -> float:
+    """Seconds to ready; a scheduler traceback or a refusal in the log fails ``stage`` at once."""
+    def tick(s: float) -> None:
+        if int(s) % 15 == 0:
+            ctx.say(f"waiting for the server ({s:.0f}s)")
+        text = server.log_path.read_text(errors="replace")
+        if "hit an exception" in text or "Traceback (most recent call last)" in text:
+            rep = logscan.scan(text, ctx.spec.patterns)
+            if rep.exception:  # a scheduler died: do not wait for the launcher to notice
+                raise StageFailed(stage, f"server failed during start-up: {rep.exception}", rep.location)
+    try:
+        return server.wait_ready(ctx.cfg.timeout, tick)
+    except ServerExited as exc:
+        rep = logscan.scan(server.log_path.read_text(errors="replace"), ctx.spec.patterns)
+        what = rep.exception or rep.refused or exc.tail[-400:]
+        raise StageFailed(stage, f"server exited with code {exc.code}: {what}", rep.location) from None
+    except ServerTimeout as exc:
+        raise StageFailed(stage, str(exc)) from None
 
 
 def environment() -> dict:

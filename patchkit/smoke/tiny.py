@@ -1,5 +1,6 @@
-"""The built-in tiny model: a small Llama target and a one-layer EAGLE-3 draft (configs only;
-the server loads them with ``--load-format dummy``). Our own fixtures, written on demand."""
+"""The built-in tiny model: a small Llama target, a one-layer EAGLE-3 draft and a one-layer EAGLE
+draft (configs only; the server loads them with ``--load-format dummy``). Our own fixtures, written
+on demand. STANDALONE drafts with the target itself."""
 from __future__ import annotations
 
 import json
@@ -14,19 +15,34 @@ TARGET = {
 }
 DRAFT = {**TARGET, "architectures": ["LlamaForCausalLMEagle3"], "num_hidden_layers": 1,
          "draft_vocab_size": 32000, "target_hidden_size": 1024}
+EAGLE_DRAFT = {**TARGET, "architectures": ["LlamaForCausalLMEagle"], "num_hidden_layers": 1}
 
 
 def write(folder: Path) -> tuple[Path, Path]:
-    """Write target/ and draft/ config folders under ``folder``; returns their paths."""
-    t, d = folder / "target", folder / "draft"
-    for path, cfg in ((t, TARGET), (d, DRAFT)):
-        path.mkdir(parents=True, exist_ok=True)
-        (path / "config.json").write_text(json.dumps(cfg, indent=2) + "\n")
+    """Write target/ and draft/ (EAGLE-3) config folders under ``folder``; returns their paths."""
+    t, d, _e = write_all(folder)
     return t, d
 
 
-#: flags the known-good tiny launch needs (see shared/gpu/README.md)
-TINY_ARGS = ["--load-format", "dummy", "--skip-tokenizer-init", "--attention-backend", "triton",
-             "--sampling-backend", "pytorch", "--grammar-backend", "none",
-             "--speculative-num-steps", "3", "--speculative-eagle-topk", "1",
-             "--speculative-num-draft-tokens", "4", "--mem-fraction-static", "0.5"]
+def write_all(folder: Path) -> tuple[Path, Path, Path]:
+    """Write target/, draft/ (EAGLE-3) and eagle-draft/ (EAGLE) under ``folder``; returns their paths."""
+    t, d, e = folder / "target", folder / "draft", folder / "eagle-draft"
+    for path, cfg in ((t, TARGET), (d, DRAFT), (e, EAGLE_DRAFT)):
+        path.mkdir(parents=True, exist_ok=True)
+        (path / "config.json").write_text(json.dumps(cfg, indent=2) + "\n")
+    return t, d, e
+
+
+#: flags every server of the tiny model needs, speculative or not (see shared/gpu/README.md)
+TINY_BASE = ["--load-format", "dummy", "--skip-tokenizer-init", "--attention-backend", "triton",
+             "--sampling-backend", "pytorch", "--grammar-backend", "none"]
+
+#: flags the known-good tiny launch needs (one EAGLE-3 configuration, sign-off 1.x)
+TINY_ARGS = TINY_BASE + ["--speculative-num-steps", "3", "--speculative-eagle-topk", "1",
+                         "--speculative-num-draft-tokens", "4", "--mem-fraction-static", "0.5"]
+
+
+def tiny_args(spec) -> list[str]:
+    """The tiny launch for a patch's smoke spec: the base flags, the spec's speculative flags, and a
+    memory fraction that leaves room for a second server."""
+    return TINY_BASE + list(spec.spec_args) + ["--mem-fraction-static", "0.5"]

@@ -1,0 +1,99 @@
+"""The smoke spec of dynamic-spec-disable (read by ``patchkit smoke``; see patchkit/smoke/spec.py).
+
+Default matrix: the speculative algorithms whose worker class is ``EAGLEWorkerV2`` or inherits it
+(read from the release's worker factory), x overlap schedule on / off, x CUDA graphs on / off,
+x topk 1 / 2, x page size 1 / 16, x the flag on / off, covered pairwise. With the flag set, a cell
+whose worker class does not inherit ``EAGLEWorkerV2`` (0.5.12 without overlap, or with topk > 1,
+runs spec v1) must be refused at start-up: such cells prove only the refusal.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+from patchkit.smoke.spec import Algorithm, Axis, Exclusion, LogPatterns, Refusal, SmokeSpec
+
+FLAG = "--speculative-disable-batch-threshold"
+SERVER_ARGS = "sglang/srt/server_args.py"
+
+#: (algorithm, SpeculativeAlgorithm predicate, launch args); STANDALONE drafts with a plain Llama:
+#: the tiny target serves as its own draft
+ALGORITHMS = (
+    Algorithm("EAGLE3", "is_eagle", ("--speculative-algorithm", "EAGLE3", "--speculative-draft-model-path", "{draft}")),
+    Algorithm("EAGLE", "is_eagle", ("--speculative-algorithm", "EAGLE", "--speculative-draft-model-path", "{eagle_draft}")),
+    Algorithm("STANDALONE", "is_standalone",
+              ("--speculative-algorithm", "STANDALONE", "--speculative-draft-model-path", "{target}")),
+)
+
+AXES = (
+    Axis("overlap", (("on", ()), ("off", ("--disable-overlap-schedule",)))),
+    Axis("cuda-graph", (("on", ()), ("off", ("--disable-cuda-graph",)))),
+    Axis("topk", (("1", ("--speculative-eagle-topk", "1", "--speculative-num-draft-tokens", "4")),
+                  ("2", ("--speculative-eagle-topk", "2", "--speculative-num-draft-tokens", "4")))),
+    Axis("page", (("1", ()), ("16", ("--page-size", "16")))),
+)
+
+
+def _v2_requires_topk1(read) -> bool:
+    return "spec v2 currently only supports topk = 1" in (read(SERVER_ARGS) or "")
+
+
+def _topk_page_refused(read) -> bool:
+    return "speculative_eagle_topk > 1 with page_size > 1" in (read(SERVER_ARGS) or "")
+
+
+def worker_of(cell: dict, facts: dict) -> Optional[str]:
+    """The worker class the release runs for ``cell`` (None while the cell is too partial to say)."""
+    algo, overlap, topk = cell.get("algorithm"), cell.get("overlap"), cell.get("topk")
+    if algo is None or overlap is None:
+        return None
+    if topk is None and facts.get("v2_requires_topk1") and overlap == "on":
+        return None
+    spec_v2 = overlap == "on" and not (facts.get("v2_requires_topk1") and topk not in (None, "1"))
+    return facts["workers"].get(algo, {}).get("overlap" if spec_v2 else "no-overlap")
+
+
+def _unpatched_worker(cell: dict, facts: dict) -> Optional[str]:
+    cls = worker_of(cell, facts)
+    if cls is None or cls in facts["patched_subclasses"]:
+        return None
+    cause = "overlap schedule off" if cell.get("overlap") == "off" else "topk > 1"
+    # one refusal cell per (worker class, cause): the algorithms that share a class share the proof
+    return (f"{cls} runs here ({cause}), not a subclass of {facts['patched_class']}: "
+            f"{FLAG} must be refused at start-up")
+
+
+def _topk_page(cell: dict, facts: dict) -> Optional[str]:
+    if facts.get("topk_page_refused") and cell.get("topk") not in (None, "1") and cell.get("page") not in (None, "1"):
+        return "the release refuses topk > 1 with page size > 1 on the Triton backend"
+    return None
+
+
+SPEC = SmokeSpec(
+    patch="dynamic-spec-disable",
+    patched_class=("sglang/srt/speculative/eagle_worker_v2.py", "EAGLEWorkerV2"),
+    factory_file="sglang/srt/speculative/spec_info.py",
+    algorithms=ALGORITHMS,
+    axes=AXES,
+    flag_args=(FLAG, "{threshold}"),
+    spec_args=("--speculative-num-steps", "3", "--speculative-eagle-topk", "1", "--speculative-num-draft-tokens", "4"),
+    reference_drop=("--speculative-",),
+    bool_options=("--disable-overlap-schedule", "--disable-cuda-graph", "--skip-tokenizer-init",
+                  "--skip-server-warmup", "--enable-multi-layer-eagle", "--enable-dp-attention"),
+    patterns=LogPatterns(
+        ready=r"patchkit-spec-disable: ready threshold=(\d+)",
+        switch=r"patchkit-spec-disable: (?P<mode>OFF|ON) batch_size=(\d+) threshold=(\d+) switches=(\d+)",
+        off="OFF",
+        refused=(r"patchkit-spec-disable: refused|(ValueError|RuntimeError|AssertionError)\b.*"
+                 r"(speculative[-_]disable[-_]batch[-_]threshold|spec[-_]disable)"),
+        fields=(("decode_attention", r"decode_attention=(\[[^\]]*\]|None)"),),
+    ),
+    checker_env=(("SGLANG_ENABLE_STRICT_MEM_CHECK_DURING_BUSY", "1"), ("SGLANG_CHECK_KV_PAGE_INVARIANTS", "1")),
+    forced_acceptance_env=(("SGLANG_SIMULATE_ACC_LEN", "3"),),
+    refusals=(Refusal("the flag on a worker that does not inherit the patched class", _unpatched_worker),),
+    exclusions=(Exclusion("topk > 1 with page size > 1 (refused by the release)", _topk_page),),
+    facts=(("v2_requires_topk1", _v2_requires_topk1), ("topk_page_refused", _topk_page_refused)),
+    threshold=4,
+    match=("--speculative-algorithm", "--disable-overlap-schedule", "--disable-cuda-graph", "--speculative-eagle-topk",
+           "--page-size", FLAG),
+    option_defaults=(("--page-size", "1"), ("--speculative-eagle-topk", "1")),
+)

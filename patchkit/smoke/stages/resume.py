@@ -1,0 +1,144 @@
+"""resume-equivalence: long greedy requests stay alive while short bursts push the batch over the
+threshold and let it fall back, >= ``transitions`` OFF->ON switches; each long output is compared
+token by token with a speculation-off server of the same release. The first divergence of each
+request is judged at that position on both servers: when both rank the two tokens within a bf16
+near-tie of each other it is explained, anything else fails the stage."""
+from __future__ import annotations
+
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+from ..run import StageFailed, first_divergence, generate, prompt_set
+
+STAGE = "resume-equivalence"
+
+
+def _entries(x) -> list:
+    """[[logprob, token_id, text], ...] -> [(logprob, token_id)]."""
+    out = []
+    for e in x or []:
+        if isinstance(e, (list, tuple)) and len(e) >= 2 and e[0] is not None:
+            out.append((float(e[0]), int(e[1])))
+    return out
+
+
+def position_logprobs(base: str, prefix: list[int], tokens: list[int], k: int = 20) -> dict:
+    """At the position after ``prefix``: top-k log-probs and the log-probs of ``tokens``."""
+    out = generate(base, prefix, 1, 300, return_logprob=True, top_logprobs_num=k, token_ids_logprob=list(tokens))
+    meta = out.get("meta_info", {})
+    tops = meta.get("output_top_logprobs") or [[]]
+    ids = meta.get("output_token_ids_logprobs") or [[]]
+    top = _entries(tops[0] if tops else [])
+    by_id = {t: lp for lp, t in _entries(ids[0] if ids else [])}
+    for lp, t in top:
+        by_id.setdefault(t, lp)
+    return {"top": top, "tokens": {t: by_id.get(t) for t in tokens}}
+
+
+def judge(cfg, a: int, b: int, patched: dict, ref: dict) -> dict:
+    """Is the divergence (patched token ``a``, reference token ``b``) a near-tie on both servers?"""
+    detail = {"patched_token": a, "reference_token": b}
+    explained = True
+    for name, lp in (("patched", patched), ("reference", ref)):
+        la, lb = lp["tokens"].get(a), lp["tokens"].get(b)
+        top = lp["top"]
+        spread = (top[0][0] - top[-1][0]) if len(top) >= 2 else None
+        tie = min(cfg.near_tie, cfg.near_tie_rel * spread) if spread else cfg.near_tie
+        margin = abs(la - lb) if la is not None and lb is not None else None
+        top2 = round(top[0][0] - top[1][0], 6) if len(top) >= 2 else None
+        detail[name] = {"margin_between_tokens": None if margin is None else round(margin, 6), "top2_margin": top2,
+                        "tie_threshold": round(tie, 6)}
+        if margin is None or margin > tie:
+            explained = False
+    detail["explained"] = explained
+    return detail
+
+
+def resume_equivalence(ctx):
+    cfg = ctx.cfg
+    if cfg.reference is None:
+        raise StageFailed(STAGE, "no speculation-off reference server (internal: the matrix starts one)")
+    n_long = max(1, min(2, cfg.threshold))
+    burst = cfg.threshold + 4
+    long_prompts: list[list[int]] = []
+    results: list[dict] = []
+    lived: list[int] = []
+    lock = threading.Lock()
+    t0 = time.monotonic()
+    rounds = 0
+    with ThreadPoolExecutor(n_long + burst) as ex:
+        while rounds < 4:
+            rounds += 1
+            prompts = [prompt_set(1, seed=9000 + rounds * 10 + k)[0] for k in range(n_long)]
+            start_on = ctx.report().switches_on
+            done = threading.Event()
+            finished = [0]
+
+            def long_req(p):
+                out = generate(ctx.base, p, cfg.long_tokens, 1800)
+                with lock:
+                    finished[0] += 1
+                    lived.append(ctx.report().switches_on - start_on)
+                    if finished[0] == n_long:
+                        done.set()
+                return out
+
+            futs = [ex.submit(long_req, p) for p in prompts]
+            time.sleep(0.2)
+            cycles = 0
+            while not done.is_set() and cfg.flag_on:
+                ons = ctx.report().switches_on
+                shorts = [ex.submit(generate, ctx.base, prompt_set(1, seed=20_000 + rounds * 1000 + cycles * 10 + k)[0],
+                                    8, 300) for k in range(burst)]
+                for f in shorts:
+                    f.result()
+                cycles += 1
+                end = time.monotonic() + 5.0  # let the batch fall back under T: wait for the ON line
+                while time.monotonic() < end and ctx.report().switches_on <= ons and not done.is_set():
+                    time.sleep(0.02)
+                time.sleep(0.05)
+                if ctx.report().switches_on - start_on >= cfg.transitions + 2:
+                    break
+            if not cfg.flag_on:  # batch-shape variation only: one burst beside the long requests
+                shorts = [ex.submit(generate, ctx.base, prompt_set(1, seed=30_000 + k)[0], 64, 300) for k in range(burst)]
+                for f in shorts:
+                    f.result()
+            for p, f in zip(prompts, futs):
+                long_prompts.append(p)
+                results.append(f.result())
+            if not cfg.flag_on or (lived and max(lived) >= cfg.transitions):
+                break
+    transitions = max(lived) if lived else 0
+    if cfg.flag_on and transitions < cfg.transitions:
+        raise StageFailed(STAGE, f"the long requests lived through at most {transitions} OFF->ON transitions "
+                                 f"(needed {cfg.transitions}) in {rounds} rounds")
+    ref_outputs = [cfg.reference.greedy(p, cfg.long_tokens) for p in long_prompts]
+    divergences, failures = [], []
+    for i, (p, r, ref) in enumerate(zip(long_prompts, results, ref_outputs)):
+        out = r.get("output_ids") or []
+        if len(out) != cfg.long_tokens:
+            failures.append(f"request {i}: asked {cfg.long_tokens} tokens, got {len(out)}")
+            continue
+        d = first_divergence(out, ref)
+        if d is None:
+            continue
+        if d >= min(len(out), len(ref)):
+            failures.append(f"request {i}: the reference returned {len(ref)} tokens")
+            continue
+        prefix = list(p) + out[:d]
+        a, b = out[d], ref[d]
+        verdict = judge(cfg, a, b, position_logprobs(ctx.base, prefix, [a, b]),
+                        position_logprobs(cfg.reference.base, prefix, [a, b]))
+        verdict.update(request=i, position=d)
+        divergences.append(verdict)
+        if not verdict["explained"]:
+            failures.append(f"request {i} diverges at token {d}: patched {a}, reference {b}, "
+                            f"margins patched={verdict['patched']['margin_between_tokens']} "
+                            f"reference={verdict['reference']['margin_between_tokens']} "
+                            f"(tie threshold {verdict['reference']['tie_threshold']})")
+    if failures:
+        raise StageFailed(STAGE, "; ".join(failures[:3]))
+    return {"requests": len(results), "tokens_each": cfg.long_tokens, "transitions_lived": transitions,
+            "rounds": rounds, "identical": len(results) - len(divergences), "explained_divergences": divergences,
+            "seconds": round(time.monotonic() - t0, 1)}

@@ -1,0 +1,61 @@
+"""bench/gpu/smoke_matrix_on_host.sh end to end on CPU: a bundle built from a real cached release
+(the files the patch and the matrix read) with the STAND-IN server as sglang.launch_server; the
+script unpacks it, applies the patch with patchkit, runs the matrix in the background and packs
+the record, the console and one tarball of logs into $OUT."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import tarfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+STANDIN = ROOT / "fixtures" / "standin_sglang" / "sglang"
+CELL_ON = "EAGLE3-overlap=on-cuda-graph=on-topk=1-page=1-flag=on"
+CELL_OFF = "EAGLE3-overlap=off-cuda-graph=off-topk=2-page=1-flag=off"
+
+
+@pytest.mark.network
+def test_the_host_script_runs_the_matrix_and_packs_out(sglang_release, tmp_path):
+    rel = sglang_release("0.5.12")
+    site = tmp_path / "bundle-src"
+    for part in ("sglang/srt/speculative", "sglang/srt/server_args.py", "sglang/srt/environ.py",
+                 "sglang/srt/arg_groups", "sglang/__init__.py", "sglang/version.py"):
+        src = rel.root / part
+        if src.is_dir():
+            shutil.copytree(src, site / part, ignore=shutil.ignore_patterns("__pycache__", "*.so"))
+        elif src.is_file():
+            (site / part).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, site / part)
+    (site / "sglang" / "__init__.py").write_text("")  # nothing imported at start-up
+    shutil.copy2(STANDIN / "launch_server.py", site / "sglang" / "launch_server.py")
+    for info in rel.root.glob("*.dist-info"):
+        shutil.copytree(info, site / info.name)
+    bundle = tmp_path / "bundle"
+    bundle.mkdir()
+    with tarfile.open(bundle / "site.tar.xz", "w:xz", preset=0) as tf:
+        for p in site.iterdir():
+            tf.add(p, arcname=p.name)
+    out = tmp_path / "out"
+    env = {**os.environ, "OUT": str(out), "WORK_DIR": str(tmp_path / "w"), "SITE_DIR": str(tmp_path / "site"),
+           "PARALLEL": "3", "CELLS": f"{CELL_ON} {CELL_OFF}", "WAIT": "300",
+           "SMOKE_EXTRA": "--soak-seconds 2 --long-tokens 200 --transitions 2 --crossings 2 --timeout 60"}
+    env.pop("PYTHONPATH", None)
+    r = subprocess.run(["bash", str(ROOT / "bench" / "gpu" / "smoke_matrix_on_host.sh"), str(bundle)],
+                       capture_output=True, text=True, cwd=ROOT, env=env, timeout=400)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    assert "started matrix on 0.5.12" in r.stdout and "done" in r.stdout
+    files = sorted(p.name for p in out.iterdir())
+    assert files == ["console-matrix-0.5.12.txt", "logs-matrix-0.5.12.tgz", "signoff-matrix-0.5.12.json"]
+    rec = json.loads((out / "signoff-matrix-0.5.12.json").read_text())
+    assert rec["passed"] and [c["name"] for c in rec["cells"]] == [CELL_ON, CELL_OFF]
+    assert rec["patches"][0]["name"] == "dynamic-spec-disable"  # the journal of the patched site
+    assert "smoke rc=0" in (out / "console-matrix-0.5.12.txt").read_text()
+    with tarfile.open(out / "logs-matrix-0.5.12.tgz") as tf:
+        names = tf.getnames()
+    assert any(n.endswith(f"{CELL_ON}/server.log") for n in names)
+    assert any(n.endswith("reference/server.log") for n in names)

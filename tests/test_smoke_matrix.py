@@ -1,0 +1,199 @@
+"""The configuration matrix: pairwise coverage (property test), what the release's code says about
+the algorithm axis, refusal cells, matrix files, and the match `patchkit launch` demands."""
+from __future__ import annotations
+
+import itertools
+import json
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from patchkit.ftypes import UsageError
+from patchkit.patches.dynamic_spec_disable.smoke_spec import SPEC
+from patchkit.smoke import facts as F, matrix as M
+
+ROOT = Path(__file__).resolve().parent.parent
+STANDIN = ROOT / "fixtures" / "standin_sglang"
+
+
+# ------------------------------------------------------------------ all pairs
+axes_st = st.dictionaries(st.text("abcdefgh", min_size=1, max_size=3),
+                          st.lists(st.text("xyz0123", min_size=1, max_size=2), min_size=1, max_size=4, unique=True)
+                          .map(tuple), min_size=2, max_size=6)
+
+
+@settings(max_examples=60, deadline=None)
+@given(axes_st, st.integers(0, 2**16))
+def test_every_valid_pair_appears_in_some_cell(axes, seed):
+    import random
+    rng = random.Random(seed)
+    names = list(axes)
+    # forbid a random handful of pairs (a constraint like "topk 2 with page 16")
+    banned = set()
+    for _ in range(rng.randrange(0, 3)):
+        i, j = sorted(rng.sample(range(len(names)), 2))
+        banned.add(((names[i], rng.choice(axes[names[i]])), (names[j], rng.choice(axes[names[j]]))))
+
+    def valid(c):
+        return not any(c.get(a) == va and c.get(b) == vb for (a, va), (b, vb) in banned)
+
+    cells, dropped = M.allpairs(axes, valid)
+    assert all(valid(c) and set(c) == set(axes) for c in cells)
+    full = [dict(zip(names, combo)) for combo in itertools.product(*(axes[n] for n in names))]
+    for i, j in itertools.combinations(names, 2):
+        for a in axes[i]:
+            for b in axes[j]:
+                reachable = any(c[i] == a and c[j] == b and valid(c) for c in full)
+                covered = any(c[i] == a and c[j] == b for c in cells)
+                assert covered == reachable, (i, a, j, b)
+    assert len(cells) <= len(full)
+
+
+def test_pairwise_is_much_smaller_than_the_product():
+    axes = {"algorithm": ("EAGLE3", "EAGLE", "STANDALONE"), **{k: ("a", "b") for k in "uvwxy"}}
+    cells, _ = M.allpairs(axes)
+    assert len(cells) <= 9 < 3 * 2 ** 5
+
+
+# ------------------------------------------------------------------ the release decides the axis
+@pytest.mark.network
+@pytest.mark.parametrize("version,no_overlap_eagle", [("0.5.12", "EAGLEWorker"), ("0.5.16", "EAGLEWorkerV2")])
+def test_worker_classes_are_read_from_the_factory(version, no_overlap_eagle, sglang_release):
+    rel = sglang_release(version)
+    facts = M.release_facts(SPEC, rel.root)
+    assert facts["workers"]["EAGLE3"] == {"overlap": "EAGLEWorkerV2", "no-overlap": no_overlap_eagle}
+    assert facts["workers"]["STANDALONE"]["overlap"] == "StandaloneWorkerV2"
+    assert "StandaloneWorkerV2" in facts["patched_subclasses"]
+    assert [n for n, _ in M.algorithm_axis(SPEC, facts)] == ["EAGLE3", "EAGLE", "STANDALONE"]
+    cells, notes = M.default_cells(SPEC, facts)
+    refuse = [c for c in cells if c.expect == "refuse"]
+    if version == "0.5.12":  # spec v1 without overlap or with topk > 1: the flag must be refused there
+        assert refuse and all(c.flag_on for c in refuse)
+        assert all("must be refused" in c.reason for c in refuse)
+        assert "the release refuses topk > 1 with page size > 1 on the Triton backend" in notes["excluded"]
+        assert not any(c.options["topk"] == "2" and c.options["page"] == "16" for c in cells)
+    else:
+        assert not refuse and not notes["excluded"]
+    serve_on = [c for c in cells if c.expect == "serve" and c.flag_on]
+    assert {c.options["algorithm"] for c in serve_on} == {"EAGLE3", "EAGLE", "STANDALONE"}
+
+
+def test_an_algorithm_whose_worker_does_not_inherit_the_patched_class_leaves_the_axis(tmp_path):
+    spec_dir = tmp_path / "sglang" / "srt" / "speculative"
+    spec_dir.mkdir(parents=True)
+    for f in ("spec_info.py", "eagle_worker_v2.py", "eagle_worker.py"):
+        (spec_dir / f).write_text((STANDIN / "sglang" / "srt" / "speculative" / f).read_text())
+    (spec_dir / "standalone_worker_v2.py").write_text("class StandaloneWorkerV2:\n    pass\n")  # no longer a subclass
+    facts = M.release_facts(SPEC, tmp_path)
+    assert [n for n, _ in M.algorithm_axis(SPEC, facts)] == ["EAGLE3", "EAGLE"]
+
+
+def test_worker_classes_follow_overlap_guards():
+    text = (STANDIN / "sglang" / "srt" / "speculative" / "spec_info.py").read_text()
+    assert F.worker_classes(text, "is_standalone") == {"overlap": "StandaloneWorkerV2", "no-overlap": "EAGLEWorker"}
+    assert F.worker_classes(text, "is_ngram") == {}
+
+
+# ------------------------------------------------------------------ files and launch commands
+def test_matrix_file_restricts_axes_and_adds_cells(tmp_path):
+    f = tmp_path / "m.toml"
+    f.write_text('axes = { algorithm = ["EAGLE3"], page = ["1"] }\n'
+                 '[[cell]]\nname = "mine"\nargs = ["--speculative-algorithm", "EAGLE3", "--page-size", "32"]\n')
+    axes, cells = M.cells_from_file(SPEC, f)
+    assert axes == {"algorithm": ["EAGLE3"], "page": ["1"]}
+    facts = M.release_facts(SPEC, STANDIN)
+    got, _ = M.default_cells(SPEC, facts, axes)
+    assert {c.options["algorithm"] for c in got} == {"EAGLE3"} and {c.options["page"] for c in got} == {"1"}
+    cell = M.file_cell(SPEC, cells[0], M.axes_of(SPEC, facts), 0)
+    assert cell.name == "mine" and "--page-size" in cell.args and "32" in cell.args
+    with pytest.raises(UsageError, match="axis 'page' has no value '7'"):
+        M.default_cells(SPEC, facts, {"page": ["7"]})
+    j = tmp_path / "m.json"
+    j.write_text(json.dumps({"cells": [{"name": "x"}]}))
+    with pytest.raises(UsageError, match="each cell needs 'args'"):
+        M.cells_from_file(SPEC, j)
+
+
+def _record(cells):
+    return {"cells": [{"name": n, "verdict": v, "server_args": a} for n, v, a in cells]}
+
+
+BASE = ["--load-format", "dummy", "--speculative-num-steps", "3", "--speculative-eagle-topk", "1",
+        "--speculative-num-draft-tokens", "4", "--mem-fraction-static", "0.2"]
+EAGLE3 = ["--speculative-algorithm", "EAGLE3", "--speculative-draft-model-path", "{draft}"]
+FLAG = ["--speculative-disable-batch-threshold", "{threshold}"]
+
+
+def test_launch_finds_the_passing_cell_with_the_same_options():
+    rec = _record([("a", "pass", BASE + EAGLE3 + FLAG), ("b", "pass", BASE + EAGLE3 + ["--page-size", "16"])])
+    ok = ("python -m sglang.launch_server --model-path /m --speculative-algorithm EAGLE3 "
+          "--speculative-draft-model-path /d --speculative-disable-batch-threshold 32 --port 30000 --tp 1")
+    assert M.launch_mismatch(SPEC, rec, ok) is None
+    # explicit defaults (page size 1, topk 1) are the same options
+    assert M.launch_mismatch(SPEC, rec, ok + " --page-size 1 --speculative-eagle-topk 1") is None
+    assert M.launch_mismatch(SPEC, rec, ok.replace("--speculative-disable-batch-threshold 32", "--page-size 16")) is None
+
+
+def test_launch_names_the_option_no_passing_cell_has():
+    rec = _record([("a", "pass", BASE + EAGLE3 + FLAG), ("b", "fail", BASE + EAGLE3 + FLAG + ["--disable-cuda-graph"]),
+                   ("c", "pass", BASE + EAGLE3 + ["--disable-cuda-graph"])])
+    cmd = ("python -m sglang.launch_server --model-path /m --speculative-algorithm EAGLE3 "
+           "--speculative-disable-batch-threshold 8 --disable-cuda-graph")
+    why = M.launch_mismatch(SPEC, rec, cmd)
+    assert why is not None and "nearest" in why and "--disable-cuda-graph" in why
+    why = M.launch_mismatch(SPEC, rec, cmd + " --page-size 16")
+    assert why == "no passing cell was run with --page-size 16"
+    why = M.launch_mismatch(SPEC, rec, cmd.replace("EAGLE3", "STANDALONE"))
+    assert why == "no passing cell was run with --speculative-algorithm STANDALONE"
+    refused = _record([("r", "refused", BASE + EAGLE3 + FLAG + ["--disable-overlap-schedule"])])
+    assert M.launch_mismatch(SPEC, refused, cmd) == "the sign-off has no passing cell"
+
+
+def test_launch_cell_is_the_users_command_on_the_tiny_model():
+    facts = M.release_facts(SPEC, STANDIN)
+    cell = M.launch_cell(SPEC, "python -m sglang.launch_server --model-path /big --port 1 "
+                               "--speculative-algorithm EAGLE3 --speculative-draft-model-path /big-draft "
+                               "--speculative-disable-batch-threshold 48 --page-size 16 --speculative-eagle-topk 1",
+                         M.axes_of(SPEC, facts))
+    assert cell.flag_on and cell.options["algorithm"] == "EAGLE3"
+    assert "/big" not in " ".join(cell.args) and "{draft}" in cell.args  # the tiny model, not the user's
+    assert ["--page-size", "16"] == cell.args[cell.args.index("--page-size"):cell.args.index("--page-size") + 2]
+    assert "{threshold}" in cell.args
+    with pytest.raises(UsageError, match="NGRAM is not an algorithm"):
+        M.launch_cell(SPEC, "x sglang.launch_server --speculative-algorithm NGRAM", M.axes_of(SPEC, facts))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.sampled_from(["--disable-cuda-graph", "--disable-overlap-schedule", "--page-size 16",
+                                 "--speculative-eagle-topk 2", "--speculative-disable-batch-threshold 9"]),
+                unique=True))
+def test_a_launch_matches_the_cell_built_from_it(opts):
+    facts = M.release_facts(SPEC, STANDIN)
+    cmd = "python -m sglang.launch_server --model-path /m --speculative-algorithm EAGLE3 " + " ".join(opts)
+    cell = M.launch_cell(SPEC, cmd, M.axes_of(SPEC, facts))
+    rec = _record([("launch", "pass", BASE + cell.args)])
+    assert M.launch_mismatch(SPEC, rec, cmd) is None
+    if "--page-size 16" not in opts:
+        assert M.launch_mismatch(SPEC, rec, cmd + " --page-size 16") == "no passing cell was run with --page-size 16"
+
+
+def test_pyproject_section_and_launch_cell_join_the_plan(tmp_path):
+    from patchkit.ftypes import Target, TargetKind
+    from patchkit.smoke.command import pyproject_section
+    from patchkit.smoke.matrixrun import MatrixOptions, make_plan
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.patchkit.smoke]\naxes = { algorithm = ["STANDALONE"], topk = ["1"] }\n'
+        '[[tool.patchkit.smoke.cell]]\nname = "ours"\nargs = ["--speculative-algorithm", "EAGLE3", '
+        '"--speculative-disable-batch-threshold", "8", "--disable-cuda-graph"]\n')
+    sec = pyproject_section(tmp_path)
+    t = Target("sglang", "0.5.12", STANDIN, TargetKind.DIRECTORY)
+    plan = make_plan(SPEC, t, MatrixOptions("/m", matrix_section=sec, launch_cell=(
+        "python -m sglang.launch_server --model-path /m --speculative-algorithm EAGLE3 --page-size 16")))
+    names = [c.name for c in plan.cells]
+    assert names[-2:] == ["ours", "launch"]
+    assert {c.options["algorithm"] for c in plan.cells if c.origin == "pairwise"} == {"STANDALONE"}
+    ours = plan.cells[-2]
+    assert ours.flag_on and "--disable-cuda-graph" in ours.args
+    with pytest.raises(UsageError, match="--cell nope: no such cell"):
+        make_plan(SPEC, t, MatrixOptions("/m", matrix_section=sec, only=("nope",)))

@@ -1,0 +1,155 @@
+"""Every smoke stage has teeth: one matrix cell against the STAND-IN server (fixtures/standin_sglang,
+not SGLang) with a simulated patch fault fails at the stage that must catch it; without the fault
+the cell passes. The same faults simulate the mutants in bench/smoke_mutants.py."""
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from patchkit.ftypes import Target, TargetKind
+from patchkit.patches.dynamic_spec_disable.smoke_spec import SPEC
+from patchkit.smoke.command import tiny_models
+from patchkit.smoke.matrixrun import MatrixOptions, make_plan, run_matrix
+
+STANDIN = Path(__file__).resolve().parent.parent / "fixtures" / "standin_sglang"
+ON = "EAGLE3-overlap=on-cuda-graph=on-topk=1-page=1-flag=on"
+OFF = "EAGLE3-overlap=on-cuda-graph=on-topk=1-page=1-flag=off"
+STANDALONE_ON = "STANDALONE-overlap=on-cuda-graph=on-topk=2-page=16-flag=on"
+REFUSE = "EAGLE3-overlap=off-cuda-graph=on-topk=1-page=1-flag=on"
+
+
+@pytest.fixture
+def site(tmp_path, monkeypatch) -> Target:
+    root = tmp_path / "site"
+    shutil.copytree(STANDIN, root, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setenv("PYTHONPATH", f"{root}{os.pathsep}{os.environ.get('PYTHONPATH', '')}")
+    monkeypatch.setenv("STANDIN_V1_WITHOUT_OVERLAP", "1")  # refuses the flag on spec v1, like patch 2.0
+    return Target("sglang", "0.5.12", root, TargetKind.DIRECTORY)
+
+
+def run_cell(site: Target, tmp_path: Path, cell: str, fault: str = "", **extra) -> dict:
+    model, models, base = tiny_models(tmp_path / "logs")
+    opts = MatrixOptions(model, models, 1, 4, 2, 30.0, tmp_path / "logs", base, parallel=3, only=(cell,),
+                         soak_seconds=3.0, long_tokens=200, transitions=2,
+                         env={"STANDIN_FAULT": fault} if fault else {}, extra=extra)
+    rec = run_matrix(SPEC, site, opts)
+    assert [c["name"] for c in rec["cells"]] == [cell]
+    return rec["cells"][0]
+
+
+def stage(cell: dict, name: str) -> dict:
+    return next(s for s in cell["stages"] if s["name"] == name)
+
+
+def test_a_good_cell_passes_every_stage(site, tmp_path):
+    c = run_cell(site, tmp_path, ON)
+    assert c["verdict"] == "pass", c["failure"]
+    names = [s["name"] for s in c["stages"]]
+    for want in ("ready", "first-decode", "threshold-crossings", "sampled-decode", "request-kinds",
+                 "resume-equivalence", "greedy-equivalence", "soak", "log-scan", "forced-acceptance"):
+        assert want in names
+    resume = stage(c, "resume-equivalence")["detail"]
+    assert resume["transitions_lived"] >= 2 and resume["identical"] == resume["requests"]
+    kinds = stage(c, "request-kinds")["detail"]
+    assert set(kinds["kinds"]) == {"logprobs", "sampling", "stop", "n>1"}
+    assert all(k["took_disabled_path"] for k in kinds["kinds"].values())
+    assert kinds["skipped"]["regex"] == "skipped: no grammar backend"
+    forced = stage(c, "forced-acceptance")["detail"]
+    assert min(forced["accept_length_after_switches"]) >= 1.5
+    assert c["seconds"] > 0 and set(c["job_seconds"]) == {"main", "forced"}
+
+
+def test_flag_off_cell_must_not_switch(site, tmp_path):
+    c = run_cell(site, tmp_path, OFF)
+    assert c["verdict"] == "pass", c["failure"]
+    assert stage(c, "threshold-crossings")["detail"]["switches_off"] == 0
+
+
+@pytest.mark.parametrize("fault,cell,want_stage,want_text", [
+    ("wrong_token", ON, "resume-equivalence", "diverges at token"),
+    ("shared_backends", ON, "resume-equivalence", "diverges at token"),
+    ("int32_sampling", ON, "sampled-decode", "Expected 'candidates' to be of type long"),
+    ("no_switch", ON, "threshold-crossings", "OFF=0 ON=0"),
+    ("shrinking_reserve", ON, "threshold-crossings", "KV page invariant violated"),
+    ("ignore_stop", ON, "request-kinds", "stop above the threshold"),
+    ("no_restore", ON, "forced-acceptance", "did not resume at full depth"),
+    ("subclass_unsafe", STANDALONE_ON, "ready", "'StandaloneWorkerV2' object has no attribute"),
+    ("refuse_all", ON, "ready", "patchkit-spec-disable: refused"),
+])
+def test_each_stage_catches_its_fault(site, tmp_path, fault, cell, want_stage, want_text):
+    c = run_cell(site, tmp_path, cell, fault)
+    assert c["verdict"] == "fail"
+    assert c["failure"]["stage"] == want_stage, c["failure"]
+    assert want_text in c["failure"]["message"]
+
+
+def test_soak_catches_memory_that_grows_with_every_switch(site, tmp_path):
+    c = run_cell(site, tmp_path, ON, "leak", rss_tolerance_mib=48.0, soak_seconds=4.0)
+    assert c["failure"]["stage"] == "soak" and "host memory grew" in c["failure"]["message"]
+    ok = run_cell(site, tmp_path / "ok", ON, "", rss_tolerance_mib=48.0, soak_seconds=4.0)
+    assert ok["verdict"] == "pass" and stage(ok, "soak")["detail"]["rss_growth_mib"] < 48
+
+
+def test_a_near_tie_divergence_is_explained_not_failed(site, tmp_path):
+    c = run_cell(site, tmp_path, ON, "near_tie", stages=tuple(s for s in SPEC.stages if s != "greedy-equivalence"))
+    assert c["verdict"] == "pass", c["failure"]
+    divs = stage(c, "resume-equivalence")["detail"]["explained_divergences"]
+    assert divs and all(d["explained"] for d in divs)
+    assert all(d["reference"]["margin_between_tokens"] == pytest.approx(0.01) for d in divs)
+
+
+def test_the_checkers_are_only_set_where_the_release_has_them(site, tmp_path):
+    (site.root / "sglang" / "srt" / "environ.py").unlink()  # a release without SGLang's checkers
+    c = run_cell(site, tmp_path, ON, "shrinking_reserve")
+    assert c["verdict"] == "pass"  # the fault needs the checker to show: proof the env var is what catches it
+    assert stage(c, "forced-acceptance")["detail"]["skipped"].startswith("skipped: the release has no")
+
+
+def test_a_refusal_cell_demands_a_clean_refusal(site, tmp_path):
+    c = run_cell(site, tmp_path, REFUSE)
+    assert c["verdict"] == "refused" and "patchkit-spec-disable: refused" in stage(c, "refusal")["detail"]["refused"]
+    os.environ.pop("STANDIN_V1_WITHOUT_OVERLAP")
+    c = run_cell(site, tmp_path / "b", REFUSE)
+    assert c["verdict"] == "fail" and "the server started and serves" in c["failure"]["message"]
+
+
+def test_the_plan_estimates_before_running(site, tmp_path):
+    model, models, base = tiny_models(tmp_path)
+    plan = make_plan(SPEC, site, MatrixOptions(model, models, base_args=base, parallel=5))
+    lines = plan.lines(SPEC, 5)
+    assert lines[0].startswith(f"plan: {len(plan.cells)} cell(s) x stages") and "min" in lines[0]
+    assert plan.checker_env == {"SGLANG_ENABLE_STRICT_MEM_CHECK_DURING_BUSY": "1", "SGLANG_CHECK_KV_PAGE_INVARIANTS": "1"}
+    assert plan.forced_env == {"SGLANG_SIMULATE_ACC_LEN": "3"}
+    assert plan.estimate_s > 0
+
+
+def test_greedy_equivalence_judges_a_first_token_divergence(site, tmp_path):
+    only = ("first-decode", "greedy-equivalence")
+    bad = run_cell(site, tmp_path, ON, "wrong_token", stages=only)
+    assert bad["failure"]["stage"] == "greedy-equivalence" and "not a near-tie" in bad["failure"]["message"]
+    tie = run_cell(site, tmp_path / "t", ON, "near_tie0", stages=only)
+    assert tie["verdict"] == "pass", tie["failure"]
+    divs = stage(tie, "greedy-equivalence")["detail"]["divergences"]
+    assert divs and all(d["explained"] for d in divs if d["first_divergent_position"] == 0)
+    assert any(d["first_divergent_position"] == 0 for d in divs)
+
+
+def test_a_cell_rerun_alone_replaces_its_entry_in_the_record(site, tmp_path):
+    from patchkit.smoke.command import plan_and_run
+    model, models, base = tiny_models(tmp_path / "logs")
+    so = tmp_path / "signoff.json"
+    lines = []
+
+    def opts(cell, **env):
+        return MatrixOptions(model, models, 1, 4, 2, 30.0, tmp_path / "logs", base, parallel=2, only=(cell,),
+                             soak_seconds=2.0, long_tokens=150, transitions=2, env=env)
+    _, first = plan_and_run(SPEC, site, opts(ON, STANDIN_FAULT="no_switch"), so, lines.append)
+    assert lines[0].startswith("plan: 1 cell(s)") and not first["passed"]
+    _, second = plan_and_run(SPEC, site, opts(OFF), so, lines.append)
+    assert [c["name"] for c in second["cells"]] == [ON, OFF]  # the earlier cell is kept
+    _, third = plan_and_run(SPEC, site, opts(ON), so, lines.append)
+    assert [c["name"] for c in third["cells"]] == [OFF, ON] and third["passed"]
+    assert set(third["timings"]["per_cell_s"]) == {ON, OFF}

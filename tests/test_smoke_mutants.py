@@ -59,7 +59,8 @@ def test_every_mutant_applies_checks_and_gates_like_the_real_patch(version, sgla
         res = gate.run(t)
         assert res.exit_code == 0, (m.name, [(s.name, s.verdict, s.detail) for s in res.stages])
         engine.revert(p, t)
-        assert t.file(m.file).read_text() == pristine[m.file]
+        f = t.file(m.file)  # the runtime module is created by the patch: gone again after revert
+        assert (f.read_text() if f.exists() else "") == pristine[m.file]
     assert tried >= (6 if version == "0.5.12" else 5)
 
 

@@ -662,9 +662,9 @@ def _tp_from_command(command) -> Optional[int]:
 
 # ------------------------------------------------------------------------------------------ smoke
 def _needs_gpu(t, server_args) -> Optional[str]:
-    """Why smoke cannot run here, or None: a real SGLang (it has sglang/srt/) needs an NVIDIA GPU
-    unless the server is told to use another device (--server-arg=--device=cpu)."""
-    if not (t.root / "sglang" / "srt").is_dir():
+    """Why smoke cannot run here, or None: a real SGLang (it has sglang/srt/entrypoints/) needs an
+    NVIDIA GPU unless the server is told to use another device (--server-arg=--device=cpu)."""
+    if not (t.root / "sglang" / "srt" / "entrypoints").is_dir():
         return None  # not a real SGLang server (a stand-in): nothing to ask of the machine
     if any(a == "--device" or a.startswith("--device=") for a in server_args):
         return None

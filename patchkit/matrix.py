@@ -70,9 +70,16 @@ def run_one(patch: Patch, version: str, pip_output=None) -> Row:
     with tempfile.TemporaryDirectory(prefix="patchkit-matrix-") as tmp:
         scratch = Target(rel.distribution, rel.version, Path(tmp), TargetKind.DIRECTORY)
         try:
-            strategy = patch.plan(version, engine.reader(rel))
-            for f in strategy.files:
-                if not rel.file(f).exists():  # a file the patch creates
+            read = engine.reader(rel)
+            seen: list[str] = []
+
+            def recording(path: str):  # the scratch holds every file the plan reads, not only those it edits
+                seen.append(path)
+                return read(path)
+
+            strategy = patch.plan(version, recording)
+            for f in dict.fromkeys(seen + list(strategy.files)):
+                if not rel.file(f).exists():  # a file the patch creates, or one the plan looked for
                     continue
                 dst = Path(tmp) / f
                 dst.parent.mkdir(parents=True, exist_ok=True)

@@ -153,6 +153,24 @@ class A:
         pass
 """,
          "Fix the syntax error, or exclude the file (`--exclude 'generated/*'`)."),
+    Rule("PK901", "analysis-budget", "warning",
+         "A class could not be fully analysed within the per-file budget.",
+         "Construction paths multiply with branches and calls; past the per-file budget (seconds and "
+         "walked states) the analyzer stops on that file and says so instead of hanging. Reads it did "
+         "not reach are not judged: a PK901 file is not proven clean.",
+         """
+class C:
+    def __init__(self, a, b, c, d):
+        if a: self.x = 1
+        if b: self.y = 1
+        if c: self.z = 1
+        if d: self.w = 1
+        self.helper()
+
+    def helper(self):
+        if self.x: self.v = 1
+""",
+         "Split the class's construction into smaller helpers, or raise the budget for this file."),
 )}
 
 

@@ -32,7 +32,7 @@ def stages(res):
 def test_clean_patched_tree_passes(patched):
     res = gate.run(patched)
     assert res.exit_code == 0, res.to_dict()
-    assert [s.name for s in res.stages] == ["range", "hashes", "compile", "analyzer", "invariants"]
+    assert [s.name for s in res.stages] == ["range", "hashes", "compile", "lint", "analyzer", "invariants"]
 
 
 @pytest.mark.network

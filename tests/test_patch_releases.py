@@ -125,9 +125,11 @@ def test_threshold_resolution_in_the_patched_code(sglang_scratch, monkeypatch):
     import importlib.util
     t = sglang_scratch("0.5.16")
     engine.apply(registry.patch(PATCH), t)
+    import sys
     spec = importlib.util.spec_from_file_location("patchkit_spec_disable_in_target",
                                                   t.file("sglang/srt/speculative/patchkit_spec_disable.py"))
     mod = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, spec.name, mod)  # dataclasses look their module up
     spec.loader.exec_module(mod)
     resolve = mod.resolve_threshold
 

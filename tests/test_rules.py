@@ -11,7 +11,7 @@ from patchkit.rules import RULES, matching
 from patchkit.ftypes import UsageError
 
 
-@pytest.mark.parametrize("code", [c for c in RULES if c != "PK900"])
+@pytest.mark.parametrize("code", [c for c in RULES if c not in ("PK900", "PK901")])
 def test_example_triggers_its_code(code):
     r = RULES[code]
     found = analyse_source("example.py", textwrap.dedent(r.example), settings=Settings(show_info=True))
@@ -33,3 +33,12 @@ def test_prefix_matching():
     assert matching(["ALL"], "--select") == set(RULES)
     with pytest.raises(UsageError, match="did you mean 'PK003'"):
         matching(["PK03"], "--ignore")
+
+
+def test_the_budget_rule_example_is_cut_short_by_a_tiny_budget():
+    """PK901 appears only past the per-file budget: give the example a budget of one state."""
+    found = analyse_source("example.py", textwrap.dedent(RULES["PK901"].example),
+                           settings=Settings(show_info=True, budget_steps=1))
+    assert any(f.code == "PK901" for f in found)
+    assert not any(f.code == "PK901" for f in analyse_source("example.py", textwrap.dedent(RULES["PK901"].example),
+                                                             settings=Settings(show_info=True)))

@@ -35,6 +35,7 @@ KEYS: dict[str, tuple[Any, str]] = {
     "exclude": (list, "a list of glob patterns"),
     "patches": (list, "a list of patch names"),
     "versions": ((list, str), "a list of release numbers, or \"installed\""),
+    "smoke": (dict, "a table ([tool.patchkit.smoke]: the smoke matrix, see patchkit/smoke/command.py)"),
 }
 CHOICES = {"unknown-bases": ("quiet", "strict"), "fail-on": ("error", "warning")}
 

@@ -210,7 +210,7 @@ def validate(doc: object) -> dict:
     missing = [k for k in required if k not in doc]
     if missing:
         raise SignoffError(f"missing field(s) {', '.join(missing)}")
-    extra = sorted(set(doc) - set(required) - {"schema", "signature"})
+    extra = sorted(set(doc) - set(required) - {"schema", "signature", "cells", "plan"})
     if extra:
         raise SignoffError(f"unknown field(s) {', '.join(extra)}")
     _type("patchkit", doc["patchkit"], str)
@@ -255,6 +255,16 @@ def validate(doc: object) -> dict:
     if doc["failure"] is not None:
         _type("failure.stage", doc["failure"].get("stage"), str)
         _type("failure.message", doc["failure"].get("message"), str)
+    if "cells" in doc:  # a matrix record: one entry per option set (patchkit/smoke/matrixrun.py)
+        _type("cells", doc["cells"], list)
+        for i, c in enumerate(doc["cells"]):
+            _type(f"cells[{i}]", c, dict)
+            _type(f"cells[{i}].name", c.get("name"), str)
+            _type(f"cells[{i}].verdict", c.get("verdict"), str)
+        if doc["passed"] and (not doc["cells"] or any(c["verdict"] not in ("pass", "refused") for c in doc["cells"])):
+            raise SignoffError("'passed' is true but a cell did not pass")
+    if "plan" in doc:
+        _type("plan", doc["plan"], dict)
     if doc["passed"]:
         if doc["failure"] is not None:
             raise SignoffError(f"'passed' is true but 'failure' names stage {doc['failure'].get('stage')!r}")

@@ -31,8 +31,11 @@ def test_launch_demands_a_passing_cell_with_the_same_options(sglang_scratch, tmp
     t = sglang_scratch("0.5.12")
     engine.apply(registry.patch("dynamic-spec-disable"), t)
     rec = signoff.build(t, True, {}, {"tp": 1}, [], {}, None)
+    # a passing matrix whose cells never ran with --page-size 16 (a record with a failing cell is
+    # not a passing sign-off at all: signoff.validate refuses 'passed: true' with one)
     rec["cells"] = [{"name": "eagle3-on", "verdict": "pass", "server_args": CELL},
-                    {"name": "eagle3-on-page16", "verdict": "fail", "server_args": CELL + ["--page-size", "16"]}]
+                    {"name": "eagle3-on-topk2", "verdict": "refused",
+                     "server_args": CELL + ["--speculative-eagle-topk", "2"]}]
     so = tmp_path / "signoff.json"
     signoff.write(rec, so)
     ok = launch(t, so, "--speculative-algorithm", "EAGLE3", "--speculative-draft-model-path", "/models/d",

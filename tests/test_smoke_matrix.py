@@ -73,8 +73,10 @@ def test_worker_classes_are_read_from_the_factory(version, no_overlap_eagle, sgl
         assert all("must be refused" in c.reason for c in refuse)
         assert "the release refuses topk > 1 with page size > 1 on the Triton backend" in notes["excluded"]
         assert not any(c.options["topk"] == "2" and c.options["page"] == "16" for c in cells)
-    else:
-        assert not refuse and not notes["excluded"]
+    else:  # every worker inherits the patched class: only patch 2.0's own topk > 1 refusal remains
+        assert all(c.flag_on and c.options["topk"] != "1" and "--speculative-eagle-topk" in c.reason for c in refuse)
+        assert not notes["excluded"]
+    assert all(c.options["topk"] == "1" for c in cells if c.expect == "serve" and c.flag_on)
     serve_on = [c for c in cells if c.expect == "serve" and c.flag_on]
     assert {c.options["algorithm"] for c in serve_on} == {"EAGLE3", "EAGLE", "STANDALONE"}
 

@@ -16,8 +16,8 @@ from patchkit.smoke.matrixrun import MatrixOptions, make_plan, run_matrix
 
 STANDIN = Path(__file__).resolve().parent.parent / "fixtures" / "standin_sglang"
 ON = "EAGLE3-overlap=on-cuda-graph=on-topk=1-page=1-flag=on"
-OFF = "EAGLE3-overlap=on-cuda-graph=on-topk=1-page=1-flag=off"
-STANDALONE_ON = "STANDALONE-overlap=on-cuda-graph=on-topk=2-page=16-flag=on"
+OFF = "STANDALONE-overlap=off-cuda-graph=off-topk=1-page=1-flag=off"
+STANDALONE_ON = "STANDALONE-overlap=on-cuda-graph=on-topk=1-page=1-flag=on"
 REFUSE = "EAGLE3-overlap=off-cuda-graph=on-topk=1-page=1-flag=on"
 
 

@@ -62,6 +62,14 @@ def _unpatched_worker(cell: dict, facts: dict) -> Optional[str]:
             f"{FLAG} must be refused at start-up")
 
 
+def _topk_above_one(cell: dict, facts: dict) -> Optional[str]:
+    """Patch 2.0 refuses the flag with topk > 1 (the zero state is built for a chain draft, as
+    upstream's own adaptive swap requires)."""
+    if cell.get("topk") not in (None, "1"):
+        return f"{FLAG} with --speculative-eagle-topk {cell['topk']} must be refused at start-up"
+    return None
+
+
 def _topk_page(cell: dict, facts: dict) -> Optional[str]:
     if facts.get("topk_page_refused") and cell.get("topk") not in (None, "1") and cell.get("page") not in (None, "1"):
         return "the release refuses topk > 1 with page size > 1 on the Triton backend"
@@ -83,13 +91,14 @@ SPEC = SmokeSpec(
         ready=r"patchkit-spec-disable: ready threshold=(\d+)",
         switch=r"patchkit-spec-disable: (?P<mode>OFF|ON) batch_size=(\d+) threshold=(\d+) switches=(\d+)",
         off="OFF",
-        refused=(r"patchkit-spec-disable: refused|(ValueError|RuntimeError|AssertionError)\b.*"
+        refused=(r"patchkit-spec-disable: refused|(SpecDisableConfigError|ValueError|RuntimeError|AssertionError)\b.*"
                  r"(speculative[-_]disable[-_]batch[-_]threshold|spec[-_]disable)"),
         fields=(("decode_attention", r"decode_attention=(\[[^\]]*\]|None)"),),
     ),
     checker_env=(("SGLANG_ENABLE_STRICT_MEM_CHECK_DURING_BUSY", "1"), ("SGLANG_CHECK_KV_PAGE_INVARIANTS", "1")),
     forced_acceptance_env=(("SGLANG_SIMULATE_ACC_LEN", "3"),),
-    refusals=(Refusal("the flag on a worker that does not inherit the patched class", _unpatched_worker),),
+    refusals=(Refusal("the flag on a worker that does not inherit the patched class", _unpatched_worker),
+              Refusal("the flag with topk > 1", _topk_above_one)),
     exclusions=(Exclusion("topk > 1 with page size > 1 (refused by the release)", _topk_page),),
     facts=(("v2_requires_topk1", _v2_requires_topk1), ("topk_page_refused", _topk_page_refused)),
     threshold=4,

@@ -10,7 +10,8 @@ from typing import Optional
 
 from .library import (EXC_ATTRS, FIELD_BASE_ATTRS, OBJECT_ATTRS, THREAD_ATTRS, TORCH_MODULE_ATTRS, External,
                       classify_external)
-from .model import ClassInfo, ensure_scanned, new_instances
+from .model import ClassInfo
+from .scan import ensure_scanned, new_instances
 from .openness import open_reason
 
 

@@ -11,7 +11,8 @@ from typing import Optional
 from ..ftypes import Finding, Severity
 from . import messages as M
 from .classmodel import ClassFacts, _unimplemented_abstract
-from .model import ClassInfo, dotted, ensure_scanned, fast_walk, first_param, self_attr
+from .model import ClassInfo, dotted, fast_walk, first_param, self_attr
+from .scan import ensure_scanned
 from .reads import collect_reads
 from .severity import _RUN_BEFORE, _branch_only, _calls_super, _mode_split, _why
 

@@ -178,13 +178,14 @@ class Analyzer(ClassModel, ReadJudge):
         # -- reads during construction
         # an abstract base is never built itself: its subclasses are, and they are judged on their own
         # (a dataclass field or a class attribute the base only declares)
-        abstract_base = bool(_unimplemented_abstract(f.classes)) or (
-            any(e.name.split(".")[-1] in ("ABC", "Protocol") for e in f.externals) and bool(self._descendants(ci)))
-        descendants = self._descendants(ci)
+        # (the subclasses are looked up only when a read needs them: the class index parses files)
+        def abstract_base() -> bool:
+            return bool(_unimplemented_abstract(f.classes)) or (
+                any(e.name.split(".")[-1] in ("ABC", "Protocol") for e in f.externals) and bool(self._descendants(ci)))
 
         def subclasses_provide(attr: str) -> bool:
             """A template base: its __init__ reads what every subclass sets before super().__init__()."""
-            leaves = [d for d in descendants if not self._subclasses.get(d.key)]  # the concrete ones
+            leaves = [d for d in self._descendants(ci) if not self._direct_subclasses(d)]  # the concrete ones
             if not leaves:
                 return False
             for d in leaves:
@@ -201,7 +202,7 @@ class Analyzer(ClassModel, ReadJudge):
                     continue
                 if escapes and not strict:
                     continue
-                if (abstract_base or subclasses_provide(attr)) and not strict:
+                if not strict and (abstract_base() or subclasses_provide(attr)):
                     continue
             locs = assigned_anywhere.get(attr, [])
             not_run = [(c, m, ln) for (c, m, ln) in locs if f"{c}.{m}" not in ctor.inlined]
@@ -228,7 +229,8 @@ class Analyzer(ClassModel, ReadJudge):
         findings += self._check_del(ci, f, init, report, known_static)
 
         # -- reads after construction
-        is_abstract_like = bool(self._descendants(ci)) or bool(_unimplemented_abstract(f.classes))
+        def is_abstract_like() -> bool:
+            return bool(_unimplemented_abstract(f.classes)) or bool(self._descendants(ci))
         assigns_nothing = not any(c.assigned_in for c in f.classes) and not f.fields
         seen_methods: set[str] = set()
         always = frozenset.intersection(*(s.assigned for s in terminal))

@@ -162,7 +162,7 @@ class ReadJudge:
         # never assigned in the class's hierarchy
         if (unknown or escapes) and not strict:
             return None
-        if is_abstract_like and not strict and (_unimplemented_abstract(self.facts(ci).classes) or
+        if not strict and is_abstract_like() and (_unimplemented_abstract(self.facts(ci).classes) or
                                                 self._descendant_provides(ci, attr)):
             return None  # a template base: a subclass provides it (and is judged on its own)
         if any(e.kind == "unknown" for e in self.facts(ci).externals) and not strict:

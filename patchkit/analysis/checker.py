@@ -12,7 +12,6 @@ from .flow import Budget, BudgetExceeded, Constructor, State
 from .judge import ReadJudge
 from .model import ClassInfo, ModuleInfo, dotted, first_param
 from .project import Project
-from .reads import collect_reads
 from .severity import _excluded, _private, _suppressed
 
 NOT_CHECKED_METHODS = {"__init__", "__new__", "__init_subclass__", "__post_init__", "__attrs_post_init__", "__del__", "__setstate__",
@@ -48,7 +47,7 @@ class Analyzer(ClassModel, ReadJudge):
         self._facts: dict = project.__dict__.setdefault("_facts_cache", {}).setdefault(settings, {})
         self._sites_cache: dict = {}
         self._reach_cache: dict = {}
-        self._reads_cache: dict = {}
+        self._reads_cache: dict = project.__dict__.setdefault("_reads_cache", {})  # by method node
         self._subclasses: dict[tuple, list[ClassInfo]] = {}
 
 
@@ -74,7 +73,7 @@ class Analyzer(ClassModel, ReadJudge):
                 k = (fnd.path, fnd.line, fnd.attr)
                 if k not in out or (rank[fnd.severity], fnd.col) < (rank[out[k].severity], out[k].col):
                     out[k] = fnd
-        lines = {m.rel: m.lines for m in self.project.tree_modules()}
+        lines = {p: self.project.lines_of(p) for p in {f.path for f in out.values()}}
         result = [f for f in out.values() if not _suppressed(f, lines)]
         if not self.settings.show_info:
             result = [f for f in result if f.severity != Severity.INFO]
@@ -257,7 +256,7 @@ class Analyzer(ClassModel, ReadJudge):
                 refs = c.self_refs.get(mname, ())
                 if all(a in always or known_static(a) for a in refs):
                     continue  # every attribute the method touches is always assigned: nothing to judge
-                for r in collect_reads(fn, selfname):
+                for r in self._reads_of(fn, selfname):
                     attr = r.attr
                     if known_static(attr) or r.guarded or attr in r.known or attr in r.local:
                         continue

@@ -83,9 +83,10 @@ class Project:
             return external_module(name) if external else None
         return mod
 
-    def tree_modules(self) -> list[ModuleInfo]:
-        """The modules of the tree parsed so far."""
-        return [m for m in self._mods.values() if m is not None and not m.external]
+    def lines_of(self, rel: str) -> list[str]:
+        """The source lines of the tree module at ``rel`` parsed so far (empty when none)."""
+        m = self.__dict__.get("_added", {}).get(rel) or self._mods.get(module_name_for(rel))
+        return m.lines if m is not None and m.rel == rel else []
 
     def _may_be_external(self, name: str) -> bool:
         """A module outside the tree may be read from the environment: not one of the tree's own

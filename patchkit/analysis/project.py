@@ -177,6 +177,8 @@ class Project:
         name = ci.qualname.split(".")[-1]
         out: list[ClassInfo] = []
         for rel in sorted(tokens.get(name, ())):
+            if rel != ci.module.rel and not self._may_import(rel, name):
+                continue
             m = self.module(module_name_for(rel), external=False)
             if m is None:
                 continue
@@ -184,6 +186,19 @@ class Project:
                 if c.key != ci.key and any(self._is(self.resolve_class(m, b), ci) for b in c.bases):
                     out.append(c)
         return out
+
+    def _may_import(self, rel: str, name: str) -> bool:
+        """A file that subclasses ``name`` from another module imports it (the name appears again
+        besides the class header) or reaches it as ``module.name``: checked on the text before
+        paying for a parse."""
+        mod = self._mods.get(module_name_for(rel))
+        text = mod.source if mod is not None else self.overlay.get(rel)
+        if text is None and self.root is not None:
+            try:
+                text = (self.root / rel).read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                return False
+        return text is not None and (text.count(name) >= 2 or f".{name}" in text)
 
     @staticmethod
     def _is(r, ci: ClassInfo) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from hypothesis import given, settings as hsettings, strategies as st
 
-from patchkit.analysis import analyse_source, flow
+from patchkit.analysis import analyse_source, state
 from patchkit.analysis.checker import Analyzer, Settings
 from patchkit.analysis.project import Project
 from patchkit.ftypes import Severity
@@ -52,19 +52,20 @@ def _chain(spec: list[tuple[int, int, bool]]) -> str:
     return "\n".join(out)
 
 
-@hsettings(max_examples=40, deadline=None)
+@hsettings(max_examples=60, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 5), st.integers(0, 5), st.booleans()), min_size=2, max_size=9))
-def test_summaries_agree_with_the_exact_walk(spec):
-    """Summaries (calls nested MEMO_DEPTH deep and below) give the same definitely-assigned set as
-    walking every path, on acyclic call graphs."""
+def test_summaries_never_claim_more_than_the_exact_walk(spec):
+    """Summaries (every call summarised) never claim an attribute is definitely assigned when
+    walking every path says it may not be: they may lose a correlation between a caller's test and
+    a deeper callee's (a may-be-unassigned warning more), never hide an unassigned read."""
     src = _chain(spec)
 
     def assigned(depth: int) -> frozenset:
-        old, flow.MEMO_DEPTH = flow.MEMO_DEPTH, depth
+        old, state.MEMO_DEPTH = state.MEMO_DEPTH, depth
         try:
             p = Project(None, {})
             mod = p.add_source("c.py", src)
             return Analyzer(p).definitely_assigned(mod.classes["C"])
         finally:
-            flow.MEMO_DEPTH = old
-    assert assigned(0) == assigned(99)
+            state.MEMO_DEPTH = old
+    assert assigned(0) <= assigned(99)

@@ -303,3 +303,23 @@ def test_gate_fails_on_a_class_that_inherits_the_patched_one(sglang_scratch):
                              hashlib.sha256(before).hexdigest(), j.entries[-1].anchors, j.entries[-1].time)
     j.save()
     assert ("analyzer", "pass") in [(s.name, s.verdict) for s in gate.run(t).stages]
+
+
+def test_cached_run_keeps_the_inherited_finding_and_its_file(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATCHKIT_CACHE_DIR", str(tmp_path / "cache"))
+    root = tree(tmp_path / "src", {"pkg/__init__.py": "", "pkg/base.py": BASE, "pkg/sub.py": """\
+        from .base import Base
+
+
+        class Sub(Base):
+            def __init__(self):
+                self.u = 2
+        """})
+    cold = analyse_paths([root / "pkg"], jobs=1)
+    warm = analyse_paths([root / "pkg"], jobs=1)
+    assert [r.cached for r in warm] == [True] * len(warm)
+    flat = lambda reps: [(Path(f.path).name, f.line, f.cls, f.code) for r in reps for f in r.findings]  # noqa: E731
+    assert flat(cold) == flat(warm) == [("base.py", 6, "Sub", "PK003")]
+    # editing the base (the subclass's file is unchanged) invalidates the subclass's cached result
+    (root / "pkg/base.py").write_text(BASE.replace("return self.t", "return 1"))
+    assert flat(analyse_paths([root / "pkg"], jobs=1)) == []

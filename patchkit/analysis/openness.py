@@ -7,6 +7,7 @@ cannot resolve)."""
 from __future__ import annotations
 
 import ast
+import re
 from typing import Optional
 
 from .model import FIELD_DECORATORS, ClassInfo, ModuleInfo, dotted
@@ -72,7 +73,7 @@ def _factories(mod: ModuleInfo) -> dict[str, int]:
     got = mod.__dict__.get("_type_factories")
     if got is None:
         got = mod.__dict__["_type_factories"] = {}
-        if "type(" in mod.source:
+        if "type(" in mod.source and _TYPE_CALL.search(mod.source):
             for node in ast.walk(mod.tree):
                 if isinstance(node, ast.Call) and dotted(node.func) == "type" and len(node.args) == 3 and \
                         isinstance(node.args[1], ast.Tuple):
@@ -81,6 +82,9 @@ def _factories(mod: ModuleInfo) -> dict[str, int]:
                         if d:
                             got.setdefault(d.split(".")[-1], node.lineno)
     return got
+
+
+_TYPE_CALL = re.compile(r"\btype\([^,()\n]{1,200},\s*\(")
 
 
 def open_reason(classes: list[ClassInfo]) -> Optional[str]:

@@ -4,11 +4,11 @@ definition in another module of the same root (so ``EAGLEWorkerV2(BaseSpecWorker
 from __future__ import annotations
 
 import ast
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping, Optional
 
+from .classindex import header_tokens, tokens_of
 from .external import external_module
 from .library import classify_external
 from .model import ClassInfo, ModuleInfo, build_module
@@ -44,6 +44,7 @@ class Project:
         tree = ast.parse(source, filename=rel)
         mod = build_module(name, rel, tree, source, is_package=rel.endswith("__init__.py"))
         self._mods[name] = mod
+        self.__dict__.setdefault("_added", {})[rel] = mod
         return mod
 
     def module(self, name: str, external: bool = True) -> Optional[ModuleInfo]:
@@ -82,9 +83,10 @@ class Project:
             return external_module(name) if external else None
         return mod
 
-    def tree_modules(self) -> list[ModuleInfo]:
-        """The modules of the tree parsed so far."""
-        return [m for m in self._mods.values() if m is not None and not m.external]
+    def lines_of(self, rel: str) -> list[str]:
+        """The source lines of the tree module at ``rel`` parsed so far (empty when none)."""
+        m = self.__dict__.get("_added", {}).get(rel) or self._mods.get(module_name_for(rel))
+        return m.lines if m is not None and m.rel == rel else []
 
     def _may_be_external(self, name: str) -> bool:
         """A module outside the tree may be read from the environment: not one of the tree's own
@@ -175,6 +177,8 @@ class Project:
         name = ci.qualname.split(".")[-1]
         out: list[ClassInfo] = []
         for rel in sorted(tokens.get(name, ())):
+            if rel != ci.module.rel and not self._may_import(rel, name):
+                continue
             m = self.module(module_name_for(rel), external=False)
             if m is None:
                 continue
@@ -183,37 +187,35 @@ class Project:
                     out.append(c)
         return out
 
+    def _may_import(self, rel: str, name: str) -> bool:
+        """A file that subclasses ``name`` from another module imports it (the name appears again
+        besides the class header) or reaches it as ``module.name``: checked on the text before
+        paying for a parse."""
+        mod = self._mods.get(module_name_for(rel))
+        text = mod.source if mod is not None else self.overlay.get(rel)
+        if text is None and self.root is not None:
+            try:
+                text = (self.root / rel).read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                return False
+        return text is not None and (text.count(name) >= 2 or f".{name}" in text)
+
     @staticmethod
     def _is(r, ci: ClassInfo) -> bool:
         return isinstance(r, ClassInfo) and r.key == ci.key
 
     def _header_tokens(self, top: str) -> dict[str, set[str]]:
-        """identifier -> rel paths of files under ``top`` with a class header that names it."""
-        texts: dict[str, str] = {}
-        if self.root is not None:
-            base = self.root / top
-            if base.is_dir():
-                for p in base.rglob("*.py"):
-                    rel = p.relative_to(self.root).as_posix()
-                    if any(part.startswith(".") for part in p.relative_to(base).parts):
-                        continue
-                    try:
-                        texts[rel] = p.read_text(encoding="utf-8", errors="replace")
-                    except OSError:
-                        continue
-        for m in self._mods.values():
-            if m is not None and not m.external and m.name.split(".")[0] == top:
-                texts[m.rel] = m.source
+        """identifier -> rel paths of files under ``top`` with a class header that names it (the
+        tree on disk from the shared class index, with the overlay and in-memory sources on top)."""
+        per_rel: dict[str, list[str]] = dict(header_tokens(self.root, top)) if self.root is not None else {}
+        for m in self.__dict__.get("_added", {}).values():  # sources given in memory
+            if m.name.split(".")[0] == top:
+                per_rel[m.rel] = tokens_of(m.source)
         for rel, text in self.overlay.items():
             if module_name_for(rel).split(".")[0] == top:
-                texts[rel] = text
+                per_rel[rel] = tokens_of(text)
         out: dict[str, set[str]] = {}
-        for rel, text in texts.items():
-            for mt in _HEADER.finditer(text):
-                for tok in _IDENT.findall(mt.group(1)):
-                    out.setdefault(tok, set()).add(rel)
+        for rel, toks in per_rel.items():
+            for tok in toks:
+                out.setdefault(tok, set()).add(rel)
         return out
-
-
-_HEADER = re.compile(r"^[ \t]*class[ \t]+\w+[ \t]*\(([^()]*(?:\([^()]*\)[^()]*)*)\)", re.M)
-_IDENT = re.compile(r"[A-Za-z_]\w*")

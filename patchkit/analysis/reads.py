@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from .flow import _catches_attribute_error, conjuncts, implied_attrs, norm_test
+from .conditions import _catches_attribute_error, conjuncts, implied_attrs, norm_test
 from .model import REGISTER_METHODS, children, dotted
 
 

@@ -20,6 +20,7 @@ from .. import __version__
 from ..fsutil import atomic_write, cache_dir
 from ..ftypes import FileReport, Finding, Severity
 from .checker import Analyzer, Settings
+from .classindex import header_tokens
 from .project import Project
 
 def _source_hash() -> str:
@@ -261,6 +262,9 @@ def analyse_paths(paths: Iterable[Path], settings: Settings = Settings(), use_ca
     every = [str(p) for p in expand(paths)]
     hits, files = _lookup(every, settings) if use_cache else ([], every)
     jobs = jobs or min(os.cpu_count() or 1, 8)
+    if files:  # the class index of each package, built once here and shared with the workers
+        for root, top in sorted({(r, rel.split("/")[0]) for r, rel in map(import_root, map(Path, files))}):
+            header_tokens(root, top)
     if not files:
         raw = []
     elif len(files) < 64 or jobs == 1:

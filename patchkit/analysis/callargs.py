@@ -1,0 +1,88 @@
+"""What a call binds and what it leaves behind: constant arguments bound to parameters, the
+callee's locals forgotten at return, and whether a function deletes attributes."""
+from __future__ import annotations
+
+import ast
+import functools
+import re
+from typing import Optional
+
+from .conditions import _CONST_TYPES
+from .model import dotted, fast_walk
+from .state import State, merge
+
+def _deletes(fn: ast.AST) -> bool:
+    cached = getattr(fn, "_pk_deletes", None)
+    if cached is None:
+        cached = any(isinstance(n, ast.Delete) or (isinstance(n, ast.Call) and dotted(n.func) == "delattr")
+                     for n in fast_walk(fn))
+        fn._pk_deletes = cached  # type: ignore[attr-defined]
+    return cached
+
+
+def _forget_locals(out: list, before: list, fn: ast.AST, selfname: str, kept: set = frozenset()) -> list:
+    """Facts about a callee's own names (its parameters and locals) end with the call: a second
+    call, or another helper with a local of the same name, must not be pruned by them. Names it
+    stored under their own name (``self.mode = mode``) stay: they now describe the attribute."""
+    pat = _locals_pattern(fn, selfname, frozenset(kept))
+    if pat is None:
+        return out
+    known = set().union(*(x.conds for x in before)) if before else set()
+    return merge([State(x.assigned, frozenset(c for c in x.conds
+                                               if c in known or c[0].startswith("<") or not pat.search(c[0])))
+                  for x in out])
+
+
+@functools.lru_cache(maxsize=8192)
+def _locals_pattern_cached(names: frozenset) -> Optional[re.Pattern]:
+    return re.compile(r"\b(?:" + "|".join(re.escape(n) for n in sorted(names)) + r")\b") if names else None
+
+
+def _locals_pattern(fn: ast.AST, selfname: str, kept: frozenset) -> Optional[re.Pattern]:
+    """A regex matching the function's own names (parameters and locals), minus ``kept``."""
+    own = getattr(fn, "_pk_own", None)
+    if own is None:
+        a = fn.args
+        own = frozenset({p.arg for p in a.posonlyargs + a.args + a.kwonlyargs}
+                        | ({a.vararg.arg} if a.vararg else set()) | ({a.kwarg.arg} if a.kwarg else set())
+                        | _rebound(fn))
+        fn._pk_own = own  # type: ignore[attr-defined]
+    return _locals_pattern_cached(own - {selfname} - kept)
+
+
+def _rebound(fn: ast.AST) -> set:
+    """Names a function (re)binds anywhere in its body (cached on the node)."""
+    cached = getattr(fn, "_pk_rebound", None)
+    if cached is None:
+        cached = {n.id for n in fast_walk(fn) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+        cached |= {n for st in fast_walk(fn) if isinstance(st, (ast.Global, ast.Nonlocal)) for n in st.names}
+        fn._pk_rebound = cached  # type: ignore[attr-defined]
+    return cached
+
+
+def bind_constants(fn: ast.FunctionDef, call: ast.Call, self_passed: bool) -> dict:
+    """Parameter -> value for the parameters a call fixes to a literal (explicitly, or by omitting
+    one that has a literal default), leaving out any the function rebinds. Calls with ``*args`` or
+    ``**kwargs`` bind nothing (positions and names are unknown)."""
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        return {}
+    a = fn.args
+    positional = a.posonlyargs + a.args
+    params = positional[1:]  # the first is self
+    args = call.args[1:] if self_passed else call.args
+    if len(args) > len(params) and a.vararg is None:
+        return {}
+    given: dict[str, ast.expr] = {p.arg: v for p, v in zip(params, args)}
+    for k in call.keywords:
+        given[k.arg] = k.value
+    defaults = dict(zip([p.arg for p in positional[len(positional) - len(a.defaults):]], a.defaults))
+    defaults.update({p.arg: d for p, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None})
+    out = {}
+    for name in [p.arg for p in params] + [p.arg for p in a.kwonlyargs]:
+        node = given.get(name, defaults.get(name) if name not in given else None)
+        if isinstance(node, ast.Constant) and isinstance(node.value, _CONST_TYPES):
+            out[name] = node.value
+    if out:
+        rebound = _rebound(fn)
+        out = {k: v for k, v in out.items() if k not in rebound}
+    return out

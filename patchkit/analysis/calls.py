@@ -1,0 +1,213 @@
+"""Call semantics of the construction walk: ``self.m()`` and ``super().m()`` inlined along the
+MRO, ``Base.__init__(self)``, closures, ``setattr``/``delattr``/``getattr`` on the instance,
+calls that never return, the instance escaping into a call, and summaries of deep calls."""
+from __future__ import annotations
+
+import ast
+from dataclasses import replace
+from typing import Optional
+
+from .callargs import _deletes, _forget_locals, bind_constants
+from .conditions import _is_self, conjuncts, norm_test
+from .model import NORETURN_CALLS, REGISTER_METHODS, ClassInfo, dotted, fast_walk, first_param
+from . import state as _state
+from .state import MAX_DEPTH, Frame, State, _compose, merge
+
+
+class CallSemantics:
+    """Mixin of Constructor: everything a call does to the path states."""
+
+    def call_function(self, cls: ClassInfo, fn: ast.FunctionDef, states: list[State], depth: int,
+                      guarded: bool = False, call: Optional[ast.Call] = None,
+                      self_passed: bool = False) -> list[State]:
+        key = (cls.key, fn.name)
+        if key in self.stack:
+            # recursion: a call that returns has gone through some non-recursive path, which the
+            # outer walk sees, and assignments only accumulate; so paths through the recursive call
+            # can be dropped (unless the function deletes attributes)
+            return [] if not _deletes(fn) else states
+        if depth > MAX_DEPTH or not states:
+            return states
+        selfname = first_param(fn)
+        if selfname is None:
+            return states
+        if depth >= _state.MEMO_DEPTH:
+            return self._summarised(cls, fn, states, depth, guarded, call, self_passed)
+        return self._walk_call(cls, fn, states, depth, guarded, call, self_passed)
+
+    def _summarised(self, cls, fn, states, depth, guarded, call, self_passed) -> list[State]:
+        """Exit states of ``fn`` from a summary walked once per (class, method, guarded, constant
+        arguments): the walk starts from an empty state and logs what it assigns and reads; each
+        call composes the entry states with the summary (assignments only accumulate) and replays
+        the logged reads against the composed states. A function that deletes attributes is
+        summarised per entry assigned-set instead (its exits are not a union with the entry)."""
+        consts = bind_constants(fn, call, self_passed) if call is not None else {}
+        key = (cls.key, id(fn), guarded, tuple(sorted(consts.items(), key=lambda kv: kv[0])))
+        deletes = _deletes(fn)
+        tested = _tested_keys(fn)
+        groups: dict[tuple, list[State]] = {}
+        for s in states:  # entry facts: the conditions on the path that the function itself tests
+            facts = frozenset(c for c in s.conds if c[0] in tested)
+            groups.setdefault((frozenset((c[0], c[1]) for c in facts), s.assigned if deletes else None),
+                              []).append(s)
+        out: list[State] = []
+        for (facts_key, assigned), entries in groups.items():
+            k = key + (facts_key, assigned)
+            summary = self.memo.get(k)
+            if summary is None:
+                log: list = []
+                prev = self.on_read
+                self.on_read = lambda attr, node, frame, sts: log.append((attr, node, frame, sts))
+                entry = frozenset(c for c in entries[0].conds if c[0] in tested)
+                try:
+                    exits = self._walk_call(cls, fn, [State(assigned if deletes else frozenset(), entry)], depth,
+                                            guarded, call, self_passed)
+                finally:
+                    self.on_read = prev
+                summary = self.memo[k] = (exits, log)
+            exits, log = summary
+            for attr, node, frame, rel in log:
+                real = _compose(entries, rel, deletes)
+                if real:
+                    self.on_read(attr, node, frame, real)
+            out += _compose(entries, exits, deletes)
+        return merge(out)
+
+    def _walk_call(self, cls, fn, states, depth, guarded, call, self_passed) -> list[State]:
+        key = (cls.key, fn.name)
+        selfname = first_param(fn)
+        self.stack.append(key)
+        self.inlined.add(f"{cls.qualname}.{fn.name}")
+        try:
+            frame = Frame(cls, fn, selfname, guarded=guarded, depth=depth,
+                          consts=bind_constants(fn, call, self_passed) if call is not None else {},
+                          entry_conds=frozenset().union(*(x.conds for x in states)))
+            flow = self.block(fn.body, states, frame)
+            out = merge(flow.normal + flow.returns)
+            return _forget_locals(out, states, fn, selfname, frame.kept) if depth > 0 else out
+        finally:
+            self.stack.pop()
+
+    def call(self, c: ast.Call, st: list[State], fr: Frame) -> list[State]:
+        f = dotted(c.func) or ""
+        sn = fr.selfname
+        # arguments first
+        for a in c.args:
+            st = self.expr(a.value if isinstance(a, ast.Starred) else a, st, fr)
+        for k in c.keywords:
+            st = self.expr(k.value, st, fr)
+        if not st:
+            return st
+        # setattr(self, "x", v) / object.__setattr__(self, "x", v)
+        if f in ("setattr", "object.__setattr__") and len(c.args) >= 2 and _is_self(c.args[0], sn):
+            k = c.args[1]
+            if isinstance(k, ast.Constant) and isinstance(k.value, str):
+                return [x.add(k.value) for x in st]
+            return st
+        if f == "delattr" and len(c.args) == 2 and _is_self(c.args[0], sn) and \
+                isinstance(c.args[1], ast.Constant) and isinstance(c.args[1].value, str):
+            a = c.args[1].value
+            self.deleted.add(a)
+            self.del_log.append(a)
+            return [x.remove(a) for x in st]
+        if f in ("getattr",) and len(c.args) == 2 and _is_self(c.args[0], sn):
+            k = c.args[1]
+            if isinstance(k, ast.Constant) and isinstance(k.value, str):
+                fake = ast.Attribute(value=c.args[0], attr=k.value, ctx=ast.Load(), lineno=c.lineno,
+                                     col_offset=c.col_offset)
+                self.read(k.value, fake, fr, st)
+            return st
+        # self.register_buffer("x", ...)
+        if f.startswith(sn + ".") and f.count(".") == 1:
+            name = f.split(".", 1)[1]
+            if name in REGISTER_METHODS and c.args and isinstance(c.args[0], ast.Constant):
+                return [x.add(str(c.args[0].value)) for x in st]
+            target = self.resolve_method(name, None)
+            if target is not None:
+                cls, fn, kind = target
+                if kind == "method":
+                    if name in cls.noreturn_methods:
+                        return []
+                    return self.call_function(cls, fn, st, fr.depth + 1, fr.guarded, c)
+                return st
+            # Thread.start() during construction: run() begins now, concurrently with the rest of
+            # __init__, so its reads happen here; what it assigns may not have happened yet
+            if name == "start" and any(getattr(b, "kind", None) == "thread" for b in self.mro):
+                run = self.resolve_method("run", None)
+                if run is not None and run[2] == "method":
+                    self.call_function(run[0], run[1], st, fr.depth + 1, fr.guarded)
+            # not a known method: a read of self.<name> (maybe a callable attribute)
+            self.read(name, c.func, fr, st)  # type: ignore[arg-type]
+            return st
+        # super().__init__(...) / super().helper(...)
+        if isinstance(c.func, ast.Attribute) and isinstance(c.func.value, ast.Call) and \
+                dotted(c.func.value.func) == "super":
+            name = c.func.attr
+            after = fr.cls
+            sargs = c.func.value.args
+            if sargs:  # super(Named, self): start after Named, not after the defining class
+                named = self.resolve_init_class(fr.cls, dotted(sargs[0]) or "")
+                if named is not None and not isinstance(named, str):
+                    after = named
+            target = self.resolve_method(name, after)
+            if target is None:
+                if name == "__init__":
+                    self.external_init_ran = True
+                return st
+            cls, fn, kind = target
+            if kind == "method":
+                return self.call_function(cls, fn, st, fr.depth + 1, fr.guarded, c)
+            return st
+        # Base.__init__(self, ...) / Base.helper(self, ...) / Base.__init__(self=self, ...)
+        self_kw = next((k.arg for k in c.keywords if k.arg and _is_self(k.value, sn)), None) if not c.args else None
+        if isinstance(c.func, ast.Attribute) and (c.args and _is_self(c.args[0], sn) or self_kw):
+            base = self.resolve_init_class(fr.cls, dotted(c.func.value) or "")
+            if base is not None and not isinstance(base, str):
+                fn = base.methods.get(c.func.attr)
+                target = (base, fn) if fn is not None else self.resolve_method(c.func.attr, base, inclusive=True)
+                if target is not None and (not self_kw or first_param(target[1]) == self_kw):
+                    if self_kw:  # the instance is passed by name: the other keywords bind as usual
+                        c = ast.Call(func=c.func, args=[], keywords=[k for k in c.keywords if k.arg != self_kw])
+                    return self.call_function(target[0], target[1], st, fr.depth + 1, fr.guarded, c, not self_kw)
+                return st
+            if c.func.attr == "__init__":
+                self.external_init_ran = True
+                return st
+        # a closure defined earlier in this function: run its body here
+        if isinstance(c.func, ast.Name) and c.func.id in fr.local_funcs:
+            local = fr.local_funcs[c.func.id]
+            key = (fr.cls.key, "<closure>", id(local))  # by node: nested closures may share a name
+            if key in self.stack:
+                return [] if not _deletes(local) else st
+            if fr.depth < MAX_DEPTH:
+                self.stack.append(key)
+                try:
+                    inner = replace(fr, depth=fr.depth + 1, local_funcs=dict(fr.local_funcs),
+                                    consts={})  # the closure's own names are not the caller's
+                    flow = self.block(local.body, st, inner)
+                    return _forget_locals(merge(flow.normal + flow.returns), st, local, fr.selfname)
+                finally:
+                    self.stack.pop()
+        # evaluate the callee expression (reads in it), then noreturn and escapes
+        if not isinstance(c.func, ast.Name):
+            st = self.expr(c.func, st, fr)
+        if f in NORETURN_CALLS or self.is_noreturn_call(c, fr):
+            return []
+        if any(_is_self(a, sn) for a in c.args) or any(_is_self(k.value, sn) for k in c.keywords):
+            self.on_escape(c, fr)
+        return st
+
+
+def _tested_keys(fn: ast.AST) -> frozenset:
+    """Condition keys the function's own branch tests produce (the entry facts its summary
+    depends on)."""
+    got = getattr(fn, "_pk_tested", None)
+    if got is None:
+        sn = first_param(fn) or "self"
+        keys = set()
+        for node in fast_walk(fn):
+            test = getattr(node, "test", None) if isinstance(node, (ast.If, ast.While, ast.IfExp, ast.Assert)) else None
+            if test is not None:
+                keys.update(norm_test(n, sn) for n, _p in conjuncts(test, True))
+        got = fn._pk_tested = frozenset(keys)  # type: ignore[attr-defined]
+    return got

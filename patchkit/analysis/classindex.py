@@ -1,0 +1,84 @@
+"""The tree-wide class index: for each file of a top-level package, the identifiers its class
+headers name as bases. It finds the candidate files for "who subclasses X" without parsing the
+whole tree. Computed once per (root, package) and kept on disk, keyed by every file's size and
+mtime, so the workers of one run (and later runs) share it."""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import time
+from pathlib import Path
+
+from ..fsutil import atomic_write, cache_dir
+
+_HEADER = re.compile(r"^[ \t]*class[ \t]+\w+[ \t]*\(([^()]*(?:\([^()]*\)[^()]*)*)\)", re.M)
+_IDENT = re.compile(r"[A-Za-z_]\w*")
+#: (root, package) -> (signature, tokens, when checked); within FRESH_S seconds the same process
+#: trusts it without looking at the files again
+_MEM: dict[tuple, tuple[str, dict, float]] = {}
+FRESH_S = 30.0
+
+
+def tokens_of(text: str) -> list[str]:
+    """Identifiers named in the base lists of the class headers of ``text``."""
+    out: set[str] = set()
+    for mt in _HEADER.finditer(text):
+        out.update(_IDENT.findall(mt.group(1)))
+    return sorted(out)
+
+
+def _files(root: Path, top: str) -> list[tuple[str, int, int]]:
+    base = root / top
+    out = []
+    if not base.is_dir():
+        return out
+    for dirpath, dirnames, filenames in os.walk(base):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        for f in sorted(filenames):
+            if f.endswith(".py"):
+                p = os.path.join(dirpath, f)
+                try:
+                    st = os.stat(p)
+                except OSError:
+                    continue
+                out.append((Path(p).relative_to(root).as_posix(), st.st_size, st.st_mtime_ns))
+    return out
+
+
+def header_tokens(root: Path, top: str) -> dict[str, list[str]]:
+    """rel path -> base identifiers of its class headers, for every file under ``root/top``."""
+    key = (str(root), top)
+    hit = _MEM.get(key)
+    if hit is not None and time.monotonic() - hit[2] < FRESH_S:
+        return hit[1]  # one command's files do not change under it
+    files = _files(root, top)
+    sig = hashlib.sha256("\n".join(f"{r} {s} {m}" for r, s, m in files).encode()).hexdigest()
+    if hit is not None and hit[0] == sig:
+        _MEM[key] = (sig, hit[1], time.monotonic())
+        return hit[1]
+    path = cache_dir() / "classindex" / (hashlib.sha256(f"{root}\0{top}".encode()).hexdigest()[:24] + ".json")
+    try:
+        doc = json.loads(path.read_bytes())
+        if doc.get("sig") == sig and isinstance(doc.get("tokens"), dict):
+            _MEM[key] = (sig, doc["tokens"], time.monotonic())
+            return doc["tokens"]
+    except (OSError, ValueError):
+        pass
+    tokens: dict[str, list[str]] = {}
+    for rel, _s, _m in files:
+        try:
+            text = (root / rel).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        t = tokens_of(text)
+        if t:
+            tokens[rel] = t
+    _MEM[key] = (sig, tokens, time.monotonic())
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(path, json.dumps({"sig": sig, "tokens": tokens}).encode(), mode=0o600, durable=False)
+    except OSError:
+        pass  # an index that cannot be kept only costs the next process time
+    return tokens

@@ -1,0 +1,198 @@
+"""The class model (mypy's calculate_mro over the whole build): each class's bases resolved
+across the tree and the environment, its C3 MRO, and the facts the judge needs about it (class-
+level names, fields, what library bases provide, whether it is open); plus the reverse edges
+(subclasses anywhere in the tree)."""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Optional
+
+from .library import (EXC_ATTRS, FIELD_BASE_ATTRS, OBJECT_ATTRS, THREAD_ATTRS, TORCH_MODULE_ATTRS, External,
+                      classify_external)
+from .model import ClassInfo
+from .scan import ensure_scanned, new_instances
+from .openness import open_reason
+
+
+@dataclass
+class ClassFacts:
+    linear: list
+    classes: list[ClassInfo]
+    externals: list[External]
+    class_level: set[str] = field(default_factory=set)
+    provided: frozenset = frozenset()
+    fields: set[str] = field(default_factory=set)
+    field_class: bool = False
+    unknown_base: Optional[str] = None
+    skip: Optional[str] = None
+    dynamic: Optional[str] = None
+    dyn_patterns: list = field(default_factory=list)
+    #: why attributes may come from code not in view (openness.py); None: closed
+    open: Optional[str] = None
+    #: annotation-only attributes of an abstract class in the MRO (a contract its subclasses fulfil)
+    contracts: frozenset = frozenset()
+
+
+class ClassModel:
+    """Mixin of Analyzer: bases, MRO, class facts and subclasses (``self.project``,
+    ``self._facts``, ``self._subclasses`` come from the Analyzer)."""
+
+    # ------------------------------------------------------------------ MRO
+    def resolve_base(self, ci: ClassInfo, base: str):
+        r = self.project.resolve_class(ci.module, base)
+        if isinstance(r, ClassInfo) and r.key == ci.key:
+            # `class X(X):` — the base expression runs before the new name is bound: the import
+            head = base.split(".")[0]
+            if head in ci.module.imports:
+                full = ci.module.imports[head] + base[len(head):]
+                r = self.project._resolve_qualified(full, 1)
+            else:
+                r = base
+        if isinstance(r, ClassInfo):
+            return r
+        return classify_external(r or base)
+
+    def direct_bases(self, ci: ClassInfo) -> list:
+        return [self.resolve_base(ci, b) for b in ci.bases] or [External("object", "ordinary")]
+
+    def mro(self, ci: ClassInfo, seen: Optional[set] = None) -> list:
+        seen = seen or set()
+        if ci.key in seen:
+            return [ci]
+        seen = seen | {ci.key}
+        seqs = []
+        for b in self.direct_bases(ci):
+            seqs.append(self.mro(b, seen) if isinstance(b, ClassInfo) else [b])
+        bases = self.direct_bases(ci)
+        return [ci] + _c3(seqs + [bases])
+
+    def facts(self, ci: ClassInfo) -> ClassFacts:
+        if ci.key in self._facts:
+            return self._facts[ci.key]
+        mro = self.mro(ci)
+        classes = [ensure_scanned(c) for c in mro if isinstance(c, ClassInfo)]
+        externals = [c for c in mro if isinstance(c, External)]
+        f = ClassFacts(mro, classes, externals)
+        provided = set(OBJECT_ATTRS)
+        for c in classes:
+            f.class_level |= c.class_names
+            f.dyn_patterns += c.dyn_patterns
+            if c.dynamic and not f.dynamic:
+                f.dynamic = f"{c.qualname} {c.dynamic}"
+            if c.field_kind and c.field_init:
+                f.field_class = True
+                f.fields |= c.fields
+        for c in classes:
+            f.class_level -= c.slots
+            if "__new__" in c.methods:
+                provided |= _new_assigns(c.methods["__new__"])
+        for e in externals:
+            if e.kind == "module":
+                provided |= TORCH_MODULE_ATTRS
+            elif e.kind == "exception":
+                provided |= EXC_ATTRS
+            elif e.kind == "thread":
+                provided |= THREAD_ATTRS
+            elif e.kind == "field":
+                provided |= FIELD_BASE_ATTRS
+                f.field_class = True
+                for c in classes:
+                    f.fields |= c.fields
+            elif e.kind == "skip":
+                f.skip = f"subclasses {e.name}"
+            elif e.kind == "unknown" and f.unknown_base is None:
+                f.unknown_base = e.name
+        f.provided = frozenset(provided)
+        f.open = open_reason(classes)
+        abstract = [c for c in classes if c.abstract or any(b.split(".")[-1] in ("ABC", "Protocol") for b in c.bases)]
+        f.contracts = frozenset().union(*(c.annotated_only for c in abstract)) if abstract else frozenset()
+        self._facts[ci.key] = f
+        return f
+
+    def resolve_method(self, mro: list, name: str, after: Optional[ClassInfo] = None, inclusive: bool = False):
+        """(class, fn, kind) of ``name`` along ``mro``, starting after ``after`` (super())."""
+        started = after is None
+        for c in mro:
+            if not started:
+                if isinstance(c, ClassInfo) and c.key == after.key:
+                    started = True
+                    if not inclusive:
+                        continue
+                else:
+                    continue
+            if isinstance(c, External):
+                if c.kind in ("unknown", "module", "thread", "exception", "field", "skip"):
+                    return None
+                continue
+            if name in c.methods:
+                return c, c.methods[name], c.method_kind.get(name, "method")
+            if name in c.class_names:
+                return None
+        return None
+
+    def _direct_subclasses(self, ci: ClassInfo) -> list[ClassInfo]:
+        """Direct subclasses of ``ci`` anywhere in the tree (the class index), plus those in the
+        modules being reported."""
+        got = self._subclasses.get(ci.key)
+        if got is None:
+            got = self._subclasses[ci.key] = [] if ci.module.external else self.project.subclasses(ci)
+        return got
+
+    def _descendants(self, ci: ClassInfo) -> list[ClassInfo]:
+        out, todo = [], list(self._direct_subclasses(ci))
+        while todo:
+            c = todo.pop()
+            if c not in out:
+                out.append(c)
+                todo += self._direct_subclasses(c)
+        return out
+
+    def _cls_by_name(self, ci: ClassInfo, qualname: str) -> ClassInfo:
+        return next(c for c in self.facts(ci).classes if c.qualname == qualname)
+
+    def _descendant_provides(self, ci: ClassInfo, attr: str) -> bool:
+        """Some subclass of ``ci`` (anywhere in the tree) assigns ``attr`` or declares it, or
+        cannot be fully known (a base outside the tree)."""
+        for d in self._descendants(ci):
+            df = self.facts(d)
+            if df.unknown_base or attr in df.class_level or attr in df.fields or \
+                    any(attr in ensure_scanned(k).assigned_in for k in df.classes):
+                return True
+        return False
+
+
+def _c3(seqs: list[list]) -> list:
+    out: list = []
+    seqs = [list(s) for s in seqs if s]
+    keyf = lambda c: c.key  # noqa: E731
+    while seqs:
+        for s in seqs:
+            head = s[0]
+            if not any(keyf(head) in [keyf(x) for x in t[1:]] for t in seqs):
+                break
+        else:  # inconsistent: fall back to depth-first order
+            head = seqs[0][0]
+        out.append(head)
+        seqs = [[x for x in t if keyf(x) != keyf(head)] for t in seqs]
+        seqs = [t for t in seqs if t]
+    return out
+
+
+def _new_assigns(fn: ast.FunctionDef) -> set:
+    """Attributes ``__new__`` sets on the instance it creates: they exist before ``__init__`` runs."""
+    return set().union(*(attrs for _line, attrs, _init in new_instances(fn)))
+
+
+def _unimplemented_abstract(classes: list[ClassInfo]) -> set[str]:
+    """Abstract methods of the MRO that no class before their declarer implements."""
+    out: set[str] = set()
+    for i, c in enumerate(classes):
+        for name in c.abstract_methods:
+            if not any(name in d.methods and name not in d.abstract_methods for d in classes[:i]):
+                out.add(name)
+    return out
+
+
+def _has_explicit_init(ci: ClassInfo) -> bool:
+    return "__init__" in ci.methods

@@ -1,0 +1,122 @@
+"""Compound statements of the construction walk: branches as alternatives (pruned by the
+conditions they contradict), loops that may not run, context managers that may swallow
+exceptions, try/except/finally and match."""
+from __future__ import annotations
+
+from dataclasses import replace
+
+from .conditions import _catches_attribute_error, _irrefutable, frame_truth
+from .model import dotted
+from .state import Flow, State, _join, merge
+
+
+class CompoundStatements:
+    """Mixin of Constructor: if/while/for/with/try/match."""
+
+    def s_If(self, s, st, fr):
+        st = self.expr(s.test, st, fr)
+        t = frame_truth(s.test, fr)
+        flows = []
+        if t is not False:
+            flows.append(self.block(s.body, self.assume(s.test, True, st, fr), fr))
+        if t is not True:
+            flows.append(self.block(s.orelse, self.assume(s.test, False, st, fr), fr) if s.orelse
+                         else Flow(normal=self.assume(s.test, False, st, fr)))
+        return _join(flows)
+
+    def s_While(self, s, st, fr):
+        st = self.expr(s.test, st, fr)
+        t = frame_truth(s.test, fr)
+        body = self.block(s.body, self.assume(s.test, True, st, fr) if t is None else st, fr)
+        again = merge(body.normal + body.continues)
+        if t is True:  # only break leaves `while True`
+            exits = body.breaks
+            return Flow(normal=merge(exits), returns=body.returns)
+        skipped = [x.with_cond(("<loop>", True, s.lineno, f"the while loop at line {s.lineno} never runs"))
+                   for x in st]
+        normal_end = merge(skipped + again)
+        if s.orelse:
+            e = self.block(s.orelse, normal_end, fr)
+            return Flow(normal=merge(e.normal + body.breaks), returns=body.returns + e.returns,
+                        breaks=e.breaks, continues=e.continues)
+        return Flow(normal=merge(normal_end + body.breaks), returns=body.returns)
+
+    def s_For(self, s, st, fr):
+        st = self.expr(s.iter, st, fr)
+        body_in = self.store(s.target, st, fr)
+        body = self.block(s.body, body_in, fr)
+        skipped = [x.with_cond(("<loop>", True, s.lineno, f"the for loop at line {s.lineno} runs zero times"))
+                   for x in st]
+        normal_end = merge(skipped + body.normal + body.continues)
+        if s.orelse:
+            e = self.block(s.orelse, normal_end, fr)
+            return Flow(normal=merge(e.normal + body.breaks), returns=body.returns + e.returns)
+        return Flow(normal=merge(normal_end + body.breaks), returns=body.returns)
+
+    def s_With(self, s, st, fr):
+        swallow = False
+        for item in s.items:
+            st = self.expr(item.context_expr, st, fr)
+            name = (dotted(item.context_expr) or "").split(".")[-1].lower()
+            if "suppress" in name or "ignore" in name:
+                swallow = True
+            if item.optional_vars is not None:
+                st = self.store(item.optional_vars, st, fr)
+        inner = replace(fr, guarded=fr.guarded or swallow)
+        mark = len(self.del_log)
+        body = self.block(s.body, st, inner)
+        if swallow:
+            gone = set(self.del_log[mark:])
+            starts = st + [State(x.assigned - gone, x.conds) for x in st] if gone else st
+            lost = [x.with_cond(("<with>", True, s.lineno, f"the context manager at line {s.lineno} swallows an exception"))
+                    for x in merge(starts)]
+            body.normal = merge(body.normal + lost)
+        return body
+
+    def s_Try(self, s, st, fr):
+        catches_attr = any(_catches_attribute_error(h) for h in s.handlers)
+        inner = replace(fr, guarded=fr.guarded or catches_attr)
+        mark = len(self.del_log)
+        body = self.block(s.body, st, inner)
+        # the body can raise after a deletion: handlers also start from states without what it deleted
+        gone = set(self.del_log[mark:])
+        starts = st + [State(x.assigned - gone, x.conds) for x in st] if gone else st
+        flows = []
+        ok = self.block(s.orelse, body.normal, fr) if s.orelse else Flow(normal=body.normal)
+        flows.append(ok)
+        for h in s.handlers:
+            entry = [x.with_cond(("<except>", True, h.lineno, f"an exception caught at line {h.lineno}"))
+                     for x in merge(starts)]
+            if h.name:
+                pass
+            flows.append(self.block(h.body, entry, fr))
+        joined = _join(flows)
+        joined.returns += body.returns
+        joined.breaks += body.breaks
+        joined.continues += body.continues
+        if s.finalbody:
+            fin = self.block(s.finalbody, joined.normal, fr)
+            joined.normal = fin.normal
+            joined.returns += fin.returns
+        return joined
+
+    def s_Match(self, s, st, fr):
+        st = self.expr(s.subject, st, fr)
+        flows = []
+        irrefutable = False
+        for case in s.cases:
+            cur = st
+            if case.guard is not None:
+                cur = self.expr(case.guard, cur, fr)
+            flows.append(self.block(case.body, cur, fr))
+            if case.guard is None and _irrefutable(case.pattern):
+                irrefutable = True
+        if not irrefutable:
+            flows.append(Flow(normal=[x.with_cond(("<match>", True, s.lineno,
+                                                    f"no case of the match at line {s.lineno} matches"))
+                                      for x in st]))
+        return _join(flows)
+
+    s_AsyncFor = s_For
+    s_AsyncWith = s_With
+    s_TryStar = s_Try

@@ -1,0 +1,200 @@
+"""Conditions on construction paths and read sites: the text key of a branch test, the facts a
+test gives when true or false, what a test says about which attributes exist, and the truth of
+a test that constants decide. Shared by every walker (flow, reads)."""
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING, Optional
+
+from .model import dotted
+
+if TYPE_CHECKING:
+    from .state import Frame
+
+#: a condition: (normalised text, polarity, line, human text)
+Cond = tuple
+
+
+def norm_test(node: ast.expr, selfname: str = "self") -> str:
+    """A comparable text for a branch test: ``self.`` stripped, so ``flag`` == ``self.flag``."""
+    cached = getattr(node, "_pk_norm", None)
+    if cached is not None and cached[0] == selfname:
+        return cached[1]
+    text = _simple_text(node)
+    if text is None:
+        try:
+            text = ast.unparse(node)
+        except Exception:  # pragma: no cover - unparse handles every expression we parse
+            return repr(node)
+    out = text.replace(f"{selfname}.", "")
+    try:
+        node._pk_norm = (selfname, out)  # type: ignore[attr-defined]
+    except AttributeError:  # pragma: no cover
+        pass
+    return out
+
+
+_CMP = {ast.Eq: "==", ast.NotEq: "!=", ast.Is: "is", ast.IsNot: "is not", ast.Lt: "<", ast.LtE: "<=",
+        ast.Gt: ">", ast.GtE: ">=", ast.In: "in", ast.NotIn: "not in"}
+
+
+_ATOMS = (ast.Name, ast.Attribute, ast.Constant, ast.Call)  # operands that never need parentheses
+
+
+def _simple_text(node: ast.expr) -> Optional[str]:
+    """``ast.unparse`` of the common test shapes (names, attribute chains, plain constants and one
+    comparison of those), byte-identical to it and without its visitor; None for anything else."""
+    c = node.__class__
+    if c is ast.Name:
+        return node.id
+    if c is ast.Attribute:
+        base = _simple_text(node.value)
+        return None if base is None or node.value.__class__ not in (ast.Name, ast.Attribute) else f"{base}.{node.attr}"
+    if c is ast.Constant:
+        v = node.value
+        if v is None or v is True or v is False or (v.__class__ is int and v >= 0):
+            return repr(v)
+        if v.__class__ is str and v.isprintable() and "'" not in v and '"' not in v and "\\" not in v:
+            return repr(v)
+        return None
+    if c is ast.Call and node.func.__class__ in (ast.Name, ast.Attribute):
+        parts = [_simple_text(node.func)]
+        parts += [_simple_text(a) for a in node.args]
+        parts += [None if k.arg is None else (lambda t: None if t is None else f"{k.arg}={t}")(_simple_text(k.value))
+                  for k in node.keywords]
+        if any(p is None for p in parts) or any(a.__class__ is ast.Starred for a in node.args):
+            return None
+        return f"{parts[0]}({', '.join(parts[1:])})"
+    if c is ast.Compare and len(node.ops) == 1 and node.ops[0].__class__ in _CMP and \
+            node.left.__class__ in _ATOMS and node.comparators[0].__class__ in _ATOMS:
+        left, right = _simple_text(node.left), _simple_text(node.comparators[0])
+        if left is None or right is None:
+            return None
+        return f"{left} {_CMP[node.ops[0].__class__]} {right}"
+    return None
+
+
+def _human(node: ast.expr) -> str:
+    cached = getattr(node, "_pk_human", None)
+    if cached is None:
+        cached = _simple_text(node)
+        if cached is None:
+            cached = ast.unparse(node)
+        node._pk_human = cached  # type: ignore[attr-defined]
+    return cached
+
+
+def split_test(node: ast.expr) -> tuple[ast.expr, bool]:
+    pol = True
+    while isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        node, pol = node.operand, not pol
+    return node, pol
+
+
+def conjuncts(node: ast.expr, pol: bool = True) -> list[tuple[ast.expr, bool]]:
+    """Facts known when ``node`` evaluates to ``pol``: ``a and b`` true gives both."""
+    node, p = split_test(node)
+    pol = pol if p else not pol
+    if isinstance(node, ast.BoolOp):
+        if (isinstance(node.op, ast.And) and pol) or (isinstance(node.op, ast.Or) and not pol):
+            out = []
+            for v in node.values:
+                out += conjuncts(v, pol)
+            return out
+    if isinstance(node, ast.Compare) and len(node.ops) == 1 and \
+            isinstance(node.ops[0], (ast.IsNot, ast.NotEq, ast.LtE, ast.GtE)):
+        # `x is not None` true == `x is None` false; `n <= 1` true == `n > 1` false
+        flip = {ast.IsNot: ast.Is, ast.NotEq: ast.Eq, ast.LtE: ast.Gt, ast.GtE: ast.Lt}[type(node.ops[0])]
+        eq = ast.Compare(left=node.left, ops=[flip()], comparators=node.comparators)
+        return [(eq, not pol)]
+    return [(node, pol)]
+
+
+def implied_attrs(test: ast.expr, pol: bool, selfname: str) -> set[str]:
+    """Attributes known to exist when ``test`` is ``pol``: hasattr(self, "x"), getattr(self, "x", d) ..."""
+    out: set[str] = set()
+    for node, p in conjuncts(test, pol):
+        if isinstance(node, ast.Call):
+            f = dotted(node.func)
+            if f == "hasattr" and len(node.args) == 2 and _is_self(node.args[0], selfname) and p:
+                k = node.args[1]
+                if isinstance(k, ast.Constant) and isinstance(k.value, str):
+                    out.add(k.value)
+            if f == "getattr" and len(node.args) == 3 and _is_self(node.args[0], selfname) and p:
+                k = node.args[1]
+                if isinstance(k, ast.Constant) and isinstance(k.value, str):
+                    out.add(k.value)  # truthy => it was found (or the default was truthy)
+        elif isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.Is) and not p:
+            # getattr(self, "x", None) is None  is False  => x exists
+            left = node.left
+            if isinstance(left, ast.Call) and dotted(left.func) == "getattr" and len(left.args) == 3 \
+                    and _is_self(left.args[0], selfname) and isinstance(left.args[1], ast.Constant):
+                out.add(str(left.args[1].value))
+        elif isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.In) and p:
+            # "x" in self.__dict__ / vars(self)
+            if isinstance(node.left, ast.Constant) and isinstance(node.left.value, str):
+                r = dotted(node.comparators[0]) or ""
+                if r == f"{selfname}.__dict__" or (isinstance(node.comparators[0], ast.Call) and r == "vars"):
+                    out.add(node.left.value)
+    return out
+
+
+def _is_self(node: ast.expr, selfname: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == selfname
+
+
+def const_truth(node: ast.expr) -> Optional[bool]:
+    node, pol = split_test(node)
+    if isinstance(node, ast.Constant):
+        return bool(node.value) == pol
+    if (dotted(node) or "").split(".")[-1] == "TYPE_CHECKING":
+        return not pol
+    return None
+
+
+_CONST_TYPES = (bool, int, float, str, type(None))
+
+
+def frame_truth(test: ast.expr, fr: "Frame") -> Optional[bool]:
+    """const_truth, plus tests of parameters the call site fixed (``if not use_dsa``,
+    ``if mode is None``, ``if kind == "x"``)."""
+    t = const_truth(test)
+    if t is not None or not fr.consts:
+        return t
+    node, pol = split_test(test)
+    if isinstance(node, ast.Name) and node.id in fr.consts:
+        return bool(fr.consts[node.id]) == pol
+    if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.left, ast.Name) \
+            and node.left.id in fr.consts and isinstance(node.comparators[0], ast.Constant):
+        v, w, op = fr.consts[node.left.id], node.comparators[0].value, node.ops[0]
+        if isinstance(op, ast.Is):
+            r = v is w if w is None or isinstance(w, bool) else None
+        elif isinstance(op, ast.IsNot):
+            r = v is not w if w is None or isinstance(w, bool) else None
+        elif isinstance(op, ast.Eq):
+            r = v == w
+        elif isinstance(op, ast.NotEq):
+            r = v != w
+        else:
+            r = None
+        return None if r is None else r == pol
+    return None
+
+
+def _catches_attribute_error(h: ast.ExceptHandler) -> bool:
+    if h.type is None:
+        return True
+    names = []
+    if isinstance(h.type, ast.Tuple):
+        names = [dotted(e) or "" for e in h.type.elts]
+    else:
+        names = [dotted(h.type) or ""]
+    return any(n.split(".")[-1] in ("AttributeError", "Exception", "BaseException") for n in names)
+
+
+def _irrefutable(p: ast.pattern) -> bool:
+    if isinstance(p, ast.MatchAs):
+        return p.pattern is None or _irrefutable(p.pattern)
+    if isinstance(p, ast.MatchOr):
+        return any(_irrefutable(x) for x in p.patterns)
+    return False

@@ -1,0 +1,237 @@
+"""The method scan of a class (run once, on first use): where each ``self.x`` is assigned,
+which names each method refers to, dynamic attribute writes (``setattr`` with a non-literal,
+``__dict__`` updates), and alternative constructors that build with ``__new__``."""
+from __future__ import annotations
+
+import ast
+import re
+
+from .model import REGISTER_METHODS, ClassInfo, dotted, fast_walk, first_param
+
+
+def _fstring_pattern(node: ast.JoinedStr) -> re.Pattern:
+    parts = []
+    for v in node.values:
+        if isinstance(v, ast.Constant):
+            parts.append(re.escape(str(v.value)))
+        else:
+            parts.append(".*")
+    return re.compile("^" + "".join(parts) + "$")
+
+
+def ensure_scanned(ci: ClassInfo) -> ClassInfo:
+    """Fill assigned_in, self_refs, dynamic, dyn_patterns and alt_ctors (once)."""
+    if not ci.scanned:
+        ci.scanned = True
+        _scan_methods(ci)
+    return ci
+
+
+_ASSIGNISH = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.withitem, ast.NamedExpr)
+
+
+#: calls _scan_methods must look at, by the last name of the callee: everything else is skipped
+#: without computing its dotted name (the scan visits every node of every method)
+_SCAN_CALLS = {"getattr", "setattr", "__setattr__", "update", "vars"} | REGISTER_METHODS
+
+
+_ASSIGNISH_SET = set(_ASSIGNISH)
+
+
+#: method text that needs the full node walk (calls and dict writes the statement walk cannot see)
+_NEEDS_WALK: dict[str, re.Pattern] = {}
+
+
+_REF_RES: dict[str, re.Pattern] = {}
+
+
+def _needs_walk(selfname: str) -> re.Pattern:
+    r = _NEEDS_WALK.get(selfname)
+    if r is None:
+        sn = re.escape(selfname)
+        r = _NEEDS_WALK[selfname] = re.compile(
+            rf"(?:get|set)attr\s*\(\s*{sn}\s*,|{sn}\s*\.\s*(?:{'|'.join(sorted(REGISTER_METHODS))})\s*\("
+            rf"|__dict__|vars\s*\(\s*{sn}\s*\)")
+    return r
+
+
+def _refs_re(selfname: str) -> re.Pattern:
+    r = _REF_RES.get(selfname)
+    if r is None:
+        r = _REF_RES[selfname] = re.compile(rf"(?<![\w.]){re.escape(selfname)}\s*\.\s*([A-Za-z_]\w*)")
+    return r
+
+
+def _scan_methods(ci: ClassInfo) -> None:
+    """Every assignment to self.<x>, dynamic writes, and __new__-based alternative constructors.
+
+    The hot loop of a cold run, so in two speeds: the attributes a method mentions come from its
+    text (a superset: a mention in a comment only costs a later, exact walk), its assignments from
+    a walk over statements only; the full node walk runs only for methods whose text mentions
+    setattr/getattr/register_*/add_module/__dict__/vars()."""
+    lines = ci.module.lines
+    for mname, fn in ci.methods.items():
+        kind = ci.method_kind.get(mname)
+        selfname = first_param(fn) if kind in ("method", "property") else None
+        if kind in ("class", "static"):
+            _scan_alt_ctor(ci, mname, fn)
+        if not selfname:
+            continue
+        text = "\n".join(lines[fn.lineno - 1:fn.end_lineno or fn.lineno]) if lines else ""
+        refs = ci.self_refs.setdefault(mname, set())
+        if text:
+            refs.update(_refs_re(selfname).findall(text))
+        if not text or _needs_walk(selfname).search(text):
+            _walk_method(ci, mname, fn, selfname, refs)
+        else:
+            _walk_statements(ci, mname, fn.body, selfname)
+        if not refs:
+            del ci.self_refs[mname]
+
+
+def _walk_statements(ci: ClassInfo, mname: str, body: list, selfname: str) -> None:
+    """Assignments to self.<x> in a statement list and every block below it (nested defs too)."""
+    stack = list(body)
+    assignish = _ASSIGNISH_SET
+    while stack:
+        st = stack.pop()
+        c = st.__class__
+        if c in assignish:
+            _scan_assign(ci, mname, st, selfname)
+        if c is ast.With or c is ast.AsyncWith:
+            for item in st.items:
+                _scan_assign(ci, mname, item, selfname)
+        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            sub = getattr(st, name, None)
+            if sub:
+                stack.extend(sub)
+
+
+def _walk_method(ci: ClassInfo, mname: str, fn: ast.AST, selfname: str, refs: set) -> None:
+    """The full node walk, dispatching on the node's class."""
+    Attribute, Name, Call, Subscript, Store = ast.Attribute, ast.Name, ast.Call, ast.Subscript, ast.Store
+    assignish = _ASSIGNISH_SET
+    for node in fast_walk(fn):
+        c = node.__class__
+        if c is Attribute:
+            v = node.value
+            if v.__class__ is Name and v.id == selfname:
+                refs.add(node.attr)
+                if node.ctx.__class__ is Store and node.attr == "__dict__":
+                    ci.dynamic = ci.dynamic or f"replaces self.__dict__ in {mname} at line {node.lineno}"
+        elif c in assignish:
+            _scan_assign(ci, mname, node, selfname)
+        elif c is Call:
+            func = node.func
+            last = func.id if func.__class__ is Name else func.attr if func.__class__ is Attribute else None
+            if last in _SCAN_CALLS:
+                _scan_call(ci, mname, node, selfname, refs)
+        elif c is Subscript and node.ctx.__class__ is Store:
+            v = node.value
+            if isinstance(v, Call) and dotted(v.func) == "vars" and v.args and \
+                    isinstance(v.args[0], Name) and v.args[0].id == selfname:
+                ci.dynamic = ci.dynamic or f"writes vars(self) in {mname} at line {node.lineno}"
+            if (dotted(node.value) or "") == f"{selfname}.__dict__":
+                ci.dynamic = ci.dynamic or f"writes self.__dict__ in {mname} at line {node.lineno}"
+
+
+def _scan_assign(ci: ClassInfo, mname: str, node: ast.AST, selfname: str) -> None:
+    targets: list = []
+    if isinstance(node, ast.Assign):
+        targets = node.targets
+    elif isinstance(node, ast.AnnAssign):
+        targets = [node.target] if node.value is not None else []
+    elif isinstance(node, ast.AugAssign):
+        targets = [node.target]
+    elif isinstance(node, (ast.For, ast.AsyncFor)):
+        targets = [node.target]
+    elif isinstance(node, ast.withitem) and node.optional_vars is not None:
+        targets = [node.optional_vars]
+    for t in targets:
+        for a in _self_targets(t, selfname):
+            ci.assigned_in.setdefault(a, []).append((mname, getattr(t, "lineno", 0)))
+        if isinstance(t, ast.Attribute) and _is_class_ref(t.value, selfname):
+            ci.class_names.add(t.attr)  # type(self).x = ..., self.__class__.x = ..., request.cls.x = ...
+
+
+def _is_class_ref(v: ast.expr, selfname: str) -> bool:
+    if isinstance(v, ast.Attribute) and v.attr == "cls":
+        return True
+    if isinstance(v, ast.Attribute) and v.attr == "__class__" and isinstance(v.value, ast.Name) and v.value.id == selfname:
+        return True
+    return isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id == "type" and len(v.args) == 1 \
+        and isinstance(v.args[0], ast.Name) and v.args[0].id == selfname
+
+
+def _scan_call(ci: ClassInfo, mname: str, node: ast.Call, selfname: str, refs: set) -> None:
+    f = dotted(node.func) or ""
+    if f == "getattr" and len(node.args) == 2 and isinstance(node.args[1], ast.Constant) and \
+            isinstance(node.args[0], ast.Name) and node.args[0].id == selfname:
+        refs.add(str(node.args[1].value))
+    if f in ("setattr", "object.__setattr__") and len(node.args) >= 2:
+        obj = node.args[0]
+        if isinstance(obj, ast.Name) and obj.id == selfname:
+            key = node.args[1]
+            if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                ci.assigned_in.setdefault(key.value, []).append((mname, node.lineno))
+            elif isinstance(key, ast.JoinedStr):
+                ci.dyn_patterns.append(_fstring_pattern(key))
+            else:
+                ci.dynamic = ci.dynamic or f"setattr(self, <non-literal>) in {mname} at line {node.lineno}"
+    elif f.startswith(f"{selfname}.") and f.split(".")[-1] in REGISTER_METHODS and f.count(".") == 1:
+        if node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+            ci.assigned_in.setdefault(node.args[0].value, []).append((mname, node.lineno))
+        elif node.args and isinstance(node.args[0], ast.JoinedStr):
+            ci.dyn_patterns.append(_fstring_pattern(node.args[0]))
+        else:
+            ci.dynamic = ci.dynamic or f"{f.split('.')[-1]}(<non-literal>) in {mname} at line {node.lineno}"
+    elif f in (f"{selfname}.__dict__.update", "vars") and (f != "vars" or (
+            node.args and isinstance(node.args[0], ast.Name) and node.args[0].id == selfname)):
+        ci.dynamic = ci.dynamic or f"writes self.__dict__ in {mname} at line {node.lineno}"
+
+
+def _self_targets(t: ast.expr, selfname: str) -> list[str]:
+    if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == selfname:
+        return [t.attr]
+    if isinstance(t, (ast.Tuple, ast.List)):
+        out = []
+        for e in t.elts:
+            out += _self_targets(e.value if isinstance(e, ast.Starred) else e, selfname)
+        return out
+    if isinstance(t, ast.Starred):
+        return _self_targets(t.value, selfname)
+    return []
+
+
+def new_instances(fn: ast.FunctionDef) -> list[tuple[int, frozenset, bool]]:
+    """Objects a function makes with ``__new__`` (``obj = cls.__new__(cls)``,
+    ``super().__new__(cls)``): (line, attributes it sets on them, whether it calls their __init__)."""
+    out = []
+    for node in fast_walk(fn):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+                and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute) \
+                and node.value.func.attr == "__new__":
+            var = node.targets[0].id
+            attrs: set[str] = set()
+            calls_init = False
+            for sub in fast_walk(fn):
+                if isinstance(sub, (ast.Assign, ast.AnnAssign)):
+                    ts = sub.targets if isinstance(sub, ast.Assign) else [sub.target]
+                    for t in ts:
+                        attrs.update(_self_targets(t, var))
+                elif isinstance(sub, ast.Call):
+                    f = dotted(sub.func) or ""
+                    if f == f"{var}.__init__":
+                        calls_init = True
+                    if f in ("setattr", "object.__setattr__") and len(sub.args) >= 2 and \
+                            isinstance(sub.args[0], ast.Name) and sub.args[0].id == var and \
+                            isinstance(sub.args[1], ast.Constant):
+                        attrs.add(str(sub.args[1].value))
+            out.append((node.lineno, frozenset(attrs), calls_init))
+    return out
+
+
+def _scan_alt_ctor(ci: ClassInfo, mname: str, fn: ast.FunctionDef) -> None:
+    """A class/static method that builds with ``__new__`` and skips ``__init__``."""
+    for line, attrs, calls_init in new_instances(fn):
+        ci.alt_ctors.append((mname, line, attrs, calls_init))

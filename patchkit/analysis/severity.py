@@ -1,0 +1,135 @@
+"""Severity policy and the words of a finding: whether a path that misses an attribute is a
+configuration mode (warning) or a hole (error), whether a read's own conditions exclude a path,
+which condition explains the miss, ordered protocols, and inline suppressions."""
+from __future__ import annotations
+
+import ast
+import functools
+import re
+
+from ..ftypes import Finding
+from .model import dotted, fast_walk
+from .state import State
+
+
+def _calls_super(fn: ast.FunctionDef, name: str, base: str) -> bool:
+    """``fn`` calls ``super().<name>(...)`` or ``<Base>.<name>(self, ...)``."""
+    for node in fast_walk(fn):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == name:
+            v = node.func.value
+            if isinstance(v, ast.Call) and dotted(v.func) == "super":
+                return True
+            if (dotted(v) or "").split(".")[-1] == base.split(".")[-1]:
+                return True
+    return False
+
+
+#: assigning method -> the methods guaranteed to run after it (None: every other method)
+_RUN_BEFORE = {"__enter__": ("__exit__",), "__aenter__": ("__aexit__",),
+               "setUp": None, "asyncSetUp": None, "setup_method": None}
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+_FUZZY = re.compile(r"\b(?:[A-Za-z_]\w*\.)+([A-Za-z_]\w*)\b")
+
+
+@functools.lru_cache(maxsize=65536)
+def _fuzzy(key: str) -> str:
+    return _FUZZY.sub(r"\1", key)
+
+
+def _excluded(s: State, read_conds) -> bool:
+    """The read's own conditions contradict the construction path ``s``."""
+    for (key, pol) in read_conds:
+        fk = _fuzzy(key)
+        for c in s.conds:
+            if c[0].startswith("<"):
+                continue
+            if (c[0] == key or _fuzzy(c[0]) == fk) and c[1] != pol:
+                return True
+            if _numeric_conflict(c[0], c[1], key, pol):
+                return True
+    return False
+
+
+_NUM_FACT = re.compile(r"^(.+?) (==|<|>) (-?\d+)$")
+
+
+@functools.lru_cache(maxsize=65536)
+def _numeric_conflict(k1: str, p1: bool, k2: str, p2: bool) -> bool:
+    """``n == 1`` and ``n > 1`` (each true or false) cannot hold together for an integer n."""
+    m1, m2 = _NUM_FACT.match(k1), _NUM_FACT.match(k2)
+    if not m1 or not m2 or m1.group(1) != m2.group(1) or k1 == k2:
+        return False
+    ops = {"==": lambda v, c: v == c, "<": lambda v, c: v < c, ">": lambda v, c: v > c}
+    c1, c2 = int(m1.group(3)), int(m2.group(3))
+    f1, f2 = ops[m1.group(2)], ops[m2.group(2)]
+    # two half-lines or points over the integers: a witness exists next to a constant if any does
+    for v in {c1 - 1, c1, c1 + 1, c2 - 1, c2, c2 + 1}:
+        if f1(v, c1) == p1 and f2(v, c2) == p2:
+            return False
+    return True
+
+
+def _mode_split(missing: list[State], terminal: list[State], attr: str) -> bool:
+    """The paths that miss ``attr`` assign other attributes that the paths with it lack: the
+    constructor sets the object up in one of several modes, and the read is mode-specific code."""
+    having = [s for s in terminal if attr in s.assigned]
+    if not having:
+        return False
+    with_attr = frozenset.union(*(s.assigned for s in having))
+    if all(s.assigned - with_attr for s in missing):
+        return True
+    # a branch that sets up a whole subsystem (3+ attributes) is a mode, not a forgotten line
+    common = frozenset.intersection(*(s.assigned for s in having))
+    return all(len(common - s.assigned) >= 3 for s in missing)
+
+
+def _branch_only(missing: list[State], terminal: list[State], attr: str) -> bool:
+    """Every path that misses ``attr`` is told apart from those that have it only by a branch test
+    (a configuration/mode choice), not by an exception, a loop that may not run, an unmatched
+    ``match`` or a deletion. Such reads are mode-dependent: a warning, unless strict."""
+    having = [s for s in terminal if attr in s.assigned]
+    if not having:
+        return False
+    common = set.intersection(*(set((c[0], c[1]) for c in s.conds) for s in having))
+    for s in missing:
+        distinct = [c for c in s.conds if (c[0], c[1]) not in common]
+        if any(c[2] < 0 and (c[0], not c[1]) in common for c in distinct):
+            continue  # the path records itself in a flag (`self.enabled = False; return`): a mode
+        if any(c[0] in ("<except>", "<with>", "<match>") for c in distinct):
+            return False  # an exception swallowed or no case matched: not a mode, a hole
+    return True
+
+
+def _why(missing: State, terminal: list[State], attr: str) -> str:
+    having = [s for s in terminal if attr in s.assigned]
+    common = set.intersection(*(set((c[0], c[1]) for c in s.conds) for s in having)) if having else set()
+    conds = sorted(missing.conds, key=lambda c: (c[2], c[0], c[1]))  # deterministic across runs
+    distinct = [c for c in conds if (c[0], c[1]) not in common] or conds
+    if not distinct:
+        return "not assigned on every construction path"
+    branches = [c for c in distinct if c[2] >= 0] or distinct
+    opposite = [c for c in branches if (c[0], not c[1]) in common]
+    c = (opposite or branches)[0]
+    if c[0].startswith("<"):
+        return f"not assigned when {c[3]}"
+    state = "true" if c[1] else "false"
+    return f"not assigned on the construction path where `{c[3]}` is {state} (line {abs(c[2])})"
+
+
+_SUPPRESS = re.compile(r"#\s*patchkit:\s*ignore(?:\[([A-Z0-9, ]+)\])?")
+
+
+def _suppressed(f: Finding, lines: dict[str, list[str]]) -> bool:
+    """``# patchkit: ignore[CODE]`` on the finding's line (in whichever module of the tree it is)."""
+    ls = lines.get(f.path)
+    if ls and 0 < f.line <= len(ls):
+        mt = _SUPPRESS.search(ls[f.line - 1])
+        if mt:
+            codes = mt.group(1)
+            return not codes or f.code in [x.strip() for x in codes.split(",")]
+    return False

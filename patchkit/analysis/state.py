@@ -1,0 +1,139 @@
+"""Path states of the construction walk (assigned attributes + the conditions known on the
+path), their merging, the statement-sequence result (Flow), the per-function frame, and the
+per-file work budget."""
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from typing import Callable, Iterable
+
+from .conditions import Cond
+from .model import ClassInfo
+
+MAX_STATES = 96
+
+
+MAX_DEPTH = 12
+
+
+#: calls nested this deep are walked once per (class, method, entry facts) and the summary is
+#: reused: mutually recursive helpers stay polynomial (shallower calls keep every path's conditions)
+MEMO_DEPTH = 3
+
+
+class BudgetExceeded(Exception):
+    """The walk of one file went past its time or state budget."""
+
+
+@dataclass
+class Budget:
+    """Work allowed for one file: wall-clock seconds and state-steps (statements x states)."""
+
+    seconds: float = 20.0
+    steps: int = 3_000_000
+    used: int = 0
+    deadline: float = 0.0
+
+    def start(self) -> "Budget":
+        import time
+        self.deadline = time.monotonic() + self.seconds
+        self.used = 0
+        return self
+
+    def spend(self, n: int) -> None:
+        self.used += n
+        if self.used > self.steps:
+            raise BudgetExceeded(f"more than {self.steps} state-steps")
+        if self.used & 0x3FF < n:  # look at the clock about every thousand steps
+            import time
+            if self.deadline and time.monotonic() > self.deadline:
+                raise BudgetExceeded(f"more than {self.seconds:g} s")
+
+
+@dataclass(frozen=True)
+class State:
+    assigned: frozenset
+    conds: frozenset = frozenset()
+
+    def add(self, *names: str) -> "State":
+        return State(self.assigned | frozenset(names), self.conds)
+
+    def remove(self, name: str) -> "State":
+        return State(self.assigned - {name}, self.conds)
+
+    def with_cond(self, c: Cond) -> "State":
+        return State(self.assigned, self.conds | {c})
+
+    def contradicts(self, key: str, pol: bool) -> bool:
+        return any(c[0] == key and c[1] != pol for c in self.conds)
+
+
+def merge(states: Iterable[State]) -> list[State]:
+    """Deduplicate; states with equal assigned sets merge keeping their common conditions."""
+    by_assigned: dict[frozenset, State] = {}
+    for s in states:
+        prev = by_assigned.get(s.assigned)
+        by_assigned[s.assigned] = s if prev is None else State(s.assigned, prev.conds & s.conds)
+    out = list(by_assigned.values())
+    if len(out) > MAX_STATES:
+        common = frozenset.intersection(*(s.assigned for s in out))
+        conds = frozenset.intersection(*(s.conds for s in out))
+        out = [State(common, conds)]
+    return out
+
+
+@dataclass
+class Flow:
+    """Result of a statement sequence: states that fall through, return, break, continue."""
+
+    normal: list[State] = field(default_factory=list)
+    returns: list[State] = field(default_factory=list)
+    breaks: list[State] = field(default_factory=list)
+    continues: list[State] = field(default_factory=list)
+
+
+@dataclass
+class Frame:
+    cls: ClassInfo            # the class that defines the function being walked (for super())
+    fn: ast.AST
+    selfname: str
+    guarded: bool = False     # inside try/except AttributeError or `with suppress(...)`
+    known: frozenset = frozenset()  # attrs implied by hasattr/getattr tests around the point
+    depth: int = 0
+    #: parameters whose value the call site fixes (a constant argument or the default of an
+    #: omitted one) and which the function never rebinds: ``super().__init__(use_dsa=True)``
+    consts: dict = field(default_factory=dict)
+    #: functions defined in this function's body so far (a call runs their body now)
+    local_funcs: dict = field(default_factory=dict)
+    #: conditions the states carried when this function was entered (older than its locals)
+    entry_conds: frozenset = frozenset()
+    #: locals stored under their own name (self.x = x): their facts outlive the call as facts
+    #: about the attribute
+    kept: set = field(default_factory=set)
+
+
+#: callback for a construction-time read: (attr, node, frame, states)
+ReadHook = Callable[[str, ast.Attribute, Frame, list[State]], None]
+
+
+def _compose(entries: list[State], rel: list[State], absolute: bool) -> list[State]:
+    """Entry states followed by a summary's states (relative to an empty entry, or absolute),
+    leaving out pairs whose conditions contradict each other."""
+    out = []
+    for s in entries:
+        for r in rel:
+            if any(s.contradicts(c[0], c[1]) for c in r.conds):
+                continue
+            out.append(State(r.assigned if absolute else s.assigned | r.assigned, s.conds | r.conds))
+    return merge(out)
+
+
+def _join(flows: list[Flow]) -> Flow:
+    out = Flow()
+    for f in flows:
+        out.normal += f.normal
+        out.returns += f.returns
+        out.breaks += f.breaks
+        out.continues += f.continues
+    out.normal = merge(out.normal)
+    return out

@@ -43,7 +43,7 @@ def trim(src, classes):
 strip = spec.get("strip", "")
 for side, rev in (("buggy", fix + "^"), ("fixed", fix)):
     for path, classes in spec["files"].items():
-        rel = path[len(strip):] if strip and path.startswith(strip) else path
+        rel = spec.get("dest", {}).get(path) or (path[len(strip):] if strip and path.startswith(strip) else path)
         dest = OUT / side / rel
         dest.parent.mkdir(parents=True, exist_ok=True)
         dest.write_text(trim(show(rev, path), set(classes)))
@@ -51,6 +51,12 @@ for side, rev in (("buggy", fix + "^"), ("fixed", fix)):
         while p != OUT / side:
             (p / "__init__.py").touch(exist_ok=True) if not (p / "__init__.py").exists() else None
             p = p.parent
+for side in ("buggy", "fixed"):
+    for rel, (src, classes) in spec.get("extra", {}).items():
+        dest = OUT / side / rel
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        text = Path(src).read_text()
+        dest.write_text(trim(text, set(classes)) if classes else text)
 # read line: first `self.<attr>` read in the read file of buggy
 rf = spec["read_file"]; rf = rf[len(strip):] if strip and rf.startswith(strip) else rf
 src = (OUT / "buggy" / rf).read_text().splitlines()
@@ -60,7 +66,7 @@ if spec.get("read_nth"):
     line = [i for i, l in enumerate(src, 1) if pat.search(l)][spec["read_nth"]]
 sha = lambda rev: subprocess.run(["git", "-C", g, "rev-parse", rev], capture_output=True, text=True).stdout.strip()
 meta = {"project": spec["project"], "url": spec["url"], "buggy_commit": sha(fix + "^"), "fixed_commit": sha(fix),
-        "files": [p[len(strip):] if strip and p.startswith(strip) else p for p in spec["files"]],
+        "files": list(spec.get("extra", {})) + [spec.get("dest", {}).get(p) or (p[len(strip):] if strip and p.startswith(strip) else p) for p in spec["files"]],
         "class": spec["class"], "attribute": spec["attribute"], "kind": spec["kind"],
         "read": {"file": rf, "line": line}, "summary": spec["summary"]}
 (OUT / "case.json").write_text(json.dumps(meta, indent=1) + "\n")

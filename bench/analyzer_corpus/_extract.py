@@ -1,10 +1,12 @@
-"""extract.py CASE_ID REPO_GITDIR FIX_COMMIT spec.json  -- writes bench/analyzer_corpus/CASE_ID/{buggy,fixed}/...
+"""_extract.py (how the excerpts were made; needs a local clone of the project)
+
+Usage: python3 _extract.py CASE_ID REPO_GITDIR FIX_COMMIT spec.json  -- writes bench/analyzer_corpus/CASE_ID/{buggy,fixed}/...
 spec: {"files": {"path/in/repo.py": ["ClassA", "ClassB"]}, "strip": "src/" (prefix to drop), ...case fields}"""
 import ast, json, subprocess, sys, re
 from pathlib import Path
 case, g, fix, specf = sys.argv[1:5]
 spec = json.loads(Path(specf).read_text())
-OUT = Path("/work/wt/corpus/bench/analyzer_corpus") / case
+OUT = Path(__file__).resolve().parent / case
 def show(rev, path):
     r = subprocess.run(["git", "-C", g, "show", f"{rev}:{path}"], capture_output=True, text=True)
     if r.returncode: raise SystemExit(f"missing {rev}:{path}")

@@ -20,7 +20,11 @@ def _env(patchkit_path, extra=None):
 
 
 def patchkit_commit(patchkit_path) -> str:
+    """The measured commit: `git rev-parse` of the checkout, or the COMMIT file of an exported
+    snapshot (`git archive <commit>`, so a worktree that keeps changing is measured at one commit)."""
     path = Path(patchkit_path or ROOT)
+    if (path / "COMMIT").is_file():
+        return (path / "COMMIT").read_text().strip()
     r = subprocess.run(["git", "-C", str(path), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
     return r.stdout.strip() or "unknown"
 

@@ -17,7 +17,9 @@ or sits on the case's read line. Writes bench/results/analyzer-recall.json and .
 import argparse
 import json
 import re
+import shutil
 import sys
+import tempfile
 from collections import defaultdict
 from pathlib import Path
 
@@ -87,11 +89,21 @@ def totals(rows, tool):
     return dict(by_kind)
 
 
+def isolated_patchkit(tree: Path, patchkit_path):
+    """patchkit's findings on a copy of TREE in a fresh temporary folder: inside this repository
+    the analyzer would take our pyproject.toml / git root as the project root and name the case's
+    modules `bench.analyzer_corpus...`, so absolute imports between its packages would not resolve."""
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "tree"
+        shutil.copytree(tree, root)
+        return run_patchkit(root, patchkit_path, ("--strict", "--no-cache"))
+
+
 def run(cases, patchkit_path, use_pyrefly=True):
     rows = []
     for c in cases:
-        pk_b = run_patchkit(c["dir"] / "buggy", patchkit_path, ("--strict", "--no-cache"))
-        pk_f = run_patchkit(c["dir"] / "fixed", patchkit_path, ("--strict", "--no-cache"))
+        pk_b = isolated_patchkit(c["dir"] / "buggy", patchkit_path)
+        pk_f = isolated_patchkit(c["dir"] / "fixed", patchkit_path)
         py_b = run_pyrefly(c["dir"] / "buggy") if use_pyrefly else None
         py_f = run_pyrefly(c["dir"] / "fixed") if use_pyrefly else None
         rows.append({"id": c["id"], "project": c["project"], "kind": c["kind"], "class": c["class"],
@@ -109,10 +121,10 @@ def _cell(s):
     return text + ("" if s["clean"] else ", flags fixed")
 
 
-def write(rows, commit, patchkit_path, out_dir: Path = RESULTS):
+def write(rows, commit, patchkit_path, out_dir: Path = RESULTS, suffix=""):
     tot = {t: totals(rows, t) for t in ("patchkit", "pyrefly")}
     data = {"commit": commit, "patchkit_path": str(patchkit_path), "cases": rows, "totals": tot}
-    (out_dir / "analyzer-recall.json").write_text(json.dumps(data, indent=1, default=str) + "\n")
+    (out_dir / f"analyzer-recall{suffix}.json").write_text(json.dumps(data, indent=1, default=str) + "\n")
     md = [f"# Analyzer recall on historical AttributeError bugs (patchkit {commit})", "",
           "caught = reported on the buggy tree (class + attribute) and not on the fixed tree.", "",
           "| case | project | kind | class.attribute | read | patchkit | pyrefly |", "|---|---|---|---|---|---|---|"]
@@ -128,7 +140,7 @@ def write(rows, commit, patchkit_path, out_dir: Path = RESULTS):
             continue
         md.append(f"| {kind} | {p['cases']} | {p['caught']} | {q['caught'] if q else 'n/a'} | "
                   f"{p['flag_on_fixed']} | {q['flag_on_fixed'] if q else 'n/a'} |")
-    (out_dir / "analyzer-recall.md").write_text("\n".join(md) + "\n")
+    (out_dir / f"analyzer-recall{suffix}.md").write_text("\n".join(md) + "\n")
     return tot
 
 
@@ -138,11 +150,12 @@ def main(argv=None):
     ap.add_argument("--case", action="append", help="only these case ids")
     ap.add_argument("--no-pyrefly", action="store_true")
     ap.add_argument("--out", type=Path, default=RESULTS)
+    ap.add_argument("--suffix", default="", help="results file suffix, e.g. -main for a baseline run")
     args = ap.parse_args(argv)
     cases = load_cases(only=args.case)
     rows = run(cases, args.patchkit_path, not args.no_pyrefly)
     commit = patchkit_commit(args.patchkit_path)
-    tot = write(rows, commit, args.patchkit_path, args.out)
+    tot = write(rows, commit, args.patchkit_path, args.out, args.suffix)
     for r in rows:
         print(f"{r['id']:8s} {r['kind']:22s} {r['class']}.{r['attribute']:28s} patchkit {_cell(r['patchkit']):20s} "
               f"pyrefly {_cell(r['pyrefly'])}")

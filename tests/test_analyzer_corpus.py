@@ -161,8 +161,8 @@ CHEAP = [c for c in CASES if sum((c["dir"] / "buggy" / f).stat().st_size for f i
 
 @pytest.mark.parametrize("case", CHEAP, ids=[c["id"] for c in CHEAP])
 def test_scorer_on_real_patchkit_output(case, tmp_path):
-    buggy = recall.run_patchkit(case["dir"] / "buggy", ROOT, ("--strict",), cache_dir=tmp_path / "cache")
-    fixed = recall.run_patchkit(case["dir"] / "fixed", ROOT, ("--strict",), cache_dir=tmp_path / "cache")
+    buggy = recall.isolated_patchkit(case["dir"] / "buggy", ROOT)
+    fixed = recall.isolated_patchkit(case["dir"] / "fixed", ROOT)
     assert all({"class", "attribute", "code", "line", "path"} <= set(f) for f in buggy + fixed)
     s = recall.score(case, buggy, fixed, recall.patchkit_matches)
     assert s["found"] == any(f["class"] == case["class"] and f["attribute"] == case["attribute"] for f in buggy)

@@ -199,7 +199,12 @@ def main(argv=None):
                "sample": args.sample, "codebases": {}}
     for name in args.codebase or sorted(CODEBASES):
         root = fetch(name, args.cache)
-        findings = run_patchkit(root.name, args.patchkit_path, ("--fail-on", "error", "--no-cache"), cwd=root.parent)
+        saved = args.cache / f"findings-{name}-{commit}.json"  # re-labelling a run needs no re-analysis
+        if saved.is_file() and commit != "unknown":
+            findings = json.loads(saved.read_text())
+        else:
+            findings = run_patchkit(root.name, args.patchkit_path, ("--fail-on", "error", "--no-cache"), cwd=root.parent)
+            saved.write_text(json.dumps(findings))
         groups = group_errors(findings)
         sampled = sample_groups(groups, args.sample, args.seed)
         cl = labels.get(name, {})

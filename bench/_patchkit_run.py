@@ -35,11 +35,16 @@ def patchkit_module_file(patchkit_path) -> str:
     return r.stdout.strip()
 
 
-def run_patchkit(target, patchkit_path=None, args=("--strict",), cwd=None, cache_dir=None):
-    """Findings (list of dicts from --format json) of `patchkit check TARGET ARGS`; raises on a crash."""
+def run_patchkit(target, patchkit_path=None, args=("--strict",), cwd=None, cache_dir=None, site=None):
+    """Findings (list of dicts from --format json) of `patchkit check TARGET ARGS`; raises on a crash.
+    SITE: a folder of third-party sources (e.g. torch's .py/.pyi) appended to PYTHONPATH, so library
+    bases can be read by path."""
     extra = {"PATCHKIT_CACHE_DIR": str(cache_dir)} if cache_dir else {}
     cmd = [sys.executable, "-m", "patchkit", "check", str(target), "--format", "json", *args]
-    r = subprocess.run(cmd, capture_output=True, text=True, env=_env(patchkit_path, extra), cwd=cwd or target)
+    env = _env(patchkit_path, extra)
+    if site:
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (env.get("PYTHONPATH", ""), str(site)) if p)
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=cwd or target)
     if r.returncode not in (0, 1):
         raise RuntimeError(f"patchkit check {target} exited {r.returncode}: {r.stderr.strip()[-400:]}")
     return json.loads(r.stdout)["findings"]
@@ -47,7 +52,7 @@ def run_patchkit(target, patchkit_path=None, args=("--strict",), cwd=None, cache
 
 
 
-def run_pyrefly(target):
+def run_pyrefly(target, site=None):
     """pyrefly's errors on TARGET as dicts {path, line, kind, message}; None when pyrefly is missing.
 
     The tree is copied to a fresh temporary folder first: pyrefly looks upward for a project root
@@ -60,8 +65,10 @@ def run_pyrefly(target):
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "tree"
         shutil.copytree(target, root)
-        r = subprocess.run([exe, "check", ".", "--preset", "default", "--output-format", "json"],
-                           capture_output=True, text=True, cwd=root)
+        cmd = [exe, "check", ".", "--preset", "default", "--output-format", "json"]
+        if site:
+            cmd += ["--site-package-path", str(site)]
+        r = subprocess.run(cmd, capture_output=True, text=True, cwd=root)
         try:
             data = json.loads(r.stdout)
         except json.JSONDecodeError as e:

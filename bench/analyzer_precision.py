@@ -192,24 +192,28 @@ def main(argv=None):
     ap.add_argument("--patchkit-path", default=str(ROOT), help="checkout put first on PYTHONPATH")
     ap.add_argument("--codebase", action="append", choices=sorted(CODEBASES), help="default: all")
     ap.add_argument("--cache", type=Path, default=CACHE)
+    ap.add_argument("--site", type=Path, help="third-party sources (e.g. torch .py/.pyi) the analyzer may read")
+    ap.add_argument("--suffix", default="", help="results file suffix, e.g. -with-torch")
     args = ap.parse_args(argv)
     commit = patchkit_commit(args.patchkit_path)
     labels = load_labels()
     summary = {"patchkit_path": args.patchkit_path, "commit": commit, "seed": args.seed,
+               "site": str(args.site) if args.site else None,
                "sample": args.sample, "codebases": {}}
     for name in args.codebase or sorted(CODEBASES):
         root = fetch(name, args.cache)
-        saved = args.cache / f"findings-{name}-{commit}.json"  # re-labelling a run needs no re-analysis
+        saved = args.cache / f"findings-{name}-{commit}{'-site' if args.site else ''}.json"  # re-labelling a run needs no re-analysis
         if saved.is_file() and commit != "unknown":
             findings = json.loads(saved.read_text())
         else:
-            findings = run_patchkit(root.name, args.patchkit_path, ("--fail-on", "error", "--no-cache"), cwd=root.parent)
+            findings = run_patchkit(root.name, args.patchkit_path, ("--fail-on", "error", "--no-cache"),
+                                    cwd=root.parent, site=args.site)
             saved.write_text(json.dumps(findings))
         groups = group_errors(findings)
         sampled = sample_groups(groups, args.sample, args.seed)
         cl = labels.get(name, {})
         write_sheet(name, CODEBASES[name][0], commit, args.seed, root, findings, groups, sampled, cl,
-                    RESULTS / f"analyzer-precision-{name}.md")
+                    RESULTS / f"analyzer-precision-{name}{args.suffix}.md")
         t = tally([group_id(k) for k in sampled], cl)
         n_files = sum(1 for _ in root.rglob("*.py"))
         summary["codebases"][name] = {"release": CODEBASES[name][0], "files": n_files,
@@ -227,9 +231,11 @@ def main(argv=None):
             fam[k] += v
     tot["fp_families"] = dict(sorted(fam.items(), key=lambda kv: -kv[1]))
     summary["total"] = tot
-    (RESULTS / "analyzer-precision.json").write_text(json.dumps(summary, indent=1) + "\n")
+    (RESULTS / f"analyzer-precision{args.suffix}.json").write_text(json.dumps(summary, indent=1) + "\n")
     md = [f"# Analyzer precision on untuned codebases (patchkit {commit}, seed {args.seed}, "
           f"{args.sample} groups each)", "",
+          (f"Third-party sources readable by the analyzer: {args.site} (e.g. torch's .py/.pyi)."
+           if args.site else "No third-party packages installed: torch, gymnasium etc. bases are unresolved."), "",
           "| codebase | files | errors | groups | sampled | real | latent | fp | precision |",
           "|---|---|---|---|---|---|---|---|---|"]
     for name, c in summary["codebases"].items():
@@ -239,7 +245,7 @@ def main(argv=None):
               f"{tot['fp']} | **{tot['precision']}** |")
     md += ["", "False-positive families (count in the labelled sample):", ""]
     md += [f"- {k}: {v}" for k, v in tot["fp_families"].items()]
-    (RESULTS / "analyzer-precision.md").write_text("\n".join(md) + "\n")
+    (RESULTS / f"analyzer-precision{args.suffix}.md").write_text("\n".join(md) + "\n")
     print(f"total: precision {tot['precision']} ({tot['real']} real + {tot['latent']} latent / {tot['labelled']} labelled)")
 
 

@@ -89,23 +89,23 @@ def totals(rows, tool):
     return dict(by_kind)
 
 
-def isolated_patchkit(tree: Path, patchkit_path):
+def isolated_patchkit(tree: Path, patchkit_path, site=None):
     """patchkit's findings on a copy of TREE in a fresh temporary folder: inside this repository
     the analyzer would take our pyproject.toml / git root as the project root and name the case's
     modules `bench.analyzer_corpus...`, so absolute imports between its packages would not resolve."""
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "tree"
         shutil.copytree(tree, root)
-        return run_patchkit(root, patchkit_path, ("--strict", "--no-cache"))
+        return run_patchkit(root, patchkit_path, ("--strict", "--no-cache"), site=site)
 
 
-def run(cases, patchkit_path, use_pyrefly=True):
+def run(cases, patchkit_path, use_pyrefly=True, site=None):
     rows = []
     for c in cases:
-        pk_b = isolated_patchkit(c["dir"] / "buggy", patchkit_path)
-        pk_f = isolated_patchkit(c["dir"] / "fixed", patchkit_path)
-        py_b = run_pyrefly(c["dir"] / "buggy") if use_pyrefly else None
-        py_f = run_pyrefly(c["dir"] / "fixed") if use_pyrefly else None
+        pk_b = isolated_patchkit(c["dir"] / "buggy", patchkit_path, site)
+        pk_f = isolated_patchkit(c["dir"] / "fixed", patchkit_path, site)
+        py_b = run_pyrefly(c["dir"] / "buggy", site) if use_pyrefly else None
+        py_f = run_pyrefly(c["dir"] / "fixed", site) if use_pyrefly else None
         rows.append({"id": c["id"], "project": c["project"], "kind": c["kind"], "class": c["class"],
                      "attribute": c["attribute"], "read": c["read"], "url": c["url"],
                      "patchkit": score(c, pk_b, pk_f, patchkit_matches),
@@ -150,10 +150,11 @@ def main(argv=None):
     ap.add_argument("--case", action="append", help="only these case ids")
     ap.add_argument("--no-pyrefly", action="store_true")
     ap.add_argument("--out", type=Path, default=RESULTS)
+    ap.add_argument("--site", type=Path, help="third-party sources (e.g. torch .py/.pyi) both tools may read")
     ap.add_argument("--suffix", default="", help="results file suffix, e.g. -main for a baseline run")
     args = ap.parse_args(argv)
     cases = load_cases(only=args.case)
-    rows = run(cases, args.patchkit_path, not args.no_pyrefly)
+    rows = run(cases, args.patchkit_path, not args.no_pyrefly, args.site)
     commit = patchkit_commit(args.patchkit_path)
     tot = write(rows, commit, args.patchkit_path, args.out, args.suffix)
     for r in rows:

@@ -1,0 +1,83 @@
+"""Run a given patchkit checkout's `check` (or pyrefly) as a subprocess and return its findings.
+
+Shared by analyzer_recall.py and analyzer_precision.py: `--patchkit-path DIR` puts DIR first on
+PYTHONPATH so the same bench can score /work/main, a helper's worktree, or an installed copy.
+"""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _env(patchkit_path, extra=None):
+    env = {**os.environ, **(extra or {})}
+    if patchkit_path:
+        env["PYTHONPATH"] = os.pathsep.join([str(Path(patchkit_path).resolve()), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    return env
+
+
+def patchkit_commit(patchkit_path) -> str:
+    """The measured commit: `git rev-parse` of the checkout, or the COMMIT file of an exported
+    snapshot (`git archive <commit>`, so a worktree that keeps changing is measured at one commit)."""
+    path = Path(patchkit_path or ROOT)
+    if (path / "COMMIT").is_file():
+        return (path / "COMMIT").read_text().strip()
+    r = subprocess.run(["git", "-C", str(path), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    return r.stdout.strip() or "unknown"
+
+
+def patchkit_module_file(patchkit_path) -> str:
+    r = subprocess.run([sys.executable, "-c", "import patchkit; print(patchkit.__file__)"],
+                       capture_output=True, text=True, env=_env(patchkit_path), cwd="/")
+    return r.stdout.strip()
+
+
+def run_patchkit(target, patchkit_path=None, args=("--strict",), cwd=None, cache_dir=None, site=None):
+    """Findings (list of dicts from --format json) of `patchkit check TARGET ARGS`; raises on a crash.
+    SITE: a folder of third-party sources (e.g. torch's .py/.pyi) appended to PYTHONPATH, so library
+    bases can be read by path."""
+    extra = {"PATCHKIT_CACHE_DIR": str(cache_dir)} if cache_dir else {}
+    cmd = [sys.executable, "-m", "patchkit", "check", str(target), "--format", "json", *args]
+    env = _env(patchkit_path, extra)
+    if site:
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (env.get("PYTHONPATH", ""), str(site)) if p)
+    r = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=cwd or target)
+    if r.returncode not in (0, 1):
+        raise RuntimeError(f"patchkit check {target} exited {r.returncode}: {r.stderr.strip()[-400:]}")
+    return json.loads(r.stdout)["findings"]
+
+
+
+
+def run_pyrefly(target, site=None):
+    """pyrefly's errors on TARGET as dicts {path, line, kind, message}; None when pyrefly is missing.
+
+    The tree is copied to a fresh temporary folder first: pyrefly looks upward for a project root
+    (our pyproject.toml) and would otherwise name the corpus modules `bench.analyzer_corpus...`."""
+    import shutil
+    import tempfile
+    exe = shutil.which("pyrefly")
+    if not exe:
+        return None
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "tree"
+        shutil.copytree(target, root)
+        cmd = [exe, "check", ".", "--preset", "default", "--output-format", "json"]
+        if site:
+            cmd += ["--site-package-path", str(site)]
+        r = subprocess.run(cmd, capture_output=True, text=True, cwd=root)
+        try:
+            data = json.loads(r.stdout)
+        except json.JSONDecodeError as e:
+            raise RuntimeError(f"pyrefly on {target}: unreadable output ({e}): {r.stderr.strip()[-300:]}")
+        out = []
+        for e in data.get("errors", []):
+            path = e.get("path", "")
+            if os.path.isabs(path):
+                path = os.path.relpath(os.path.realpath(path), os.path.realpath(root))
+            out.append({"path": path, "line": e.get("line", 0), "kind": e.get("name", ""),
+                        "message": e.get("description", "") or e.get("concise_description", "")})
+        return out

@@ -1,0 +1,171 @@
+#!/usr/bin/env python3
+"""Recall of `patchkit check` on historical AttributeError bugs, with pyrefly scored on the same corpus.
+
+    python3 bench/analyzer_recall.py [--patchkit-path DIR] [--case bug_03 ...] [--no-pyrefly]
+
+Each case in bench/analyzer_corpus/<id>/ holds the buggy and the fixed files of a real fix commit
+(trimmed to the classes involved, in their real module layout) and case.json naming the class,
+the attribute and the line of the read. A tool *finds* a case when it reports the class + attribute
+on the buggy tree, and is *clean* on it when it reports nothing for that class + attribute on the
+fixed tree; a case counts as caught when both hold.
+
+patchkit: `patchkit check <tree> --strict --format json`, a finding matches when its class and
+attribute are the case's (any code, any severity). pyrefly (`pyrefly check --preset default`): an
+error matches when its message names the attribute in backticks and either names the case's class
+or sits on the case's read line. Writes bench/results/analyzer-recall.json and .md.
+"""
+import argparse
+import json
+import re
+import shutil
+import sys
+import tempfile
+from collections import defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _patchkit_run import ROOT, patchkit_commit, run_patchkit, run_pyrefly  # noqa: E402
+
+CORPUS = ROOT / "bench" / "analyzer_corpus"
+RESULTS = ROOT / "bench" / "results"
+FIELDS = ("project", "url", "buggy_commit", "fixed_commit", "files", "class", "attribute", "kind", "read")
+KINDS = ("missing-super", "cross-module-subclass", "wrong-class", "branch-only", "renamed", "other")
+
+
+def load_cases(corpus: Path = CORPUS, only=None):
+    cases = []
+    for d in sorted(p for p in corpus.iterdir() if (p / "case.json").is_file()):
+        if only and d.name not in only:
+            continue
+        meta = json.loads((d / "case.json").read_text())
+        meta["id"] = d.name
+        meta["dir"] = d
+        cases.append(meta)
+    return cases
+
+
+def patchkit_matches(case, findings):
+    """The patchkit findings that name the case's class and attribute."""
+    return [f for f in findings if f.get("class") == case["class"] and f.get("attribute") == case["attribute"]]
+
+
+def pyrefly_matches(case, errors):
+    """The pyrefly errors naming `attribute` and either the class or the read line."""
+    attr = re.compile(r"`%s`" % re.escape(case["attribute"]))
+    cls = re.compile(r"`%s`" % re.escape(case["class"]))
+    read = case["read"]
+    out = []
+    for e in errors:
+        msg = e.get("message", "")
+        if not attr.search(msg):
+            continue
+        on_line = Path(e.get("path", "")).as_posix().endswith(read["file"]) and e.get("line") == read["line"]
+        if cls.search(msg) or on_line:
+            out.append(e)
+    return out
+
+
+def score(case, buggy, fixed, match):
+    """{'found', 'clean', 'caught'} for one tool: buggy/fixed are its outputs (None: tool missing)."""
+    if buggy is None or fixed is None:
+        return None
+    found = bool(match(case, buggy))
+    clean = not match(case, fixed)
+    return {"found": found, "clean": clean, "caught": found and clean}
+
+
+def totals(rows, tool):
+    by_kind = defaultdict(lambda: {"cases": 0, "found": 0, "caught": 0, "flag_on_fixed": 0})
+    for r in rows:
+        s = r[tool]
+        if s is None:
+            continue
+        for key in (r["kind"], "all"):
+            k = by_kind[key]
+            k["cases"] += 1
+            k["found"] += s["found"]
+            k["caught"] += s["caught"]
+            k["flag_on_fixed"] += not s["clean"]
+    return dict(by_kind)
+
+
+def isolated_patchkit(tree: Path, patchkit_path, site=None):
+    """patchkit's findings on a copy of TREE in a fresh temporary folder: inside this repository
+    the analyzer would take our pyproject.toml / git root as the project root and name the case's
+    modules `bench.analyzer_corpus...`, so absolute imports between its packages would not resolve."""
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "tree"
+        shutil.copytree(tree, root)
+        return run_patchkit(root, patchkit_path, ("--strict", "--no-cache"), site=site)
+
+
+def run(cases, patchkit_path, use_pyrefly=True, site=None):
+    rows = []
+    for c in cases:
+        pk_b = isolated_patchkit(c["dir"] / "buggy", patchkit_path, site)
+        pk_f = isolated_patchkit(c["dir"] / "fixed", patchkit_path, site)
+        py_b = run_pyrefly(c["dir"] / "buggy", site) if use_pyrefly else None
+        py_f = run_pyrefly(c["dir"] / "fixed", site) if use_pyrefly else None
+        rows.append({"id": c["id"], "project": c["project"], "kind": c["kind"], "class": c["class"],
+                     "attribute": c["attribute"], "read": c["read"], "url": c["url"],
+                     "patchkit": score(c, pk_b, pk_f, patchkit_matches),
+                     "patchkit_codes": sorted({f["code"] for f in patchkit_matches(c, pk_b)}),
+                     "pyrefly": score(c, py_b, py_f, pyrefly_matches)})
+    return rows
+
+
+def _cell(s):
+    if s is None:
+        return "n/a"
+    text = "caught" if s["caught"] else "found" if s["found"] else "missed"
+    return text + ("" if s["clean"] else ", flags fixed")
+
+
+def write(rows, commit, patchkit_path, out_dir: Path = RESULTS, suffix=""):
+    tot = {t: totals(rows, t) for t in ("patchkit", "pyrefly")}
+    data = {"commit": commit, "patchkit_path": str(patchkit_path), "cases": rows, "totals": tot}
+    (out_dir / f"analyzer-recall{suffix}.json").write_text(json.dumps(data, indent=1, default=str) + "\n")
+    md = [f"# Analyzer recall on historical AttributeError bugs (patchkit {commit})", "",
+          "caught = reported on the buggy tree (class + attribute) and not on the fixed tree.", "",
+          "| case | project | kind | class.attribute | read | patchkit | pyrefly |", "|---|---|---|---|---|---|---|"]
+    for r in rows:
+        codes = f" ({','.join(r['patchkit_codes'])})" if r["patchkit_codes"] else ""
+        md.append(f"| {r['id']} | [{r['project']}]({r['url']}) | {r['kind']} | `{r['class']}.{r['attribute']}` | "
+                  f"`{r['read']['file']}:{r['read']['line']}` | {_cell(r['patchkit'])}{codes} | {_cell(r['pyrefly'])} |")
+    md += ["", "| kind | cases | patchkit caught | pyrefly caught | patchkit flags fixed | pyrefly flags fixed |",
+           "|---|---|---|---|---|---|"]
+    for kind in list(KINDS) + ["all"]:
+        p, q = tot["patchkit"].get(kind), tot["pyrefly"].get(kind)
+        if not p:
+            continue
+        md.append(f"| {kind} | {p['cases']} | {p['caught']} | {q['caught'] if q else 'n/a'} | "
+                  f"{p['flag_on_fixed']} | {q['flag_on_fixed'] if q else 'n/a'} |")
+    (out_dir / f"analyzer-recall{suffix}.md").write_text("\n".join(md) + "\n")
+    return tot
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--patchkit-path", default=str(ROOT), help="checkout put first on PYTHONPATH")
+    ap.add_argument("--case", action="append", help="only these case ids")
+    ap.add_argument("--no-pyrefly", action="store_true")
+    ap.add_argument("--out", type=Path, default=RESULTS)
+    ap.add_argument("--site", type=Path, help="third-party sources (e.g. torch .py/.pyi) both tools may read")
+    ap.add_argument("--suffix", default="", help="results file suffix, e.g. -main for a baseline run")
+    args = ap.parse_args(argv)
+    cases = load_cases(only=args.case)
+    rows = run(cases, args.patchkit_path, not args.no_pyrefly, args.site)
+    commit = patchkit_commit(args.patchkit_path)
+    tot = write(rows, commit, args.patchkit_path, args.out, args.suffix)
+    for r in rows:
+        print(f"{r['id']:8s} {r['kind']:22s} {r['class']}.{r['attribute']:28s} patchkit {_cell(r['patchkit']):20s} "
+              f"pyrefly {_cell(r['pyrefly'])}")
+    for tool in ("patchkit", "pyrefly"):
+        a = tot[tool].get("all")
+        if a:
+            kinds = ", ".join(f"{k} {v['caught']}/{v['cases']}" for k, v in tot[tool].items() if k != "all")
+            print(f"{tool}: caught {a['caught']}/{a['cases']} (found {a['found']}, flags on fixed {a['flag_on_fixed']}); {kinds}")
+
+
+if __name__ == "__main__":
+    main()

@@ -17,7 +17,14 @@ from typing import Any, Optional
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from patchkit.smoke.logscan import DECODE_ATTENTION, READY, SWITCH
+import re
+
+from patches.dynamic_spec_disable.smoke_spec import SPEC
+
+# the patterns the smoke test parses these lines with (the patch's own smoke spec)
+READY = re.compile(SPEC.patterns.ready)
+SWITCH = re.compile(SPEC.patterns.switch)
+DECODE_ATTENTION = re.compile(dict(SPEC.patterns.fields)["decode_attention"])
 from patches.dynamic_spec_disable import runtime as rt
 
 ENVS = (rt.ENV, rt.HYSTERESIS_ENV, rt.DECODE_ATTENTION_ENV)

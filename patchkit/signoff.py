@@ -111,6 +111,17 @@ def package_manifest(target: Target) -> dict:
             "hashes": dict(sorted(hashes.items()))}
 
 
+def gpus() -> list[tuple[str, str]]:
+    """(model, driver) of every NVIDIA GPU nvidia-smi lists; empty without one."""
+    try:
+        r = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
+                           capture_output=True, text=True, timeout=20)
+    except (OSError, subprocess.SubprocessError):
+        return []
+    rows = [x.strip() for x in r.stdout.splitlines() if x.strip()] if r.returncode == 0 else []
+    return [(row.split(",")[0].strip(), row.split(",")[-1].strip()) for row in rows]
+
+
 def environment_now() -> dict:
     """What the gate compares with a record: torch version (from metadata, never imported) and the
     first GPU's model (nvidia-smi), each None when absent."""
@@ -120,13 +131,8 @@ def environment_now() -> dict:
         env["torch"] = md.version("torch")
     except Exception:
         env["torch"] = None
-    try:
-        r = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"],
-                           capture_output=True, text=True, timeout=20)
-        rows = [x.strip() for x in r.stdout.splitlines() if x.strip()] if r.returncode == 0 else []
-        env["gpu_model"] = rows[0] if rows else None
-    except (OSError, subprocess.SubprocessError):
-        env["gpu_model"] = None
+    found = gpus()
+    env["gpu_model"] = found[0][0] if found else None
     return env
 
 

@@ -417,23 +417,14 @@ def wait_ready(ctx: Smoke, server: Server, stage: str) -> float:
 
 
 def environment() -> dict:
-    env = {"python": sys.version.split()[0]}
+    """The sign-off's environment: what the gate compares (torch, GPU model) and what a reader wants."""
+    import subprocess
+    found = signoff.gpus()
+    env = {"python": sys.version.split()[0], **signoff.environment_now(),
+           "gpu_count": len(found), "driver": found[0][1] if found else None}
     try:
-        import importlib.metadata as md
-        env["torch"] = md.version("torch")
-    except Exception:
-        env["torch"] = None
-    try:
-        import subprocess
-        r = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
-                           capture_output=True, text=True, timeout=20)
-        rows = [x.strip() for x in r.stdout.strip().splitlines() if x.strip()] if r.returncode == 0 else []
-        env["gpu_model"] = rows[0].split(",")[0] if rows else None
-        env["gpu_count"] = len(rows)
-        env["driver"] = rows[0].split(",")[1].strip() if rows else None
-        r2 = subprocess.run(["nvcc", "--version"], capture_output=True, text=True, timeout=20)
-        env["cuda"] = r2.stdout.strip().splitlines()[-1] if r2.returncode == 0 else None
-    except (OSError, Exception):
-        env.setdefault("gpu_model", None)
-        env.setdefault("gpu_count", 0)
+        r = subprocess.run(["nvcc", "--version"], capture_output=True, text=True, timeout=20)
+        env["cuda"] = r.stdout.strip().splitlines()[-1] if r.returncode == 0 else None
+    except (OSError, subprocess.SubprocessError, IndexError):
+        env["cuda"] = None
     return env

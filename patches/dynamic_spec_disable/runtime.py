@@ -199,8 +199,6 @@ class SpecDisable:
     sizing: dict = field(default_factory=dict)
     decode_attention: list = field(default_factory=list)
     extra_memory_mib: Optional[float] = None
-    #: the draft runner's attention backend in the full state (the eager draft extend runs on it)
-    draft_runner_backend: Any = None
 
 
 SIZING_FIELDS = ("speculative_num_steps", "speculative_num_draft_tokens")
@@ -226,7 +224,6 @@ def apply_state(worker: Any, ctl: SpecDisable, disabled: bool) -> None:
     context_mark = len(context) if context is not None else 0
     state = ctl.zero if disabled else ctl.full
     worker.apply_runtime_state(state)
-    _swap_draft_runner_backend(worker, ctl, state, disabled)
     for name, mark in zip(logs, marks):
         log = getattr(sa, name, None)
         if isinstance(log, list):
@@ -244,18 +241,6 @@ def _context_log() -> Optional[list]:
     except Exception:
         return None
     return log if isinstance(log, list) else None
-
-
-def _swap_draft_runner_backend(worker: Any, ctl: SpecDisable, state: Any, disabled: bool) -> None:
-    """The eager draft extend runs on ``draft_runner.attn_backend``. 0.5.14+ swap it with the state;
-    0.5.12-0.5.13's swap leaves it alone, so the zero state's one-token (decode-kernel) draft-extend
-    backend would never run: swap it here, and put the full state's back on the way out."""
-    runner = getattr(getattr(worker, "_draft_worker", None), "draft_runner", None)
-    if runner is None or ctl.draft_runner_backend is None:
-        return
-    wanted = state.draft_extend_attn_backend if disabled else ctl.draft_runner_backend
-    if wanted is not None and runner.attn_backend is not wanted:
-        runner.attn_backend = wanted
 
 
 def on_init(worker: Any, owner: type) -> None:
@@ -278,9 +263,7 @@ def on_init(worker: Any, owner: type) -> None:
     extra = None if before is None or after is None else max(0.0, after - before)
     worker.apply_runtime_state(full)
     _set_fields(sa, sizing)
-    runner = getattr(getattr(worker, "_draft_worker", None), "draft_runner", None)
-    ctl = SpecDisable(Switch(threshold, resolve_hysteresis(sa)), full, zero, sizing, converted, extra,
-                      getattr(runner, "attn_backend", None))
+    ctl = SpecDisable(Switch(threshold, resolve_hysteresis(sa)), full, zero, sizing, converted, extra)
     setattr(worker, STATE_ATTR, ctl)
     logger.info(
         "patchkit-spec-disable: ready threshold=%d hysteresis=%d steps=%d decode_attention=%s "
@@ -444,12 +427,11 @@ def _own_zero_state(worker: Any, full: Any) -> tuple[Any, list]:
         dw = worker._draft_worker
         draft_extend_attn_backend = mod.DraftBackendFactory(
             worker.server_args, dw.draft_runner, worker.topk, 0).create_draft_extend_backend()
-        if draft_extend_attn_backend is not None:
-            converted.append(one_token_attention(draft_extend_attn_backend))
-        else:
-            # 0.5.12's draft extend runs on draft_runner.attn_backend, which its swap never
-            # replaces: that kernel stays the extend kernel, and the ready line says so.
-            converted.append(False)
+        # 0.5.12-0.5.13 run the eager draft extend on draft_runner.attn_backend, which their state
+        # swap never replaces: the draft extend keeps the full state's (extend) kernel, and the ready
+        # line says so (decode_attention=[True, False]). Swapping the runner's backend as 0.5.14+ do
+        # is the next step; it has not run on a GPU, so it is not done here.
+        converted.append(False)
     state = mod.SpecRuntimeState(
         speculative_num_steps=0,
         speculative_num_draft_tokens=1,

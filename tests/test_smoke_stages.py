@@ -87,7 +87,7 @@ def test_each_stage_catches_its_fault(site, tmp_path, fault, cell, want_stage, w
 
 
 def test_soak_catches_memory_that_grows_with_every_switch(site, tmp_path):
-    c = run_cell(site, tmp_path, ON, "leak", rss_tolerance_mib=48.0, soak_seconds=4.0)
+    c = run_cell(site, tmp_path, ON, "leak", rss_tolerance_mib=48.0, soak_seconds=10.0)
     assert c["failure"]["stage"] == "soak" and "host memory grew" in c["failure"]["message"]
     ok = run_cell(site, tmp_path / "ok", ON, "", rss_tolerance_mib=48.0, soak_seconds=4.0)
     assert ok["verdict"] == "pass" and stage(ok, "soak")["detail"]["rss_growth_mib"] < 48

@@ -13,6 +13,7 @@ from typing import Callable, Optional
 from .. import signoff
 from ..ftypes import Target, UsageError
 from . import facts as F, matrix as M
+from .bootgate import BootGate
 from .run import Reference, Server, Smoke, SmokeConfig, cell_command, drop_options, fill, free_port, merge_args, \
     wait_ready
 from .spec import SmokeSpec
@@ -173,6 +174,7 @@ class ReferenceServer:
         port = free_port(20000, 24000)
         cfg = SmokeConfig(opts.model_path, server_args=args, timeout=opts.timeout, log_dir=opts.log_dir / "reference",
                           spec=spec, models=dict(opts.models), tp=opts.tp,
+                          boot_gate=BootGate() if opts.parallel > 1 else None,
                           **{k: v for k, v in opts.extra.items() if k in ("python",)})
         ctx = Smoke(cfg, None, self.progress, cell="reference")  # type: ignore[arg-type]
         self.server = ctx.start_server(cell_command(cfg, port), "server.log", {})
@@ -212,6 +214,7 @@ def run_matrix(spec: SmokeSpec, target: Target, opts: MatrixOptions, progress: P
             reference = Reference()
             ref_srv.start(reference)
         slots = max(1, opts.parallel - (1 if ref_srv.server else 0))
+        gate = BootGate() if opts.parallel > 1 else None
 
         jobs = []
         for cell in plan.cells:
@@ -245,12 +248,15 @@ def run_matrix(spec: SmokeSpec, target: Target, opts: MatrixOptions, progress: P
             if opts.parallel > 1:
                 cfg.port = free_port(24000 + (i % 5) * 4000, 24000 + (i % 5 + 1) * 4000)
                 cfg.gpu_check = False  # other cells hold GPU memory: teardown checks the processes
+                cfg.boot_gate = gate
             ctx = Smoke(cfg, target, progress, cell=cell.name + ("/forced" if kind == "forced" else ""))
             started = time.monotonic()
             out = ctx.run_cell(command=cell_command(cfg, cfg.port or free_port()))
             seconds = time.monotonic() - started
             if out["verdict"] == "fail" and opts.stop_on_failure:
                 cancel.set()
+            for h in ctx.boot_holds:
+                progress(f"[{ctx.cell}] boot gate: waited {h.waited_s:.0f}s, held {h.held_s:.0f}s ({h.reason})")
             progress(f"[{ctx.cell}] {out['verdict'].upper()} in {seconds:.0f}s"
                      + (f": {out['failure']['stage']}: {out['failure']['message']}" if out["failure"] else ""))
             with lock:

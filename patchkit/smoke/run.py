@@ -16,11 +16,16 @@ from typing import Callable, Optional
 
 from .. import signoff
 from ..ftypes import Target
-from . import logscan
+from . import bootgate, logscan
+from .bootgate import BootGate, Hold
 from .server import Server, ServerExited, ServerTimeout, gpu_memory_used_mib, http_json, wait_gpu_released
 from .spec import LEGACY_STAGES, SmokeSpec
 
 Progress = Callable[[str], None]
+
+
+#: SGLang's last start-up line
+READY_MARKER = "The server is fired up and ready to roll"
 
 
 @dataclass
@@ -73,6 +78,8 @@ class SmokeConfig:
     gpu_check: bool = True
     #: set by another cell's failure when the run stops at the first failing stage
     cancel: Optional[threading.Event] = None
+    #: cells sharing a GPU pass SGLang's memory profiling one server at a time (bootgate.py)
+    boot_gate: Optional[BootGate] = None
 
 
 class StageFailed(Exception):
@@ -250,6 +257,7 @@ class Smoke:
         self.server: Optional[Server] = None
         self.base = ""
         self.command: list[str] = []
+        self.boot_holds: list[Hold] = []
 
     # ------------------------------------------------------------------ plumbing for stages
     def say(self, msg: str) -> None:
@@ -292,7 +300,14 @@ class Smoke:
         srv = Server(cmd, self.cfg.log_dir / log_name, f"http://{self.cfg.host}:{port}", env=dict(env))
         self.say("$ " + " ".join(f"{k}={v}" for k, v in env.items()) + (" " if env else "")
                  + " ".join(shlex.quote(c) for c in cmd))
-        srv.start()
+        gate = self.cfg.boot_gate
+        if gate is None:
+            srv.start()
+            return srv
+        needed = bootgate.markers_needed("--speculative-algorithm" in cmd, self.cfg.tp)
+        handle = gate.pass_through(srv.start, srv.log_path, needed, srv.alive,
+                                   lambda: READY_MARKER in srv.tail(5))
+        self.boot_holds.append(handle.hold)
         return srv
 
     # ------------------------------------------------------------------ the sequence

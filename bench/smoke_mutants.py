@@ -7,6 +7,8 @@ On the GPU host (after the bundle is unpacked to /tmp/site, see bench/gpu/smoke_
     python3 bench/smoke_mutants.py --target-dir /tmp/site --parallel 5 --out $OUT
 On CPU against the stand-in server (faults simulate the mutants; tests/test_smoke_mutation_bench.py):
     python3 bench/smoke_mutants.py --target-dir <stand-in copy> --target-version 0.5.12 --standin ...
+Tables of jobs run side by side (each on its own copy of the target):
+    python3 bench/smoke_mutants.py --merge A.json B.json ... --out $OUT
 Exit code: 0 every mutant caught, 1 one survived or could not be applied, 2 could not run.
 """
 from __future__ import annotations
@@ -47,6 +49,15 @@ def parse(argv):
 
 
 def main(argv=None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["--merge"]:
+        sys.path.insert(0, str(ROOT))
+        out = Path(os.environ.get("OUT", "."))
+        if "--out" in argv:
+            i = argv.index("--out")
+            out = Path(argv[i + 1])
+            argv = argv[:i] + argv[i + 2:]
+        return merge([Path(p) for p in argv[1:]], out)
     args = parse(argv)
     sys.path.insert(0, str(ROOT))
     os.environ["PATCHKIT_PATCH_PATH"] = os.pathsep.join(
@@ -146,13 +157,19 @@ def main(argv=None) -> int:
         why = install(BASE)
         if why:
             log(f"warning: could not put {BASE} back: {why}")
-    out = args.out / "bench" / "results"
-    out.mkdir(parents=True, exist_ok=True)
-    stem = out / f"smoke-mutants-{t.version}{'-standin' if args.standin else ''}"
     doc = {"target": {"distribution": t.distribution, "version": t.version}, "standin": args.standin,
            "parallel": args.parallel, "rows": rows}
+    return write_table(doc, args.out)
+
+
+def write_table(doc: dict, out_root: Path) -> int:
+    """<out_root>/bench/results/smoke-mutants-<version>.{json,md}; exit code 1 when a mutant survived."""
+    t, rows = doc["target"], doc["rows"]
+    out = out_root / "bench" / "results"
+    out.mkdir(parents=True, exist_ok=True)
+    stem = out / f"smoke-mutants-{t['version']}{'-standin' if doc['standin'] else ''}"
     Path(f"{stem}.json").write_text(json.dumps(doc, indent=2) + "\n")
-    lines = [f"# smoke mutants on {t.distribution} {t.version}{' (stand-in)' if args.standin else ''}", "",
+    lines = [f"# smoke mutants on {t['distribution']} {t['version']}{' (stand-in)' if doc['standin'] else ''}", "",
              "| mutant | verdict | caught at stage | cell | expected stage | seconds |", "|---|---|---|---|---|---|"]
     for r in rows:
         lines.append(f"| {r['mutant']} | {r['verdict']} | {r.get('stage', '')} | {r.get('cell', '')} | "
@@ -161,6 +178,20 @@ def main(argv=None) -> int:
     print("\n".join(lines))
     bad = [r for r in rows if r["verdict"] in ("SURVIVED", "NOT APPLIED", "FAILED")]
     return 1 if bad else 0
+
+
+def merge(paths: list[Path], out_root: Path) -> int:
+    """One table from the tables of mutant jobs run side by side (each on its own copy of the
+    target), in the order of the mutants table."""
+    docs = [json.loads(p.read_text()) for p in paths]
+    if not docs or len({(d["target"]["version"], d["standin"]) for d in docs}) != 1:
+        print("error: --merge needs tables of one target version", file=sys.stderr)
+        return 2
+    from patchkit.smoke import mutants as MU  # noqa: E402  (after sys.path is set)
+    order = {m.name: i for i, m in enumerate(MU.load_table(TABLE))}
+    rows = sorted((r for d in docs for r in d["rows"]), key=lambda r: order.get(r["mutant"], -1))
+    doc = {**docs[0], "parallel": [d["parallel"] for d in docs], "jobs": len(docs), "rows": rows}
+    return write_table(doc, out_root)
 
 
 if __name__ == "__main__":

@@ -39,3 +39,34 @@ def test_the_bench_writes_the_table_of_what_caught_each_mutant(tmp_path):
     assert rows["harmless"]["verdict"] == "SURVIVED"
     md = (out / "bench" / "results" / "smoke-mutants-0.5.12-standin.md").read_text()
     assert "| harmless | SURVIVED |" in md and "| never-switch | CAUGHT | threshold-crossings |" in md
+
+
+def test_merge_joins_side_by_side_jobs_in_table_order(tmp_path):
+    """Mutant jobs run side by side on one GPU, each on its own copy of the target; one table results."""
+    from patchkit.smoke import mutants as MU
+    names = [m.name for m in MU.load_table(ROOT / "fixtures" / "broken_patches" / "spec_disable_mutants" /
+                                           "mutants.toml")]
+    assert len(names) >= 3
+    tgt = {"distribution": "sglang", "version": "0.5.16"}
+    a = {"target": tgt, "standin": False, "parallel": 2,
+         "rows": [{"mutant": names[2], "verdict": "CAUGHT", "stage": "ready"}]}
+    b = {"target": tgt, "standin": False, "parallel": 2,
+         "rows": [{"mutant": names[0], "verdict": "CAUGHT", "stage": "soak"},
+                  {"mutant": names[1], "verdict": "SURVIVED"}]}
+    pa, pb = tmp_path / "a.json", tmp_path / "b.json"
+    pa.write_text(json.dumps(a))
+    pb.write_text(json.dumps(b))
+    r = subprocess.run([sys.executable, str(ROOT / "bench" / "smoke_mutants.py"), "--merge", str(pa), str(pb),
+                        "--out", str(tmp_path / "o")], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 1, r.stderr  # one survivor
+    doc = json.loads((tmp_path / "o" / "bench" / "results" / "smoke-mutants-0.5.16.json").read_text())
+    assert [x["mutant"] for x in doc["rows"]] == names[:3] and doc["jobs"] == 2
+    pb.write_text(json.dumps({**b, "rows": b["rows"][:1]}))
+    r = subprocess.run([sys.executable, str(ROOT / "bench" / "smoke_mutants.py"), "--merge", str(pa), str(pb),
+                        "--out", str(tmp_path / "o")], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0
+    other = {**a, "target": {"distribution": "sglang", "version": "0.5.12"}}
+    pa.write_text(json.dumps(other))
+    r = subprocess.run([sys.executable, str(ROOT / "bench" / "smoke_mutants.py"), "--merge", str(pa), str(pb),
+                        "--out", str(tmp_path / "o")], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "one target version" in r.stderr

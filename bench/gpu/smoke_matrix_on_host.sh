@@ -7,7 +7,7 @@
 # Each call waits up to $WAIT s (520) and packs what exists into $OUT (at most 8 files):
 #   signoff-matrix-V.json  console-matrix-V.txt  logs-matrix-V.tgz  (and, with MODE=mutants,
 #   bench/results/smoke-mutants-V.{json,md} + console-mutants-V.txt)
-# Env: PARALLEL (6), MODE (matrix | mutants | plan), CELLS ("name1 name2": re-run only these cells, merged
+# Env: PARALLEL (6), MODE (matrix | mutants | plan), MUT_JOBS (1: mutant jobs side by side), CELLS ("name1 name2": re-run only these cells, merged
 #   into the record), MUTANTS ("a b": only these), SMOKE_EXTRA (more `patchkit smoke` arguments, e.g.
 #   "--soak-seconds 20 --skip-stage soak"), MATRIX (a matrix file instead of the default), LAUNCH (a
 #   launch command whose cell is added), PREV (a record to merge CELLS into on a fresh host), FRESH=1
@@ -39,7 +39,18 @@ if [ -n "$B" ]; then
 cd $PWD
 { nvidia-smi --query-gpu=name,memory.used,memory.total --format=csv; cat $W/apply-$V.txt; date -u
   if [ "${MODE:-matrix}" = mutants ]; then
-    python3 bench/smoke_mutants.py --target-dir $SITE --parallel ${PARALLEL:-6} --out $W/mut --log-dir $W/logs-$V $(for m in ${MUTANTS:-}; do printf -- '--mutant %s ' $m; done) ${SMOKE_EXTRA:-}
+    # MUT_JOBS jobs side by side, each on its own copy of the target, one merged table
+    NAMES="${MUTANTS:-\$(python3 -c 'from patchkit.smoke import mutants as M; print(" ".join(m.name for m in M.load_table("fixtures/broken_patches/spec_disable_mutants/mutants.toml")))')}"
+    J=${MUT_JOBS:-1}; i=0; PIDS=""
+    for k in \$(seq 0 \$((J - 1))); do
+      rm -rf $SITE-m\$k $W/mut\$k; cp -a $SITE $SITE-m\$k
+      MINE=""; i=0; for m in \$NAMES; do [ \$((i % J)) = \$k ] && MINE="\$MINE --mutant \$m"; i=\$((i + 1)); done
+      python3 bench/smoke_mutants.py --target-dir $SITE-m\$k --parallel ${PARALLEL:-6} --out $W/mut\$k --log-dir $W/logs-$V/mut\$k \$MINE ${SMOKE_EXTRA:-} > $W/mut-job\$k.txt 2>&1 &
+      PIDS="\$PIDS \$!"
+    done
+    wait \$PIDS
+    tail -n 40 $W/mut-job*.txt
+    python3 bench/smoke_mutants.py --merge $W/mut*/bench/results/smoke-mutants-$V.json --out $W/mut
     echo "mutants rc=\$?"
   elif [ "${MODE:-matrix}" = plan ]; then
     $PK smoke $ARGS --plan

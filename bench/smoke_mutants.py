@@ -34,6 +34,8 @@ def parse(argv):
     ap.add_argument("--cell", action="append", default=[], help="only these cells (default: flag-on cells and "
                                                                 "cells the mutant's hint names)")
     ap.add_argument("--parallel", type=int, default=5)
+    ap.add_argument("--mem-total", type=float, default=0.8,
+                    help="GPU memory fraction this job's servers share (lower it when jobs share a GPU)")
     ap.add_argument("--standin", action="store_true", help="simulate each mutant with its stand-in fault")
     ap.add_argument("--with-base", action="store_true", help="run the unmutated patch first (it must pass)")
     ap.add_argument("--out", type=Path, default=Path(os.environ.get("OUT", ".")))
@@ -50,6 +52,11 @@ def parse(argv):
 
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["--list"]:  # the mutant names, for shell loops
+        sys.path.insert(0, str(ROOT))
+        from patchkit.smoke import mutants as MU
+        print(" ".join(m.name for m in MU.load_table(TABLE)))
+        return 0
     if argv[:1] == ["--merge"]:
         sys.path.insert(0, str(ROOT))
         out = Path(os.environ.get("OUT", "."))
@@ -129,6 +136,7 @@ def main(argv=None) -> int:
         opts = MatrixOptions(model, models, threshold=args.threshold or spec.threshold, crossings=args.crossings,
                              timeout=args.timeout, log_dir=args.log_dir / (m.name if m else "base"),
                              base_args=tiny_base, parallel=max(1, args.parallel), only=tuple(args.cell),
+                             mem_total=args.mem_total,
                              soak_seconds=args.soak_seconds, long_tokens=args.long_tokens,
                              transitions=args.transitions, stop_on_failure=m is not None, env=env, first=hint,
                              skip_stages=tuple(args.skip_stage))

@@ -40,7 +40,8 @@ cd $PWD
 { nvidia-smi --query-gpu=name,memory.used,memory.total --format=csv; cat $W/apply-$V.txt; date -u
   if [ "${MODE:-matrix}" = mutants ]; then
     # MUT_JOBS jobs side by side, each on its own copy of the target, one merged table
-    NAMES="${MUTANTS:-\$(python3 -c 'from patchkit.smoke import mutants as M; print(" ".join(m.name for m in M.load_table("fixtures/broken_patches/spec_disable_mutants/mutants.toml")))')}"
+    NAMES="${MUTANTS:-}"
+    [ -z "\$NAMES" ] && NAMES=\$(python3 bench/smoke_mutants.py --list)
     J=${MUT_JOBS:-1}; i=0; PIDS=""
     for k in \$(seq 0 \$((J - 1))); do
       rm -rf $SITE-m\$k $W/mut\$k; cp -a $SITE $SITE-m\$k

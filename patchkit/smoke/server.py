@@ -45,7 +45,7 @@ class Server:
 
     def start(self) -> None:
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
-        self._log = open(self.log_path, "ab")
+        self._log = open(self.log_path, "wb")  # a stale log from an earlier run must not be read as this one
         self._log.write(("$ " + " ".join(self.cmd) + "\n").encode())
         self._log.flush()
         self.started = time.monotonic()

@@ -151,6 +151,14 @@ def main(argv=None) -> int:
             rows.append({"mutant": "(base)", "verdict": "PASSED" if rec["passed"] else "FAILED", "seconds": seconds,
                          "detail": "" if rec["passed"] else f"{rec['failure']}"})
             continue
+        harness = [c for c in failed if harness_failure((c["failure"] or {}).get("message", ""))]
+        if failed and len(harness) == len(failed):
+            c = harness[0]
+            rows.append({"mutant": m.name, "verdict": "HARNESS ERROR", "stage": (c["failure"] or {}).get("stage", "?"),
+                         "cell": c["name"], "expected_stage": m.catches, "seconds": seconds,
+                         "message": (c["failure"] or {}).get("message", "")[:300]})
+            continue
+        failed = [c for c in failed if c not in harness]
         if failed:
             c = failed[0]
             stage = (c["failure"] or {}).get("stage", "?")
@@ -170,6 +178,16 @@ def main(argv=None) -> int:
     return write_table(doc, args.out)
 
 
+#: failures that say the run could not test the mutant (memory set-up of servers sharing a GPU),
+#: not that the smoke test caught it
+HARNESS_PATTERNS = ("Loaded weights leave no GPU memory", "Not enough memory", "CUDA out of memory",
+                    "Address already in use")
+
+
+def harness_failure(message: str) -> bool:
+    return any(p in message for p in HARNESS_PATTERNS)
+
+
 def write_table(doc: dict, out_root: Path) -> int:
     """<out_root>/bench/results/smoke-mutants-<version>.{json,md}; exit code 1 when a mutant survived."""
     t, rows = doc["target"], doc["rows"]
@@ -184,7 +202,7 @@ def write_table(doc: dict, out_root: Path) -> int:
                      f"{r.get('expected_stage', '')} | {r.get('seconds', '')} |")
     Path(f"{stem}.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
-    bad = [r for r in rows if r["verdict"] in ("SURVIVED", "NOT APPLIED", "FAILED")]
+    bad = [r for r in rows if r["verdict"] in ("SURVIVED", "NOT APPLIED", "FAILED", "HARNESS ERROR")]
     return 1 if bad else 0
 
 

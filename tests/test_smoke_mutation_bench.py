@@ -70,3 +70,22 @@ def test_merge_joins_side_by_side_jobs_in_table_order(tmp_path):
     r = subprocess.run([sys.executable, str(ROOT / "bench" / "smoke_mutants.py"), "--merge", str(pa), str(pb),
                         "--out", str(tmp_path / "o")], capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and "one target version" in r.stderr
+
+
+def test_a_memory_setup_failure_is_a_harness_error_not_a_catch(tmp_path):
+    """On the H200 a mutant's cell died with "Loaded weights leave no GPU memory for the KV cache" (the
+    servers of four mutant jobs shared one GPU): that says nothing about the mutant and must not be
+    counted as CAUGHT; the table's exit code is 1 until it is re-run."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("smoke_mutants", ROOT / "bench" / "smoke_mutants.py")
+    sm = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(sm)
+    assert sm.harness_failure("ready: server exited with code -9: ValueError: Loaded weights leave no GPU memory "
+                              "for the KV cache under --mem-fraction-static=0.1.")
+    assert not sm.harness_failure("resume-equivalence: request 0 diverges at token 1")
+    assert not sm.harness_failure("ready: AttributeError: 'StandaloneWorkerV2' object has no attribute 'x'")
+    doc = {"target": {"distribution": "sglang", "version": "0.5.16"}, "standin": False, "parallel": 3,
+           "rows": [{"mutant": "a", "verdict": "CAUGHT"}, {"mutant": "b", "verdict": "HARNESS ERROR"}]}
+    assert sm.write_table(doc, tmp_path) == 1
+    doc["rows"] = doc["rows"][:1]
+    assert sm.write_table(doc, tmp_path) == 0

@@ -153,3 +153,22 @@ def test_a_cell_rerun_alone_replaces_its_entry_in_the_record(site, tmp_path):
     _, third = plan_and_run(SPEC, site, opts(ON), so, lines.append)
     assert [c["name"] for c in third["cells"]] == [OFF, ON] and third["passed"]
     assert set(third["timings"]["per_cell_s"]) == {ON, OFF}
+
+
+from hypothesis import given, strategies as st  # noqa: E402
+
+from patchkit.smoke.stages.resume import next_length  # noqa: E402
+
+
+@given(length=st.integers(1, 4000), lived=st.integers(0, 50), needed=st.integers(1, 30), cap=st.integers(1, 8000))
+def test_resume_long_requests_grow_until_they_outlive_enough_transitions(length, lived, needed, cap):
+    """A round whose long requests saw too few OFF->ON switches makes the next round's longer (the
+    0.5.12 STANDALONE cell saw 4 of 10 at 600 tokens): never shorter, never above the cap unless
+    already there, and at the measured rate long enough for ``needed`` + 2 when the cap allows."""
+    n = next_length(length, lived, needed, cap)
+    assert n >= length
+    assert n <= max(length, cap)
+    if lived <= 0:
+        assert n == max(length, min(cap, 2 * length))
+    elif lived < needed and cap >= length * (needed + 2) / lived:
+        assert n * lived >= length * (needed + 2)

@@ -55,6 +55,18 @@ def judge(cfg, a: int, b: int, patched: dict, ref: dict) -> dict:
     return detail
 
 
+#: the longest a long request may grow (the tiny model's context is 4096 tokens, prompts are short)
+LONG_TOKENS_CAP = 3500
+
+
+def next_length(length: int, lived: int, needed: int, cap: int = LONG_TOKENS_CAP) -> int:
+    """Tokens for the next round's long requests: enough, at the rate this round showed, to live
+    through ``needed`` transitions with two to spare; at least double when none were seen; never
+    shorter, never above ``cap``."""
+    want = length * 2 if lived <= 0 else -(-length * (needed + 2) // lived)
+    return max(length, min(cap, want))
+
+
 def resume_equivalence(ctx):
     cfg = ctx.cfg
     if cfg.reference is None:
@@ -62,21 +74,24 @@ def resume_equivalence(ctx):
     n_long = max(1, min(2, cfg.threshold))
     burst = cfg.threshold + 4
     long_prompts: list[list[int]] = []
+    asked: list[int] = []  # tokens asked of each long request (rounds may grow them)
     results: list[dict] = []
     lived: list[int] = []
     lock = threading.Lock()
     t0 = time.monotonic()
     rounds = 0
+    length = cfg.long_tokens
     with ThreadPoolExecutor(n_long + burst) as ex:
         while rounds < 4:
             rounds += 1
             prompts = [prompt_set(1, seed=9000 + rounds * 10 + k)[0] for k in range(n_long)]
             start_on = ctx.report().switches_on
+            lived_before = len(lived)
             done = threading.Event()
             finished = [0]
 
             def long_req(p):
-                out = generate(ctx.base, p, cfg.long_tokens, 1800)
+                out = generate(ctx.base, p, length, 1800)
                 with lock:
                     finished[0] += 1
                     lived.append(ctx.report().switches_on - start_on)
@@ -106,19 +121,22 @@ def resume_equivalence(ctx):
                     f.result()
             for p, f in zip(prompts, futs):
                 long_prompts.append(p)
+                asked.append(length)
                 results.append(f.result())
             if not cfg.flag_on or (lived and max(lived) >= cfg.transitions):
                 break
+            # a fast server finishes the long requests before enough bursts: make them longer
+            length = next_length(length, max(lived[lived_before:], default=0), cfg.transitions, LONG_TOKENS_CAP)
     transitions = max(lived) if lived else 0
     if cfg.flag_on and transitions < cfg.transitions:
         raise StageFailed(STAGE, f"the long requests lived through at most {transitions} OFF->ON transitions "
                                  f"(needed {cfg.transitions}) in {rounds} rounds")
-    ref_outputs = [cfg.reference.greedy(p, cfg.long_tokens) for p in long_prompts]
+    ref_outputs = [cfg.reference.greedy(p, n) for p, n in zip(long_prompts, asked)]
     divergences, failures = [], []
-    for i, (p, r, ref) in enumerate(zip(long_prompts, results, ref_outputs)):
+    for i, (p, n, r, ref) in enumerate(zip(long_prompts, asked, results, ref_outputs)):
         out = r.get("output_ids") or []
-        if len(out) != cfg.long_tokens:
-            failures.append(f"request {i}: asked {cfg.long_tokens} tokens, got {len(out)}")
+        if len(out) != n:
+            failures.append(f"request {i}: asked {n} tokens, got {len(out)}")
             continue
         d = first_divergence(out, ref)
         if d is None:
@@ -139,6 +157,6 @@ def resume_equivalence(ctx):
                             f"(tie threshold {verdict['reference']['tie_threshold']})")
     if failures:
         raise StageFailed(STAGE, "; ".join(failures[:3]))
-    return {"requests": len(results), "tokens_each": cfg.long_tokens, "transitions_lived": transitions,
+    return {"requests": len(results), "tokens_each": cfg.long_tokens, "tokens_last_round": length, "transitions_lived": transitions,
             "rounds": rounds, "identical": len(results) - len(divergences), "explained_divergences": divergences,
             "seconds": round(time.monotonic() - t0, 1)}

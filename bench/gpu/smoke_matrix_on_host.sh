@@ -11,7 +11,8 @@
 #   into the record), MUTANTS ("a b": only these), SMOKE_EXTRA (more `patchkit smoke` arguments, e.g.
 #   "--soak-seconds 20 --skip-stage soak"), MATRIX (a matrix file instead of the default), LAUNCH (a
 #   launch command whose cell is added), PREV (a record to merge CELLS into on a fresh host), FRESH=1
-#   (unpack the bundle again), WAIT (520). Everything lives in /tmp/smx while the host stays warm;
+#   (unpack the bundle again), WAIT (520), PATCHKIT_SMOKE_WEIGHTS (random[:STD]: seeded random weights
+#   instead of SGLang's near-constant dummy ones, see patchkit/smoke/weighthook/). Everything lives in /tmp/smx while the host stays warm;
 #   $OUT gets copies at the end of each call.
 set -u
 OUT=${OUT:-/tmp/out}; W=${WORK_DIR:-/tmp/smx}; SITE=${SITE_DIR:-/tmp/site}; mkdir -p "$OUT" $W

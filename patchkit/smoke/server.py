@@ -50,7 +50,7 @@ class Server:
         self._log.flush()
         self.started = time.monotonic()
         self.proc = subprocess.Popen(self.cmd, stdout=self._log, stderr=subprocess.STDOUT,
-                                     env={**os.environ, **self.env}, start_new_session=True)
+                                     env=server_env({**os.environ, **self.env}), start_new_session=True)
 
     def tail(self, n: int = 40) -> str:
         try:
@@ -112,6 +112,20 @@ class Server:
         if self._log:
             self._log.close()
         return report
+
+
+#: the folder whose sitecustomize gives smoke servers seeded random weights (weighthook/sitecustomize.py)
+WEIGHT_HOOK_DIR = Path(__file__).resolve().parent / "weighthook"
+WEIGHTS_ENV = "PATCHKIT_SMOKE_WEIGHTS"
+
+
+def server_env(env: dict) -> dict:
+    """The server's environment: with ``PATCHKIT_SMOKE_WEIGHTS=random[:STD]`` the weight hook goes
+    first on PYTHONPATH, so every server of a run (patched, reference, no-spec) gets the same weights."""
+    if not env.get(WEIGHTS_ENV, "").startswith("random"):
+        return env
+    rest = env.get("PYTHONPATH", "")
+    return {**env, "PYTHONPATH": os.pathsep.join(filter(None, [str(WEIGHT_HOOK_DIR), rest]))}
 
 
 def _alive(pid: int) -> bool:

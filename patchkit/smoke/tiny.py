@@ -1,6 +1,10 @@
 """The built-in tiny model: a small Llama target, a one-layer EAGLE-3 draft and a one-layer EAGLE
 draft (configs only; the server loads them with ``--load-format dummy``). Our own fixtures, written
-on demand. STANDALONE drafts with the target itself."""
+on demand. STANDALONE drafts with the target itself.
+
+SGLang's dummy weights are nearly constant (uniform +-1e-3, one seed for every tensor), which makes
+attention almost uniform: ``PATCHKIT_SMOKE_WEIGHTS=random`` gives every server of a run seeded random
+weights at a real initialiser scale instead (``weighthook/sitecustomize.py``; not yet run on a GPU)."""
 from __future__ import annotations
 
 import json

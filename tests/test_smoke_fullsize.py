@@ -253,3 +253,59 @@ def test_sampler_keeps_the_peak_of_each_gpu():
 ])
 def test_ranks_map_to_gpu_indices(tp, args, visible, want):
     assert gpumem.rank_gpus(tp, args, {"CUDA_VISIBLE_DEVICES": visible} if visible else {}) == want
+
+
+# ------------------------------------------------------------------ bench/gpu/fullsize_on_host.sh on CPU
+def _bundle(rel, tmp_path: Path) -> Path:
+    """A bundle of the files the patch and the matrix read from a real release, with the STAND-IN
+    server as sglang.launch_server (as tests/test_smoke_host_script.py builds it)."""
+    import tarfile
+    site = tmp_path / "bundle-src"
+    for part in ("sglang/srt/speculative", "sglang/srt/server_args.py", "sglang/srt/environ.py",
+                 "sglang/srt/arg_groups", "sglang/__init__.py", "sglang/version.py"):
+        src = rel.root / part
+        if src.is_dir():
+            shutil.copytree(src, site / part, ignore=shutil.ignore_patterns("__pycache__", "*.so"))
+        elif src.is_file():
+            (site / part).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(src, site / part)
+    (site / "sglang" / "__init__.py").write_text("")
+    shutil.copy2(STANDIN / "sglang" / "launch_server.py", site / "sglang" / "launch_server.py")
+    for info in rel.root.glob("*.dist-info"):
+        shutil.copytree(info, site / info.name)
+    bundle = tmp_path / "bundle"
+    bundle.mkdir()
+    with tarfile.open(bundle / "site.tar.xz", "w:xz", preset=0) as tf:
+        for p in site.iterdir():
+            tf.add(p, arcname=p.name)
+    return bundle
+
+
+@pytest.mark.network
+def test_the_fullsize_host_script_runs_single_and_dp_and_packs_out(sglang_release, tmp_path):
+    bundle = _bundle(sglang_release("0.5.16"), tmp_path)
+    out = tmp_path / "out"
+    base = {**os.environ, **_fake_gpu_env(tmp_path, "120000,121000", "3,3"), "OUT": str(out),
+            "WORK_DIR": str(tmp_path / "w"), "SITE_DIR": str(tmp_path / "site"), "WAIT": "300",
+            "MODEL": "llama3-70b", "TP": "2", "SMOKE_EXTRA": "--crossings 2 --timeout 60"}
+    base.pop("PYTHONPATH", None)
+    script = str(ROOT / "bench" / "gpu" / "fullsize_on_host.sh")
+    r = subprocess.run(["bash", script, str(bundle)], capture_output=True, text=True, cwd=ROOT, env=base, timeout=400)
+    assert r.returncode == 0 and "done" in r.stdout, r.stdout[-2000:] + r.stderr[-2000:]
+    tag = "single-llama3-70b-Lall-tp2-0.5.16"
+    assert f"started {tag}" in r.stdout
+    rec = json.loads((out / f"signoff-{tag}.json").read_text())
+    assert rec["passed"] and rec["config"]["num_layers"] == 80 and rec["config"]["weights"] == "dummy"
+    assert [g["peak_mib"] for g in rec["gpu_memory"]["gpus"]] == [120000, 121000]
+    console = (out / f"console-{tag}.txt").read_text()
+    assert "smoke rc=0" in console and "gate(tp 2) rc=0" in console and "gate(tp 1) rc=1" in console
+    assert "sglang processes left: 0" in console
+    assert (out / f"logs-{tag}.tgz").is_file() and (out / f"smi-{tag}.csv").is_file()
+    # (c): DP attention with the flag must be refused at start-up (the stand-in refuses with refuse_all,
+    # as patch 2.0's runtime does for --enable-dp-attention; tests/test_spec_disable_runtime.py proves that)
+    dp = subprocess.run(["bash", script, str(bundle)], capture_output=True, text=True, cwd=ROOT, timeout=400,
+                        env={**base, "MODE": "dp", "STANDIN_FAULT": "refuse_all"})
+    assert dp.returncode == 0 and "done" in dp.stdout, dp.stdout[-2000:] + dp.stderr[-2000:]
+    drec = json.loads((out / "signoff-dp-llama3-70b-Lall-tp2-0.5.16.json").read_text())
+    assert [(c["name"], c["verdict"]) for c in drec["cells"]] == [("dp-attention-flag", "refused")]
+    assert "--enable-dp-attention" in drec["cells"][0]["server_args"] and drec["passed"]

@@ -309,3 +309,31 @@ def test_the_fullsize_host_script_runs_single_and_dp_and_packs_out(sglang_releas
     drec = json.loads((out / "signoff-dp-llama3-70b-Lall-tp2-0.5.16.json").read_text())
     assert [(c["name"], c["verdict"]) for c in drec["cells"]] == [("dp-attention-flag", "refused")]
     assert "--enable-dp-attention" in drec["cells"][0]["server_args"] and drec["passed"]
+
+
+@pytest.mark.parametrize("leak", [False, True])
+def test_a_full_size_matrix_records_memory_and_runs_no_reference_when_resume_is_skipped(tmp_path, monkeypatch, leak):
+    from patchkit.patches.dynamic_spec_disable.smoke_spec import SPEC
+    from patchkit.smoke.command import fullsize_models
+    from patchkit.smoke.matrixrun import MatrixOptions, run_matrix
+    site = tmp_path / "site"
+    shutil.copytree(STANDIN, site, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setenv("PYTHONPATH", f"{site}{os.pathsep}{os.environ.get('PYTHONPATH', '')}")
+    for k, v in _fake_gpu_env(tmp_path, "100000,99000", "10,20", leak=leak).items():
+        monkeypatch.setenv(k, v)
+    cell = "EAGLE3-overlap=on-cuda-graph=on-topk=1-page=1-flag=on"
+    model, models, base, shape = fullsize_models(tmp_path / "logs", "llama3-70b", 2, 2)
+    opts = MatrixOptions(model, models, 2, 4, 2, 30.0, tmp_path / "logs", base, parallel=1, only=(cell,),
+                         soak_seconds=1.0, transitions=2, skip_stages=("resume-equivalence", "forced-acceptance"),
+                         shape=shape, extra={"release_timeout": 2.0})
+    rec = run_matrix(SPEC, Target("sglang", "0.5.12", site, TargetKind.DIRECTORY), opts)
+    assert not (tmp_path / "logs" / "reference").exists()  # no speculation-off server beside the cell
+    assert rec["config"]["model_shape"] == "llama3-70b" and rec["config"]["num_layers"] == 2
+    gm = rec["gpu_memory"]
+    assert [(g["index"], g["rank"], g["peak_mib"]) for g in gm["gpus"]] == [(0, 0, 100000), (1, 1, 99000)]
+    if leak:
+        assert not rec["passed"] and rec["failure"]["stage"] == "teardown" and gm["released"] is False
+        assert "GPU memory not released" in rec["failure"]["message"]
+    else:
+        assert rec["passed"], rec["failure"]
+        assert gm["released"] is True and [g["after_mib"] for g in gm["gpus"]] == [10, 20]

@@ -25,11 +25,17 @@
 #     speculation-off reference server beside a 70B shape at tp 2, so resume-equivalence is skipped):
 #       MODE=matrix CELLS="EAGLE3-overlap=on-cuda-graph=on-topk=1-page=1-flag=on" MODEL=llama3-70b TP=2 \
 #         bench/gpu/fullsize_on_host.sh .gpu-bundle16 0.5.16
-# (c) DP attention with the flag, tp 2, dp 2: patch 2.0's runtime (CLASHES) refuses it at start-up, before
-#     the weights load; the cell passes when the refusal line appears (verdict "refused"):
+# (c) DP attention with the flag (--enable-dp-attention --dp-size 2), tp 2: patch 2.0's runtime
+#     (CLASHES) refuses it at start-up, before the weights load; the cell passes when the refusal line
+#     appears (verdict "refused"; cell args in bench/gpu/fullsize_dp.toml):
 #       MODE=dp MODEL=llama3-70b TP=2 bench/gpu/fullsize_on_host.sh .gpu-bundle16 0.5.16
 #     kind nvidia-h200-x2; expect 1-2 min
 # After (a)/(b) the console shows the gate on the record: the same tp passes, another tp is refused.
+# As device calls (the bundle built as in shared/gpu/README.md, `.whl` holding libcst as for
+# smoke_matrix_on_host.sh): run(kind="nvidia-h200-x2", carry=[".gpu-bundle16", ".whl"],
+# command="MODE=dp MODEL=llama3-70b TP=2 bench/gpu/fullsize_on_host.sh .gpu-bundle16 0.5.16"), then
+# run(command="bench/gpu/fullsize_on_host.sh") until "done"; (b) and (a) the same way on the warm host
+# ((a) uses GPU 0 of it; /tmp/site and /tmp/fsx stay while the host is warm).
 set -u
 OUT=${OUT:-/tmp/out}; W=${WORK_DIR:-/tmp/fsx}; SITE=${SITE_DIR:-/tmp/site}; mkdir -p "$OUT" $W
 export PYTHONPATH=$SITE:$PWD PYTHONUNBUFFERED=1 PATCHKIT_CACHE_DIR=/tmp/pkc

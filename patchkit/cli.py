@@ -681,6 +681,9 @@ def _needs_gpu(t, server_args) -> Optional[str]:
 @click.option("--draft-model-path", default=None)
 @click.option("--eagle-draft-model-path", default=None, help="EAGLE (not EAGLE-3) draft for the EAGLE cells")
 @click.option("--tiny", is_flag=True, help="built-in tiny Llama + one-layer EAGLE-3 / EAGLE drafts with dummy weights")
+@click.option("--model-config", default=None, metavar="NAME",
+              help="a built-in full-size shape with dummy weights (llama3-70b, qwen3-30b-a3b) and its EAGLE-3 draft")
+@click.option("--layers", type=int, default=None, help="with --model-config: this many decoder layers (recorded)")
 @click.option("--tp", type=int, default=1)
 @click.option("--threshold", type=int, default=None, help="batch-size threshold (default: the patch's smoke spec)")
 @click.option("--crossings", type=int, default=None, help="switches each way (default 20; 10 per matrix cell)")
@@ -706,9 +709,9 @@ def _needs_gpu(t, server_args) -> Optional[str]:
 @click.option("--transitions", type=int, default=10, show_default=True, help="OFF->ON switches a long request lives through")
 @click.option("--json", "as_json", is_flag=True)
 def smoke(distribution, target_dir, release, target_version, model_path, draft_model_path, eagle_draft_model_path,
-          tiny, tp, threshold, crossings, server_args, timeout, signoff_path, log_dir, compare_no_spec, no_gate,
-          matrix, parallel, cells, launch_cell, plan_only, patch_name, soak_seconds, long_tokens, skip_stages,
-          transitions, as_json) -> None:
+          tiny, model_config, layers, tp, threshold, crossings, server_args, timeout, signoff_path, log_dir,
+          compare_no_spec, no_gate, matrix, parallel, cells, launch_cell, plan_only, patch_name, soak_seconds,
+          long_tokens, skip_stages, transitions, as_json) -> None:
     """Boot the patched server on this GPU host, drive it across the threshold, write the sign-off.
 
     Exit 0 sign-off passed, 1 failed (written anyway), 2 could not run (no GPU, no target, bad
@@ -718,8 +721,12 @@ def smoke(distribution, target_dir, release, target_version, model_path, draft_m
     from .smoke import command as sc
     try:
         t = _target(distribution, target_dir, release, target_version, as_json or UI.quiet)
-        if not model_path and not tiny and not plan_only:
-            raise UsageError("--model-path is required (or --tiny for the built-in model)")
+        sc.model_choice(model_path, tiny, model_config, layers)
+        if not model_path and not tiny and not model_config and not plan_only:
+            raise UsageError("--model-path is required (or --tiny / --model-config NAME for a built-in model)")
+        if model_config:
+            from .smoke import fullsize
+            fullsize.shape(model_config, layers)
         why = None if plan_only else _needs_gpu(t, server_args)
         if why:
             raise PatchkitError(why)
@@ -744,7 +751,8 @@ def smoke(distribution, target_dir, release, target_version, model_path, draft_m
                                      crossings=crossings or 10, server_args=list(server_args), timeout=timeout,
                                      log_dir=log_dir, parallel=parallel, only=tuple(cells), matrix=matrix,
                                      launch_cell=launch_cell, soak_seconds=soak_seconds, long_tokens=long_tokens,
-                                     transitions=transitions, skip_stages=tuple(skip_stages))
+                                     transitions=transitions, skip_stages=tuple(skip_stages),
+                                     model_config=model_config, layers=layers)
             _plan, rec = sc.plan_and_run(spec, t, opts, path, say, plan_only)
         except PatchkitError as exc:
             _fail(exc)
@@ -753,15 +761,20 @@ def smoke(distribution, target_dir, release, target_version, model_path, draft_m
     else:
         from .smoke.run import Smoke, SmokeConfig
         from .smoke import tiny as tinymod
-        extra = list(server_args)
-        if tiny:
+        extra, shape = list(server_args), {}
+        if model_config:
+            model_path, models, base, shape = sc.fullsize_models(log_dir, model_config, layers, tp)
+            draft_model_path = models["draft"]
+            extra = base + list(spec.spec_args) + extra
+        elif tiny:
             mt, md = tinymod.write(log_dir / "tiny-model")
             model_path, draft_model_path = str(mt), str(md)
             extra = tinymod.tiny_args(spec) + extra
         if not model_path:
             _fail(PatchkitError("--model-path is required (or --tiny for the built-in model)"))
         cfg = SmokeConfig(model_path, draft_model_path, tp, threshold if threshold is not None else spec.threshold,
-                          crossings or 20, extra, timeout, log_dir=log_dir, compare_no_spec=compare_no_spec, spec=spec)
+                          crossings or 20, extra, timeout, log_dir=log_dir, compare_no_spec=compare_no_spec, spec=spec,
+                          shape=shape)
         rec = Smoke(cfg, t, say).run()
         so.write(rec, path)
     if as_json:

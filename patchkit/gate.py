@@ -227,5 +227,7 @@ def _signoff(target, path, tp, verify_signature=False):
     if why:
         return FAIL, f"{path}: {why}"
     signed = " (signature verified)" if verify_signature else ""
+    shape = signoff.shape_note(rec)
     return PASS, (f"passing sign-off from {rec.get('created')} on {rec.get('environment', {}).get('gpu_model')}, "
-                  f"{rec['package']['count']} package files{signed}")
+                  f"{rec['package']['count']} package files, tp {rec['config'].get('tp')}{signed}"
+                  + (f"; {shape}: not a quality check" if shape else ""))

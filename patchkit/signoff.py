@@ -15,10 +15,16 @@ Schema 2 (JSON object; ``validate`` checks every field strictly: booleans are bo
   environment       {python, torch, cuda, gpu_model, gpu_count, ...}; the gate compares torch and
                     gpu_model with the launch host
   config            {tp, model_path, model_config_sha256, draft_model_path, draft_config_sha256,
-                     threshold, server_args}
+                     threshold, server_args}; a built-in full-size shape (``--model-config``) adds
+                    {weights: "dummy", model_shape, num_layers, full_num_layers, params,
+                     weights_gib_per_rank, shape_note}: dummy weights, not a quality check
   stages            [{name, passed, detail, seconds}]
   timings           {time_to_ready_s, first_request_latency_s, total_s}
   failure           null or {stage, message, location}
+  gpu_memory        optional {source, interval_s, samples, released, gpus: [{index, rank,
+                    baseline_mib, peak_mib, after_mib, total_mib}]}: nvidia-smi sampled during the
+                    run, per GPU index (``rank``: the tensor-parallel rank on it); ``released``:
+                    every GPU back near its baseline after teardown (a passing record needs it)
   signature         optional {alg: "hmac-sha256", key_id, value}: HMAC of the canonical JSON of
                     every other field, keyed by ``$PATCHKIT_SIGNOFF_KEY``
 
@@ -216,7 +222,7 @@ def validate(doc: object) -> dict:
     missing = [k for k in required if k not in doc]
     if missing:
         raise SignoffError(f"missing field(s) {', '.join(missing)}")
-    extra = sorted(set(doc) - set(required) - {"schema", "signature", "cells", "plan"})
+    extra = sorted(set(doc) - set(required) - {"schema", "signature", "cells", "plan", "gpu_memory"})
     if extra:
         raise SignoffError(f"unknown field(s) {', '.join(extra)}")
     _type("patchkit", doc["patchkit"], str)
@@ -251,6 +257,7 @@ def validate(doc: object) -> dict:
         _type(f"environment.{k}", doc["environment"].get(k), str, allow_none=True)
     _type("config", doc["config"], dict)
     _type("config.tp", doc["config"].get("tp"), int, allow_none=True)
+    _validate_shape(doc["config"])
     _type("stages", doc["stages"], list)
     for i, s in enumerate(doc["stages"]):
         _type(f"stages[{i}]", s, dict)
@@ -271,6 +278,10 @@ def validate(doc: object) -> dict:
             raise SignoffError("'passed' is true but a cell did not pass")
     if "plan" in doc:
         _type("plan", doc["plan"], dict)
+    if "gpu_memory" in doc:
+        _validate_gpu_memory(doc["gpu_memory"])
+        if doc["passed"] and doc["gpu_memory"]["released"] is False:
+            raise SignoffError("'passed' is true but 'gpu_memory.released' is false (GPU memory left after teardown)")
     if doc["passed"]:
         if doc["failure"] is not None:
             raise SignoffError(f"'passed' is true but 'failure' names stage {doc['failure'].get('stage')!r}")
@@ -283,6 +294,54 @@ def validate(doc: object) -> dict:
         if sig.get("alg") != "hmac-sha256" or not isinstance(sig.get("value"), str) or not isinstance(sig.get("key_id"), str):
             raise SignoffError("'signature' must be {alg: hmac-sha256, key_id, value}")
     return doc
+
+
+def _validate_shape(config: dict) -> None:
+    """The full-size fields of ``config`` (all or none: a shape without ``weights`` could pass for a
+    real model)."""
+    keys = ("weights", "model_shape", "num_layers", "full_num_layers")
+    present = [k for k in keys if k in config]
+    if not present:
+        return
+    missing = [k for k in keys if k not in config]
+    if missing:
+        raise SignoffError(f"'config.{present[0]}' needs 'config.{missing[0]}' (a full-size shape names all of "
+                           f"{', '.join(keys)})")
+    _type("config.weights", config["weights"], str)
+    _type("config.model_shape", config["model_shape"], str)
+    _type("config.num_layers", config["num_layers"], int)
+    _type("config.full_num_layers", config["full_num_layers"], int)
+    if not 1 <= config["num_layers"] <= config["full_num_layers"]:
+        raise SignoffError(f"'config.num_layers' {config['num_layers']} must be 1..{config['full_num_layers']} "
+                           f"(config.full_num_layers)")
+
+
+def _validate_gpu_memory(gm: object) -> None:
+    _type("gpu_memory", gm, dict)
+    _type("gpu_memory.source", gm.get("source"), str)
+    _type("gpu_memory.samples", gm.get("samples"), int)
+    _type("gpu_memory.released", gm.get("released"), bool, allow_none=True)
+    _type("gpu_memory.gpus", gm.get("gpus"), list)
+    seen = set()
+    for i, g in enumerate(gm["gpus"]):
+        _type(f"gpu_memory.gpus[{i}]", g, dict)
+        for k in ("index", "baseline_mib", "peak_mib"):
+            _type(f"gpu_memory.gpus[{i}].{k}", g.get(k), int)
+        for k in ("rank", "after_mib", "total_mib"):
+            _type(f"gpu_memory.gpus[{i}].{k}", g.get(k), int, allow_none=True)
+        if g["index"] in seen:
+            raise SignoffError(f"'gpu_memory.gpus[{i}].index' {g['index']} appears twice")
+        seen.add(g["index"])
+
+
+def shape_note(record: dict) -> Optional[str]:
+    """``dummy weights, full-size shape llama3-70b (40 of 80 layers)`` for a full-size record, else None."""
+    c = record.get("config") or {}
+    if "weights" not in c:
+        return None
+    layers, full = c.get("num_layers"), c.get("full_num_layers")
+    span = f"{layers} of {full} layers" if layers != full else f"{layers} layers"
+    return f"{c['weights']} weights, full-size shape {c.get('model_shape')} ({span})"
 
 
 def read(path: Path) -> dict:

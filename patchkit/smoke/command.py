@@ -30,6 +30,24 @@ def tiny_models(log_dir: Path) -> tuple[str, dict, list[str]]:
     return str(t), {"target": str(t), "draft": str(d), "eagle_draft": str(e)}, list(tiny.TINY_BASE)
 
 
+def fullsize_models(log_dir: Path, name: str, layers: Optional[int], tp: int) -> tuple[str, dict, list[str], dict]:
+    """(target path, models, base args, record fields) of the built-in full-size shape ``name``
+    written under ``log_dir``; UsageError for an unknown name or a layer count out of range."""
+    from . import fullsize
+    s = fullsize.shape(name, layers)
+    t, d = fullsize.write(Path(log_dir) / f"model-{name}", s)
+    return str(t), {"target": str(t), "draft": str(d)}, fullsize.server_args(), fullsize.record(s, tp)
+
+
+def model_choice(model_path: Optional[str], tiny: bool, model_config: Optional[str], layers: Optional[int]) -> None:
+    """UsageError unless exactly one model source is named (``--layers`` only with ``--model-config``)."""
+    given = [n for n, v in (("--model-path", model_path), ("--tiny", tiny), ("--model-config", model_config)) if v]
+    if len(given) > 1:
+        raise UsageError(f"{given[0]} and {given[1]}: choose one model")
+    if layers is not None and not model_config:
+        raise UsageError(f"--layers {layers}: only with --model-config (a built-in full-size shape)")
+
+
 def pyproject_section(start: Path) -> Optional[dict]:
     from ..config import load_section
     sec = load_section(None, start).get("smoke")
@@ -40,9 +58,14 @@ def matrix_options(target: Target, spec: SmokeSpec, *, model_path: Optional[str]
                    eagle_draft_path: Optional[str], tiny: bool, tp: int, threshold: Optional[int], crossings: int,
                    server_args: list[str], timeout: float, log_dir: Path, parallel: int, only: tuple,
                    matrix: Optional[str], launch_cell: str, soak_seconds: float, long_tokens: int,
-                   transitions: int, skip_stages: tuple = (), start: Path = Path.cwd()) -> MatrixOptions:
+                   transitions: int, skip_stages: tuple = (), start: Path = Path.cwd(),
+                   model_config: Optional[str] = None, layers: Optional[int] = None) -> MatrixOptions:
     base = list(server_args)
-    if tiny:
+    shape: dict = {}
+    if model_config:
+        model_path, models, fs_base, shape = fullsize_models(log_dir, model_config, layers, tp)
+        base = fs_base + base
+    elif tiny:
         model_path, models, tiny_base = tiny_models(log_dir)
         base = tiny_base + base
     else:
@@ -54,10 +77,13 @@ def matrix_options(target: Target, spec: SmokeSpec, *, model_path: Optional[str]
         matrix_file = Path(matrix)
         if not matrix_file.is_file():
             raise UsageError(f"--matrix {matrix}: no such file (or 'default' for the spec's matrix)")
+    section = None if matrix_file else pyproject_section(start)
+    if model_config and not matrix_file and section is None:
+        section = {"axes": {"algorithm": ["EAGLE3"]}}  # a built-in shape carries an EAGLE-3 draft only
     return MatrixOptions(model_path, models, tp, threshold if threshold is not None else spec.threshold, crossings,
                          timeout, log_dir, base, max(1, parallel), tuple(only), matrix_file,
-                         None if matrix_file else pyproject_section(start), launch_cell, soak_seconds, long_tokens,
-                         transitions, skip_stages=tuple(skip_stages))
+                         section, launch_cell, soak_seconds, long_tokens,
+                         transitions, skip_stages=tuple(skip_stages), shape=shape)
 
 
 def plan_and_run(spec: SmokeSpec, target: Target, opts: MatrixOptions, signoff_path: Path,

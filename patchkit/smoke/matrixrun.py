@@ -3,6 +3,7 @@ speculation-off reference server; returns the sign-off record (every cell with i
 and time). Never prints: progress goes to a callback."""
 from __future__ import annotations
 
+import os
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -61,6 +62,10 @@ class MatrixOptions:
     first: tuple = ()
     #: stages left out (recorded in the plan)
     skip_stages: tuple = ()
+    #: a built-in full-size shape's record fields (``fullsize.record``)
+    shape: dict = field(default_factory=dict)
+    #: sample every GPU's memory during the run and check it comes back after (the record's gpu_memory)
+    gpu_memory: bool = True
 
 
 @dataclass
@@ -174,7 +179,7 @@ class ReferenceServer:
         port = free_port(20000, 24000)
         cfg = SmokeConfig(opts.model_path, server_args=args, timeout=opts.timeout, log_dir=opts.log_dir / "reference",
                           spec=spec, models=dict(opts.models), tp=opts.tp,
-                          boot_gate=BootGate() if opts.parallel > 1 else None,
+                          boot_gate=BootGate(),  # cells start beside it
                           **{k: v for k, v in opts.extra.items() if k in ("python",)})
         ctx = Smoke(cfg, None, self.progress, cell="reference")  # type: ignore[arg-type]
         self.server = ctx.start_server(cell_command(cfg, port), "server.log", {})
@@ -200,21 +205,24 @@ def run_matrix(spec: SmokeSpec, target: Target, opts: MatrixOptions, progress: P
                plan: Optional[Plan] = None, previous: Optional[dict] = None) -> dict:
     """Run every cell of the plan; the sign-off record (``previous`` cells not re-run are kept when
     it signs off the same files)."""
+    from . import gpumem
     from .run import environment
     plan = plan or make_plan(spec, target, opts)
     t0 = time.monotonic()
+    sampler = gpumem.Sampler().start() if opts.gpu_memory else None
     serving = [c for c in plan.cells if c.expect == "serve"]
     ref_srv = ReferenceServer(spec, opts, progress)
     reference = None
     results: dict[str, dict] = {}
     lock = threading.Lock()
     try:
-        if serving and "resume-equivalence" in spec.stages:
+        if serving and "resume-equivalence" in spec.stages and "resume-equivalence" not in opts.skip_stages:
             progress("[reference] starting the speculation-off server")
             reference = Reference()
             ref_srv.start(reference)
         slots = max(1, opts.parallel - (1 if ref_srv.server else 0))
-        gate = BootGate() if opts.parallel > 1 else None
+        # more than one server on the GPU at a time (cells side by side, or a cell beside the reference)
+        gate = BootGate() if opts.parallel > 1 or ref_srv.server is not None else None
 
         jobs = []
         for cell in plan.cells:
@@ -247,8 +255,9 @@ def run_matrix(spec: SmokeSpec, target: Target, opts: MatrixOptions, progress: P
                 cfg.stages = tuple(s for s in cfg.stages if s != "forced-acceptance")
             if opts.parallel > 1:
                 cfg.port = free_port(24000 + (i % 5) * 4000, 24000 + (i % 5 + 1) * 4000)
-                cfg.gpu_check = False  # other cells hold GPU memory: teardown checks the processes
-                cfg.boot_gate = gate
+            cfg.boot_gate = gate
+            if opts.parallel > 1 or ref_srv.server is not None:
+                cfg.gpu_check = False  # other servers hold GPU memory: the run's end checks it (gpu_memory)
             ctx = Smoke(cfg, target, progress, cell=cell.name + ("/forced" if kind == "forced" else ""))
             started = time.monotonic()
             out = ctx.run_cell(command=cell_command(cfg, cfg.port or free_port()))
@@ -269,6 +278,13 @@ def run_matrix(spec: SmokeSpec, target: Target, opts: MatrixOptions, progress: P
             results[cell.name] = _merge_jobs(cell, parts.get(cell.name, {}), plan)
     finally:
         ref_srv.stop()
+        if sampler is not None:
+            sampler.stop()
+    memory = None
+    if sampler is not None:
+        cell_timeout = opts.extra.get("release_timeout", 60.0)
+        memory = sampler.summary(gpumem.rank_gpus(opts.tp, list(opts.base_args), {**os.environ, **opts.env}),
+                                 sampler.settle(cell_timeout))
     cells = [results[c.name] for c in plan.cells]
     if previous and previous.get("cells") and not signoff_differs(previous, target):
         kept = [c for c in previous["cells"] if c["name"] not in results]
@@ -277,16 +293,21 @@ def run_matrix(spec: SmokeSpec, target: Target, opts: MatrixOptions, progress: P
     bad = next((c for c in cells if c["verdict"] == "fail"), None) or \
         next((c for c in cells if c["verdict"] not in ("pass", "refused")), None)
     failure = None if bad is None else {**(bad["failure"] or {}), "cell": bad["name"]}
+    leak = gpumem.not_released(memory) if sampler is not None else None
+    if leak and failure is None:
+        passed, failure = False, {"stage": "teardown", "message": leak, "location": "", "cell": "-"}
     config = {"tp": opts.tp, "model_path": opts.model_path,
               "model_config_sha256": signoff.config_sha(opts.model_path),
               "draft_model_path": opts.models.get("draft"),
               "draft_config_sha256": signoff.config_sha(opts.models.get("draft")),
               "threshold": opts.threshold, "server_args": list(opts.base_args), "patch": spec.patch,
-              "parallel": opts.parallel}
+              "parallel": opts.parallel, **opts.shape}
     timings = {"total_s": round(time.monotonic() - t0, 2), "estimate_s": round(plan.estimate_s, 1),
                "per_cell_s": {c["name"]: c["seconds"] for c in cells}}
     rec = signoff.build(target, passed, environment(), config, [], timings, failure)
     rec["cells"] = cells
+    if memory is not None:
+        rec["gpu_memory"] = memory
     rec["plan"] = {**plan.notes, "checker_env": plan.checker_env, "forced_env": plan.forced_env,
                    "forced_skip": plan.forced_skip, "workers": plan.facts.get("workers"),
                    "patched_subclasses": plan.facts.get("patched_subclasses")}

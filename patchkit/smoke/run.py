@@ -3,6 +3,7 @@ progress goes to the ``progress`` callback. What is launched and which log lines
 the patch's smoke spec (``patchkit.smoke.spec``); the stages live in ``patchkit.smoke.stages``."""
 from __future__ import annotations
 
+import os
 import random
 import shlex
 import socket
@@ -80,6 +81,10 @@ class SmokeConfig:
     cancel: Optional[threading.Event] = None
     #: cells sharing a GPU pass SGLang's memory profiling one server at a time (bootgate.py)
     boot_gate: Optional[BootGate] = None
+    #: seconds teardown waits for the GPU memory to come back
+    release_timeout: float = 60.0
+    #: a built-in full-size shape's record fields (``fullsize.record``): dummy weights, not a quality check
+    shape: dict = field(default_factory=dict)
 
 
 class StageFailed(Exception):
@@ -312,9 +317,27 @@ class Smoke:
 
     # ------------------------------------------------------------------ the sequence
     def run(self) -> dict:
-        rec = self.run_cell()
-        return signoff.build(self.target, rec["passed"], environment(), self._config(), self.stages,
-                             self.timings, rec["failure"])
+        """The sign-off record of one configuration, with the GPU memory sampled while it ran."""
+        from . import gpumem
+        sampler = gpumem.Sampler().start() if self.cfg.gpu_check else None
+        try:
+            rec = self.run_cell()
+        finally:
+            if sampler is not None:
+                sampler.stop()
+        memory = None
+        if sampler is not None:
+            released = sampler.settle(self.cfg.release_timeout)
+            memory = sampler.summary(gpumem.rank_gpus(self.cfg.tp, self.cfg.server_args, {**os.environ, **self.cfg.env}),
+                                     released)
+            why = gpumem.not_released(memory)
+            if why and rec["failure"] is None:
+                rec = {**rec, "passed": False, "failure": {"stage": "teardown", "message": why, "location": ""}}
+        out = signoff.build(self.target, rec["passed"], environment(), self._config(), self.stages,
+                            self.timings, rec["failure"])
+        if memory is not None:
+            out["gpu_memory"] = memory
+        return out
 
     def run_cell(self, command: Optional[list[str]] = None) -> dict:
         """Run the stages; {"passed", "failure", "verdict"} (the stages and timings are on self)."""
@@ -370,7 +393,7 @@ class Smoke:
 
     def _teardown(self, server: Optional[Server], baseline, name: str = "teardown"):
         rep = server.stop() if server else {}
-        ok_mem, now = wait_gpu_released(baseline) if server else (True, None)
+        ok_mem, now = wait_gpu_released(baseline, self.cfg.release_timeout) if server else (True, None)
         clean = not rep.get("leftover_pids") and ok_mem
         detail = {"leftover_pids": rep.get("leftover_pids", []), "exit_code": rep.get("exit_code"),
                   "gpu_mem_baseline_mib": baseline, "gpu_mem_after_mib": now, "clean": clean}
@@ -408,7 +431,7 @@ class Smoke:
                 "draft_model_path": self.cfg.draft_model_path,
                 "draft_config_sha256": signoff.config_sha(self.cfg.draft_model_path),
                 "threshold": self.cfg.threshold, "server_args": self.cfg.server_args,
-                "patch": self.spec.patch}
+                "patch": self.spec.patch, **self.cfg.shape}
 
 
 def wait_ready(ctx: Smoke, server: Server, stage: str) -> float:

@@ -18,6 +18,7 @@ from hypothesis import given, settings, strategies as st
 from patchkit.ftypes import Target, TargetKind, UsageError
 from patchkit.smoke import fullsize, gpumem
 from patchkit.smoke.run import Smoke, SmokeConfig
+from bundles import standin_bundle
 
 ROOT = Path(__file__).resolve().parent.parent
 STANDIN = ROOT / "fixtures" / "standin_sglang"
@@ -256,34 +257,9 @@ def test_ranks_map_to_gpu_indices(tp, args, visible, want):
 
 
 # ------------------------------------------------------------------ bench/gpu/fullsize_on_host.sh on CPU
-def _bundle(rel, tmp_path: Path) -> Path:
-    """A bundle of the files the patch and the matrix read from a real release, with the STAND-IN
-    server as sglang.launch_server (as tests/test_smoke_host_script.py builds it)."""
-    import tarfile
-    site = tmp_path / "bundle-src"
-    for part in ("sglang/srt/speculative", "sglang/srt/server_args.py", "sglang/srt/environ.py",
-                 "sglang/srt/arg_groups", "sglang/__init__.py", "sglang/version.py"):
-        src = rel.root / part
-        if src.is_dir():
-            shutil.copytree(src, site / part, ignore=shutil.ignore_patterns("__pycache__", "*.so"))
-        elif src.is_file():
-            (site / part).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(src, site / part)
-    (site / "sglang" / "__init__.py").write_text("")
-    shutil.copy2(STANDIN / "sglang" / "launch_server.py", site / "sglang" / "launch_server.py")
-    for info in rel.root.glob("*.dist-info"):
-        shutil.copytree(info, site / info.name)
-    bundle = tmp_path / "bundle"
-    bundle.mkdir()
-    with tarfile.open(bundle / "site.tar.xz", "w:xz", preset=0) as tf:
-        for p in site.iterdir():
-            tf.add(p, arcname=p.name)
-    return bundle
-
-
 @pytest.mark.network
 def test_the_fullsize_host_script_runs_single_and_dp_and_packs_out(sglang_release, tmp_path):
-    bundle = _bundle(sglang_release("0.5.16"), tmp_path)
+    bundle = standin_bundle(sglang_release("0.5.16"), tmp_path)
     out = tmp_path / "out"
     base = {**os.environ, **_fake_gpu_env(tmp_path, "120000,121000", "3,3"), "OUT": str(out),
             "WORK_DIR": str(tmp_path / "w"), "SITE_DIR": str(tmp_path / "site"), "WAIT": "300",

@@ -6,40 +6,21 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import tarfile
 from pathlib import Path
 
 import pytest
+from bundles import standin_bundle
 
 ROOT = Path(__file__).resolve().parent.parent
-STANDIN = ROOT / "fixtures" / "standin_sglang" / "sglang"
 CELL_ON = "EAGLE3-overlap=on-cuda-graph=on-topk=1-page=1-flag=on"
 CELL_OFF = "EAGLE3-overlap=off-cuda-graph=off-topk=2-page=1-flag=off"
 
 
 @pytest.mark.network
 def test_the_host_script_runs_the_matrix_and_packs_out(sglang_release, tmp_path):
-    rel = sglang_release("0.5.12")
-    site = tmp_path / "bundle-src"
-    for part in ("sglang/srt/speculative", "sglang/srt/server_args.py", "sglang/srt/environ.py",
-                 "sglang/srt/arg_groups", "sglang/__init__.py", "sglang/version.py"):
-        src = rel.root / part
-        if src.is_dir():
-            shutil.copytree(src, site / part, ignore=shutil.ignore_patterns("__pycache__", "*.so"))
-        elif src.is_file():
-            (site / part).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(src, site / part)
-    (site / "sglang" / "__init__.py").write_text("")  # nothing imported at start-up
-    shutil.copy2(STANDIN / "launch_server.py", site / "sglang" / "launch_server.py")
-    for info in rel.root.glob("*.dist-info"):
-        shutil.copytree(info, site / info.name)
-    bundle = tmp_path / "bundle"
-    bundle.mkdir()
-    with tarfile.open(bundle / "site.tar.xz", "w:xz", preset=0) as tf:
-        for p in site.iterdir():
-            tf.add(p, arcname=p.name)
+    bundle = standin_bundle(sglang_release("0.5.12"), tmp_path)
     out = tmp_path / "out"
     env = {**os.environ, "OUT": str(out), "WORK_DIR": str(tmp_path / "w"), "SITE_DIR": str(tmp_path / "site"),
            "PARALLEL": "3", "CELLS": f"{CELL_ON} {CELL_OFF}", "WAIT": "300",

@@ -37,25 +37,14 @@
 # run(command="bench/gpu/fullsize_on_host.sh") until "done"; (b) and (a) the same way on the warm host
 # ((a) uses GPU 0 of it; /tmp/site and /tmp/fsx stay while the host is warm).
 set -u
-OUT=${OUT:-/tmp/out}; W=${WORK_DIR:-/tmp/fsx}; SITE=${SITE_DIR:-/tmp/site}; mkdir -p "$OUT" $W
-export PYTHONPATH=$SITE:$PWD PYTHONUNBUFFERED=1 PATCHKIT_CACHE_DIR=/tmp/pkc
-# NVLink multicast stays off (shared hosts): NCCL, PyTorch symmetric memory, NVSHMEM
-export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
-PK="python3 -m patchkit.cli"
+. "$(dirname "$0")/host_common.sh"
+host_env /tmp/fsx
 B=${1:-}
 if [ -n "$B" ]; then
-  if [ -f $W/running ] && kill -0 "$(cat $W/running)" 2>/dev/null; then echo "a job is running (pid $(cat $W/running))"; exit 3; fi
-  if [ ! -d $SITE/sglang ] || [ "${FRESH:-0}" = 1 ]; then
-    rm -rf $SITE; mkdir -p $SITE && tar xf "$B/site.tar.xz" -C $SITE || exit 3
-    if ls .whl/*.whl > /dev/null 2>&1; then   # what the host lacks for patchkit (libcst)
-      python3 -m pip install -q --no-index --no-deps --no-compile --target $SITE .whl/*.whl || exit 3
-    fi
-  fi
-  V=${2:-$(ls -d $SITE/sglang-*.dist-info 2>/dev/null | sed -n 's/.*sglang-\(.*\)\.dist-info/\1/p' | head -1)}
+  host_unpack "$B" "${2:-}" || exit 3
   MODEL=${MODEL:-llama3-70b}; TP=${TP:-1}; MODE=${MODE:-single}
   TAG="$MODE-$MODEL-L${LAYERS:-all}-tp$TP-$V"; echo "$TAG" > $W/tag
   OTHER_TP=$([ "$TP" = 1 ] && echo 2 || echo 1)
-  $PK apply dynamic-spec-disable --target-dir $SITE > $W/apply-$V.txt 2>&1 || { cat $W/apply-$V.txt; exit 3; }
   ARGS="--target-dir $SITE --model-config $MODEL ${LAYERS:+--layers $LAYERS} --tp $TP --timeout ${TIMEOUT:-1200}"
   ARGS="$ARGS --log-dir $W/logs-$TAG --signoff $W/signoff-$TAG.json"
   case "$MODE" in

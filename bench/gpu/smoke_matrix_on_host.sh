@@ -15,23 +15,12 @@
 #   instead of SGLang's near-constant dummy ones, see patchkit/smoke/weighthook/). Everything lives in /tmp/smx while the host stays warm;
 #   $OUT gets copies at the end of each call.
 set -u
-OUT=${OUT:-/tmp/out}; W=${WORK_DIR:-/tmp/smx}; SITE=${SITE_DIR:-/tmp/site}; mkdir -p "$OUT" $W
-export PYTHONPATH=$SITE:$PWD PYTHONUNBUFFERED=1 PATCHKIT_CACHE_DIR=/tmp/pkc
-# NVLink multicast stays off (shared hosts): NCCL, PyTorch symmetric memory, NVSHMEM
-export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
-PK="python3 -m patchkit.cli"
+. "$(dirname "$0")/host_common.sh"
+host_env /tmp/smx
 B=${1:-}
 if [ -n "$B" ]; then
-  if [ -f $W/running ] && kill -0 "$(cat $W/running)" 2>/dev/null; then echo "a job is running (pid $(cat $W/running))"; exit 3; fi
-  if [ ! -d $SITE/sglang ] || [ "${FRESH:-0}" = 1 ]; then
-    rm -rf $SITE; mkdir -p $SITE && tar xf "$B/site.tar.xz" -C $SITE || exit 3
-    if ls .whl/*.whl > /dev/null 2>&1; then   # what the host lacks for patchkit (libcst)
-      python3 -m pip install -q --no-index --no-deps --no-compile --target $SITE .whl/*.whl || exit 3
-    fi
-  fi
-  V=${2:-$(ls -d $SITE/sglang-*.dist-info 2>/dev/null | sed -n 's/.*sglang-\(.*\)\.dist-info/\1/p' | head -1)}
+  host_unpack "$B" "${2:-}" || exit 3
   echo "$V" > $W/version
-  $PK apply dynamic-spec-disable --target-dir $SITE > $W/apply-$V.txt 2>&1 || { cat $W/apply-$V.txt; exit 3; }
   ARGS="--target-dir $SITE --tiny --parallel ${PARALLEL:-6} --log-dir $W/logs-$V --signoff $W/signoff-matrix-$V.json"
   [ -n "${PREV:-}" ] && cp "$PREV" $W/signoff-matrix-$V.json   # a record to merge re-run cells into
   [ -n "${MATRIX:-}" ] && ARGS="$ARGS --matrix $MATRIX" || ARGS="$ARGS --matrix default"

@@ -42,6 +42,7 @@ from patchkit.ftypes import Anchor, AnchorNotFound
 from patchkit.patchdef import Edit, Patch, Reader, Refused, Strategy, new_file_edit
 
 from . import declarations as D
+from .backend_reads import INVARIANT as BACKEND_READS
 
 WORKER = "sglang/srt/speculative/eagle_worker_v2.py"
 SERVER_ARGS = "sglang/srt/server_args.py"
@@ -584,5 +585,6 @@ PATCH = Patch(
         (f"{FLAG} and {HYSTERESIS_FLAG} are registered in the server's argument parser", _flag_registered),
         (f"self.{ATTR} is assigned in {CLS}.__init__", _threshold_in_right_class),
         (f"every subclass of {CLS} that skips its __init__ assigns self.{ATTR}", _every_subclass_assigns),
+        BACKEND_READS,
     ),
 )

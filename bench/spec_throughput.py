@@ -47,8 +47,30 @@ from patchkit.smoke.server import Server, gpu_memory_used_mib, http_json, wait_g
 CONFIGS = ("nospec", "eagle", "patched", "patched-skip", "adaptive")
 SPEC_ARGS = ["--speculative-algorithm", "EAGLE3", "--speculative-num-steps", "3",
              "--speculative-eagle-topk", "1", "--speculative-num-draft-tokens", "4"]
-BASE_ARGS = ["--skip-tokenizer-init", "--attention-backend", "triton", "--sampling-backend", "pytorch",
+BASE_ARGS = ["--skip-tokenizer-init", "--sampling-backend", "pytorch",
              "--grammar-backend", "none", "--skip-server-warmup", "--mem-fraction-static", "0.8"]
+#: --attention-backend values: a backend name SGLang accepts, or "default" (SGLang chooses: on an H200
+#: with a Llama model 0.5.16 picks fa3 for topk 1 and flashinfer for topk > 1)
+DEFAULT_BACKEND = "default"
+
+
+def backend_args(backend: str) -> list[str]:
+    return [] if backend == DEFAULT_BACKEND else ["--attention-backend", backend]
+
+
+def launch_facts(log_text: str) -> dict:
+    """What the server really ran with, from SGLang's ``server_args=ServerArgs(...)`` start-up line:
+    attention backend (after SGLang's default logic), page size, topk."""
+    import re
+    out = {}
+    for key, field in (("attention_backend", "attention_backend"), ("page_size", "page_size"),
+                       ("topk", "speculative_eagle_topk"), ("decode_backend", "decode_attention_backend"),
+                       ("prefill_backend", "prefill_attention_backend")):
+        m = re.search(rf"\b{field}=('([^']*)'|None|-?\d+)", log_text)
+        if m:
+            v = m.group(2) if m.group(2) is not None else m.group(1)
+            out[key] = None if v == "None" else (int(v) if v.lstrip("-").isdigit() else v)
+    return out
 
 
 def request(base: str, ids: list[int], out_len: int, temperature: float, timeout: float) -> dict:
@@ -104,7 +126,8 @@ def closed_loop(base: str, conc: int, seconds: float, in_len: int, out_len: int,
 def server_command(args, name: str, threshold: int | None, port: int, folder: Path) -> tuple[list[str], dict]:
     cmd = [sys.executable, "-m", "sglang.launch_server", "--model-path", args.model_path,
            "--host", "127.0.0.1", "--port", str(port), "--max-running-requests", str(max(args.levels)),
-           "--cuda-graph-bs", *[str(x) for x in args.levels]] + BASE_ARGS + args.server_arg
+           "--cuda-graph-bs", *[str(x) for x in args.levels]] + BASE_ARGS + \
+        backend_args(getattr(args, "attention_backend", "triton")) + args.server_arg
     site = args.patched_site if name.startswith("patched") else args.site
     env = {"PYTHONPATH": os.pathsep.join(p for p in (site, str(REPO)) if p), "PYTHONUNBUFFERED": "1"}
     if name == "nospec":
@@ -144,6 +167,7 @@ def serve(args, name: str, threshold: int | None, folder: Path, out: dict, body)
         text = log.read_text(errors="replace") if log.exists() else ""
         out["switch_lines"] = text.count("patchkit-spec-disable: OFF") + text.count("patchkit-spec-disable: ON")
         out["upstream_switch_lines"] = text.count("Switch adaptive runtime state")
+        out["launch"] = launch_facts(text)
         out["teardown"] = srv.stop()
         wait_gpu_released(base_mem)
     return out
@@ -224,6 +248,9 @@ def add_server_args(ap: argparse.ArgumentParser, workdir: str) -> None:
     ap.add_argument("--temperature", type=float, default=1.0)
     ap.add_argument("--boot-timeout", type=float, default=600)
     ap.add_argument("--server-arg", action="append", default=[])
+    ap.add_argument("--attention-backend", default="triton",
+                    help="triton (the default here), flashinfer, fa3, ... or 'default' (SGLang's own choice); "
+                         "each result records the backend, page size and topk the server reported")
     ap.add_argument("--workdir", default=workdir)
 
 

@@ -60,3 +60,20 @@ def test_goal_met_when_every_level_clears_the_bar():
     msg = st.goal(doc)
     assert msg.startswith("goal met") and "all 6 levels" in msg and "0.950" in msg
     assert st.goal({"summary": []}) == ""
+
+
+def test_attention_backend_flag_and_what_the_server_really_ran():
+    """--attention-backend default leaves the choice to SGLang (fa3 / flashinfer on an H200); each result
+    records what the server's own ServerArgs line says it ran, from a real 0.5.16 start-up log."""
+    assert st.backend_args("default") == []
+    assert st.backend_args("flashinfer") == ["--attention-backend", "flashinfer"]
+    assert "--attention-backend" not in st.BASE_ARGS
+    log = (ROOT / "bench" / "results" / "gpu" / "server-0.5.16.log").read_text(errors="replace")
+    facts = st.launch_facts(log)
+    assert facts["attention_backend"] == "triton" and facts["page_size"] == 1 and facts["topk"] == 1
+    assert facts["decode_backend"] is None
+    line = ("server_args=ServerArgs(model_path='/m', page_size=16, attention_backend='fa3', "
+            "decode_attention_backend='flashinfer', speculative_eagle_topk=4)")
+    assert st.launch_facts(line) == {"attention_backend": "fa3", "page_size": 16, "topk": 4,
+                                     "decode_backend": "flashinfer"}
+    assert st.launch_facts("no server args here") == {}

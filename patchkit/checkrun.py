@@ -110,8 +110,9 @@ def run(paths: Sequence[Path], settings, *, use_cache: bool = True, select: Sequ
     ``checks`` names the registered checks to run (None: all of them).
     """
     from . import baseline as bl, rules
-    from .checking import analyse
+    from .checking import analyse, chosen
     base = base or Path.cwd()
+    chosen(checks)  # unknown names fail first; the chosen checks' own codes join rules.RULES
     wanted = rules.matching(select, "--select") if select else set(rules.RULES)
     wanted -= rules.matching(ignore, "--ignore") if ignore else set()
     overrides = {}

@@ -108,6 +108,9 @@ class SmokeSpec:
     bool_options: tuple[str, ...] = ()
     patterns: LogPatterns = field(default_factory=lambda: LogPatterns(ready="$^", switch="$^"))
     stages: tuple[str, ...] = ALL_STAGES
+    #: the patch's own stages: (name, fn(ctx) -> detail, raising StageFailed); name one in ``stages``
+    #: to run it (a new stage needs only the spec's file)
+    own_stages: tuple[tuple[str, Callable], ...] = ()
     #: SGLang's own checkers: env var -> value, set when the release's source names the variable
     checker_env: tuple[tuple[str, str], ...] = ()
     #: the forced-acceptance pass (outputs not compared)
@@ -130,6 +133,11 @@ class SmokeSpec:
 
     def flag_option(self) -> str:
         return self.flag_args[0] if self.flag_args else ""
+
+    def stage(self, name: str) -> Callable:
+        """The function of stage ``name``: the spec's own first, then patchkit.smoke.stages."""
+        from .stages import STAGES
+        return dict(self.own_stages).get(name) or STAGES[name]
 
 
 def spec_of(patch) -> Optional[SmokeSpec]:

@@ -95,6 +95,11 @@ class Listing:
     checks: tuple
     exit_code: int = 0
 
+    def to_dict(self) -> dict:
+        return {"patches": [{"name": p.name, "version": p.version, "distribution": p.distribution,
+                             "specifier": str(p.specifier), "description": p.description} for p in self.patches],
+                "checks": [{"name": c.name, "description": c.description} for c in self.checks]}
+
 
 def list_all() -> Listing:
     """Every registered patch (built in and on PATCHKIT_PATCH_PATH) and check."""
@@ -107,6 +112,9 @@ class Fetched:
     target: Target
     exit_code: int = 0
 
+    def to_dict(self) -> dict:
+        return {"distribution": self.target.distribution, "version": self.target.version, "path": str(self.target.root)}
+
 
 def fetch(spec: str, hooks: Hooks = Hooks()) -> Fetched:
     """``NAME==VERSION`` downloaded (no dependencies) into the cache and unpacked once."""
@@ -115,6 +123,12 @@ def fetch(spec: str, hooks: Hooks = Hooks()) -> Fetched:
 
 
 # ------------------------------------------------------------------------------------- apply, revert
+def _result_dict(r: PatchResult, outcome: Optional[str] = None) -> dict:
+    from .engine import unified_diff
+    return {"patch": r.patch, "outcome": outcome or r.outcome.value, "reason": r.reason, "strategy": r.strategy,
+            "files": [{"file": c.rel, "changed": c.changed} for c in r.changes], "diff": unified_diff(r.changes)}
+
+
 @dataclass(frozen=True)
 class Applied:
     result: PatchResult
@@ -122,6 +136,9 @@ class Applied:
     dry_run: bool
     #: 1 when a dry run has changes pending, else 0
     exit_code: int
+
+    def to_dict(self) -> dict:
+        return _result_dict(self.result)
 
 
 def all_findings(patch, t: Target) -> list[str]:
@@ -167,6 +184,9 @@ class Reverted:
     dry_run: bool
     exit_code: int
 
+    def to_dict(self) -> dict:
+        return _result_dict(self.result, self.outcome)
+
 
 def _revert_outcome(r: PatchResult) -> tuple[str, str]:
     v = r.outcome.value
@@ -203,6 +223,9 @@ class Status:
     #: cannot reach (an entry outside the target): a bad journal, as a malformed one is
     exit_code: int
 
+    def to_dict(self) -> dict:
+        return {"target": self.target.describe(), "patches": [{**r.__dict__, "files": list(r.files)} for r in self.rows]}
+
 
 def status(spec: TargetSpec, hooks: Hooks = Hooks()) -> Status:
     """Each registered patch on the target: applied / not-applied / drifted / refused / error."""
@@ -232,6 +255,8 @@ def diff(name: str, spec: TargetSpec, hooks: Hooks = Hooks()) -> Diff:
 # ------------------------------------------------------------------------------------- check
 @dataclass(frozen=True)
 class CheckRequest:
+    """The options of ``patchkit check``, by the names of its flags."""
+
     paths: tuple = ()
     #: the source read from '-' (stdin), or None
     stdin: Optional[str] = None
@@ -246,7 +271,7 @@ class CheckRequest:
     exit_zero: bool = False
     baseline_path: Optional[Path] = None
     write_baseline: bool = False
-    use_cache: bool = True
+    no_cache: bool = False
     config_path: Optional[Path] = None
 
 
@@ -296,7 +321,7 @@ def check(req: CheckRequest) -> CheckReport:
     if req.write_baseline and req.baseline_path is None:
         raise UsageError("--write-baseline needs --baseline FILE (where to write it)")
     counter = bl.load(req.baseline_path) if req.baseline_path is not None and not req.write_baseline else None
-    run = checkrun.run(resolved, settings, use_cache=req.use_cache,
+    run = checkrun.run(resolved, settings, use_cache=not req.no_cache,
                        select=_codes(req.select) or sec.get("select", []), ignore=_codes(req.ignore) or sec.get("ignore", []),
                        exclude=list(req.exclude) or sec.get("exclude", []), stdin=req.stdin,
                        stdin_filename=req.stdin_filename, baseline=counter,
@@ -318,6 +343,10 @@ def check(req: CheckRequest) -> CheckReport:
 class Explained:
     rules: tuple
     exit_code: int = 0
+
+    def to_dict(self) -> list:
+        return [{"code": r.code, "name": r.name, "level": r.level, "summary": r.summary, "text": r.text,
+                 "example": r.example.strip("\n"), "fix": r.fix} for r in self.rules]
 
 
 def explain(code: Optional[str] = None) -> Explained:
@@ -357,6 +386,16 @@ class MatrixReport:
     #: 1 when a check failed or a fetch failed on some release
     exit_code: int
 
+    def to_dict(self) -> list:
+        return [r.__dict__ for r in self.rows]
+
+    def counts(self) -> dict[str, int]:
+        """Releases per verdict, in the order the verdicts first come."""
+        out: dict[str, int] = {}
+        for r in self.rows:
+            out[r.verdict] = out.get(r.verdict, 0) + 1
+        return out
+
 
 def matrix(plan: MatrixPlan, jobs: int = 1, on_done: Optional[Callable] = None, hooks: Hooks = Hooks()) -> MatrixReport:
     """The patch dry-run against each release of the plan, each in a scratch copy."""
@@ -374,6 +413,9 @@ class CacheInfo:
     parts: tuple
     bytes: int
     exit_code: int = 0
+
+    def to_dict(self) -> dict:
+        return {"path": str(self.path), "bytes": self.bytes, "parts": list(self.parts)}
 
 
 def cache_info() -> CacheInfo:
@@ -505,6 +547,8 @@ def needs_gpu(t: Target, server_args: Sequence[str]) -> Optional[str]:
 
 @dataclass(frozen=True)
 class SmokeRequest:
+    """The options of ``patchkit smoke``, by the names of its flags."""
+
     target: TargetSpec = TargetSpec()
     model_path: Optional[str] = None
     draft_model_path: Optional[str] = None

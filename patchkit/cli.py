@@ -76,6 +76,13 @@ def target_options(f):
     return wrapper
 
 
+def _table(headers: tuple, rows, title: Optional[str] = None) -> None:
+    t = Table(*headers, title=title)
+    for row in rows:
+        t.add_row(*row)
+    UI.out.print(t)
+
+
 def _hooks(quiet: bool = False, **kw) -> api.Hooks:
     """Progress on stderr (hidden when ``quiet``); a recovered operation is always said."""
     return api.Hooks(progress=None if quiet else UI.info, pip_output=UI.pip_output(),
@@ -134,19 +141,10 @@ def list_cmd(as_json: bool) -> None:
     """The patches (built-in and on PATCHKIT_PATCH_PATH) and checks."""
     res = api.list_all()
     if as_json:
-        click.echo(json.dumps({"patches": [{"name": p.name, "version": p.version, "distribution": p.distribution,
-                                            "specifier": str(p.specifier), "description": p.description}
-                                           for p in res.patches],
-                               "checks": [{"name": c.name, "description": c.description} for c in res.checks]}, indent=2))
-        return
-    t = Table("patch", "version", "target", "description")
-    for p in res.patches:
-        t.add_row(p.name, p.version, f"{p.distribution}{p.specifier}", p.description)
-    UI.out.print(t)
-    t = Table("check", "description")
-    for c in res.checks:
-        t.add_row(c.name, c.description)
-    UI.out.print(t)
+        return click.echo(json.dumps(res.to_dict(), indent=2))
+    _table(("patch", "version", "target", "description"),
+           [(p.name, p.version, f"{p.distribution}{p.specifier}", p.description) for p in res.patches])
+    _table(("check", "description"), [(c.name, c.description) for c in res.checks])
 
 
 @main.command()
@@ -155,17 +153,12 @@ def list_cmd(as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True)
 def fetch(spec: str, as_json: bool) -> None:
     """Download NAME==VERSION (no dependencies) into the cache and unpack it once."""
-    t = api.fetch(spec, _hooks()).target
+    res = api.fetch(spec, _hooks())
+    t = res.target
     if as_json:
-        click.echo(json.dumps({"distribution": t.distribution, "version": t.version, "path": str(t.root)}))
+        click.echo(json.dumps(res.to_dict()))
     else:
         UI.out.print(f"{t.distribution} {t.version}: {t.root}")
-
-
-def _result_json(r, outcome: Optional[str] = None) -> dict:
-    from .engine import unified_diff
-    return {"patch": r.patch, "outcome": outcome or r.outcome.value, "reason": r.reason, "strategy": r.strategy,
-            "files": [{"file": c.rel, "changed": c.changed} for c in r.changes], "diff": unified_diff(r.changes)}
 
 
 def _show_diff(res) -> None:
@@ -188,7 +181,7 @@ def apply(name, target, dry_run, no_check, as_json) -> None:
     res = api.apply(name, target, dry_run=dry_run, run_check=not no_check, hooks=_hooks(as_json or UI.quiet))
     r, t = res.result, res.target
     if as_json:
-        click.echo(json.dumps(_result_json(r), indent=2))
+        click.echo(json.dumps(res.to_dict(), indent=2))
     else:
         _show_diff(res)
         UI.out.print(Text(f"{r.patch}: {r.outcome.value} on {t.distribution} {t.version} "
@@ -208,7 +201,7 @@ def revert(name, target, force, dry_run, as_json) -> None:
     res = api.revert(name, target, force=force, dry_run=dry_run, hooks=_hooks(as_json or UI.quiet))
     t = res.target
     if as_json:
-        click.echo(json.dumps(_result_json(res.result, res.outcome), indent=2))
+        click.echo(json.dumps(res.to_dict(), indent=2))
     else:
         _show_diff(res)
         UI.out.print(Text(f"{res.result.patch}: {res.outcome} on {t.distribution} {t.version}"
@@ -224,14 +217,11 @@ def status(target, as_json) -> None:
     """Each patch on the target: applied / not-applied / drifted / refused."""
     res = api.status(target, _hooks(as_json or UI.quiet))
     if as_json:
-        click.echo(json.dumps({"target": res.target.describe(), "patches": [r.__dict__ for r in res.rows]},
-                              indent=2, default=list))
+        click.echo(json.dumps(res.to_dict(), indent=2))
     else:
-        table = Table("patch", "state", "strategy", "detail", title=res.target.describe())
         colour = {"applied": "green", "drifted": "red", "refused": "yellow", "error": "red"}
-        for r in res.rows:
-            table.add_row(r.patch, Text(r.state, style=colour.get(r.state, "")), r.strategy, r.detail)
-        UI.out.print(table)
+        _table(("patch", "state", "strategy", "detail"), [(r.patch, Text(r.state, style=colour.get(r.state, "")),
+                                                          r.strategy, r.detail) for r in res.rows], res.target.describe())
     sys.exit(res.exit_code)
 
 
@@ -271,29 +261,19 @@ def diff(name, target) -> None:
 @click.option("--no-cache", is_flag=True)
 @click.option("--config", "config_path", type=click.Path(path_type=Path), default=None,
               help="pyproject.toml with [tool.patchkit] (default: nearest one upward)")
-def check(paths, fmt, select, ignore, exclude, strict, show_info, only_errors, fail_on, exit_zero, statistics,
-          output_file, baseline_path, write_baseline, stdin_filename, no_cache, config_path) -> None:
+def check(fmt, statistics, output_file, **options) -> None:
     """Run the attribute-initialization analyzer over files, folders, installed distributions or '-' (stdin).
 
     Exit: 0 no finding at or above --fail-on; 1 findings; 2 could not run (bad arguments, a config
     error, no Python files); bit 2 is added when a file could not be analysed."""
     from . import report
-    stdin = sys.stdin.read() if list(paths) == ["-"] else None
-    res = api.check(api.CheckRequest(tuple(paths), stdin, stdin_filename, select, ignore, exclude, strict, show_info,
-                                     only_errors, fail_on, exit_zero, baseline_path, write_baseline, not no_cache,
-                                     config_path))
+    stdin = sys.stdin.read() if list(options["paths"]) == ["-"] else None
+    res = api.check(api.CheckRequest(stdin=stdin, **options))
     run, shown = res.run, list(res.shown)
     if res.baseline_written is not None:
-        UI.info(f"wrote {res.baseline_written} finding(s) to the baseline {baseline_path}")
+        UI.info(f"wrote {res.baseline_written} finding(s) to the baseline {options['baseline_path']}")
         sys.exit(res.exit_code)
-    if statistics:
-        lines = [(ln, []) for ln in report.statistics(shown)]
-    elif fmt == "json":
-        lines = [(json.dumps(report.to_json(run.reports, shown, run.baselined), indent=2), [])]
-    elif fmt == "sarif":
-        lines = [(json.dumps(report.sarif(run.reports, shown, run.lines), indent=2), [])]
-    else:
-        lines = report.text_lines(shown, run.lines, snippets=fmt in ("text", "rich"))
+    lines = report.render(fmt, run, shown, statistics)
     if output_file is not None:
         try:
             output_file.write_text("".join(ln + "\n" for ln, _ in lines))
@@ -318,17 +298,14 @@ def check(paths, fmt, select, ignore, exclude, strict, show_info, only_errors, f
 @click.option("--json", "as_json", is_flag=True)
 def explain(code, as_json) -> None:
     """What analyzer code CODE finds, an example, and how to fix it (no CODE: list them)."""
-    picked = api.explain(code).rules
+    res = api.explain(code)
+    picked = res.rules
     if as_json:
-        click.echo(json.dumps([{"code": r.code, "name": r.name, "level": r.level, "summary": r.summary, "text": r.text,
-                                "example": r.example.strip("\n"), "fix": r.fix} for r in picked], indent=2))
+        click.echo(json.dumps(res.to_dict(), indent=2))
     elif code:
         click.echo(picked[0].explain(), nl=False)
     else:
-        t = Table("code", "name", "severity", "summary")
-        for r in picked:
-            t.add_row(r.code, r.name, r.level, r.summary)
-        UI.out.print(t)
+        _table(("code", "name", "severity", "summary"), [(r.code, r.name, r.level, r.summary) for r in picked])
 
 
 # ------------------------------------------------------------------------------------------ matrix
@@ -351,19 +328,14 @@ def matrix(name, versions, jobs, as_json) -> None:
         res = api.matrix(plan, jobs, lambda row: prog.update(task, advance=1, description=f"{row.version}: {row.verdict}"),
                          _hooks())
     if as_json:
-        click.echo(json.dumps([r.__dict__ for r in res.rows], indent=2))
+        click.echo(json.dumps(res.to_dict(), indent=2))
     else:
-        t = Table("release", "verdict", "strategy", "detail", title=f"{res.patch.name} {res.patch.version}")
         colour = {"applies": "green", "already upstream": "cyan", "anchors missing": "yellow",
                   "check failed": "red", "refused": "yellow", "fetch failed": "red"}
-        for r in res.rows:
-            t.add_row(r.version, Text(r.verdict, style=colour.get(r.verdict, "")), r.strategy, r.detail)
-        UI.out.print(t)
-        counts: dict[str, int] = {}
-        for r in res.rows:
-            counts[r.verdict] = counts.get(r.verdict, 0) + 1
+        _table(("release", "verdict", "strategy", "detail"), [(r.version, Text(r.verdict, style=colour.get(r.verdict, "")),
+               r.strategy, r.detail) for r in res.rows], f"{res.patch.name} {res.patch.version}")
         UI.info(f"{len(res.rows)} releases in {res.seconds:.1f} s: "
-                + ", ".join(f"{n} {v}" for v, n in counts.items()) + f"; cache: {res.cache}")
+                + ", ".join(f"{n} {v}" for v, n in res.counts().items()) + f"; cache: {res.cache}")
     sys.exit(res.exit_code)
 
 
@@ -389,8 +361,7 @@ def cache_info(as_json) -> None:
     res = api.cache_info()
     rows = res.parts
     if as_json:
-        click.echo(json.dumps({"path": str(res.path), "bytes": res.bytes, "parts": list(rows)}, indent=2))
-        return
+        return click.echo(json.dumps(res.to_dict(), indent=2))
     t = Table("part", "size", "files", "what", title=f"patchkit cache: {res.path}")
     for r in rows:
         what = r["what"]
@@ -523,17 +494,12 @@ def launch(target, require_signoff, signoff_path, tp, verify_signature, command)
 @click.option("--skip-stage", "skip_stages", multiple=True, help="leave a stage out of every cell (recorded; repeatable)")
 @click.option("--transitions", type=int, default=10, show_default=True, help="OFF->ON switches a long request lives through")
 @click.option("--json", "as_json", is_flag=True)
-def smoke(target, model_path, draft_model_path, eagle_draft_model_path, tiny, tp, threshold, crossings, server_args,
-          timeout, signoff_path, log_dir, compare_no_spec, no_gate, matrix, parallel, cells, launch_cell, plan_only,
-          patch_name, soak_seconds, long_tokens, skip_stages, transitions, as_json) -> None:
+def smoke(as_json, **options) -> None:
     """Boot the patched server on this GPU host, drive it across the threshold, write the sign-off.
 
     Exit 0 sign-off passed, 1 failed (written anyway), 2 could not run (no GPU, no target, bad
     arguments: nothing booted, nothing written)."""
-    req = api.SmokeRequest(target, model_path, draft_model_path, eagle_draft_model_path, tiny, tp, threshold, crossings,
-                           tuple(server_args), timeout, signoff_path, log_dir, compare_no_spec, no_gate, matrix, parallel,
-                           tuple(cells), launch_cell, plan_only, patch_name, soak_seconds, long_tokens,
-                           tuple(skip_stages), transitions)
+    req = api.SmokeRequest(**options)
     say = None if UI.quiet else (lambda s: UI.err.print(Text(s, style="dim")))
     res = api.smoke(req, _hooks(as_json or UI.quiet, gate=lambda r: _show_gate(r, as_json), say=say))
     rec = res.record

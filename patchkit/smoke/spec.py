@@ -134,11 +134,6 @@ class SmokeSpec:
     def flag_option(self) -> str:
         return self.flag_args[0] if self.flag_args else ""
 
-    def stage(self, name: str) -> Callable:
-        """The function of stage ``name``: the spec's own first, then patchkit.smoke.stages."""
-        from .stages import STAGES
-        return dict(self.own_stages).get(name) or STAGES[name]
-
 
 def spec_of(patch) -> Optional[SmokeSpec]:
     """``patch.smoke``, else ``SPEC`` of a ``smoke_spec`` module beside the module that defines the

@@ -81,7 +81,7 @@ def test_release_cache_is_never_patched_in_place(toy, tmp_path):
 
 def test_refused_patch_lists_every_finding(toy, tmp_path):
     t, _name = toy
-    bad = toy_patch(tmp_path / "patches", "toy-broken", "if self.toy_a or self.toy_b:\n    pass\n")
+    bad = toy_patch(tmp_path / "patches", "toy-broken", "self.toy_c = self.toy_a or self.toy_b\n")
     before = t.file(FILE).read_bytes()
     r = cli("apply", bad, "--target-dir", t.root)
     assert r.exit_code == 1

@@ -15,6 +15,12 @@ from patchkit.ftypes import Finding
 from .attr_init_examples import INVALID, VALID
 
 
+def files(paths, settings, use_cache: bool):
+    """The analyzer over whole files: cached by content hash, bases followed across the package."""
+    from patchkit.analysis.runner import analyse_paths
+    return analyse_paths(paths, settings, use_cache=use_cache)
+
+
 def run(rel: str, source: str, root: Optional[Path], overlay: Mapping[str, str]) -> list[Finding]:
     return analyse_source(rel, source, root, overlay)
 
@@ -25,4 +31,5 @@ CHECK = Check(
     run=run,
     valid=VALID,
     invalid=INVALID,
+    files=files,
 )

@@ -102,15 +102,17 @@ def describe_error(path: str, error: str, text: Optional[str] = None) -> str:
 def run(paths: Sequence[Path], settings, *, use_cache: bool = True, select: Sequence[str] = (),
         ignore: Sequence[str] = (), exclude: Sequence[str] = (), stdin: Optional[str] = None,
         stdin_filename: str = "-", baseline=None, baseline_dir: Optional[Path] = None,
-        base: Optional[Path] = None) -> CheckRun:
+        base: Optional[Path] = None, checks: Optional[Sequence[str]] = None) -> CheckRun:
     """Analyse ``paths`` (or ``stdin`` text, shown as ``stdin_filename``) and filter the findings.
 
     ``select`` / ``ignore`` are code prefixes (``PK00``, ``PK003``, ``ALL``); ``baseline`` is a
-    Counter of fingerprints from ``patchkit.baseline.load`` (paths relative to ``baseline_dir``).
+    Counter of fingerprints from ``patchkit.baseline.load`` (paths relative to ``baseline_dir``);
+    ``checks`` names the registered checks to run (None: all of them).
     """
     from . import baseline as bl, rules
-    from .analysis.runner import analyse_paths
+    from .checking import analyse, chosen
     base = base or Path.cwd()
+    chosen(checks)  # unknown names fail first; the chosen checks' own codes join rules.RULES
     wanted = rules.matching(select, "--select") if select else set(rules.RULES)
     wanted -= rules.matching(ignore, "--ignore") if ignore else set()
     overrides = {}
@@ -119,14 +121,14 @@ def run(paths: Sequence[Path], settings, *, use_cache: bool = True, select: Sequ
             name = Path(stdin_filename).name if stdin_filename != "-" else "stdin.py"
             f = Path(tmp) / (name if name.endswith(".py") else name + ".py")
             f.write_text(stdin, encoding="utf-8", errors="surrogateescape")
-            raw = analyse_paths([f], settings, use_cache=False)
+            raw = analyse([f], settings, checks, use_cache=False)
         reports = [FileReport(stdin_filename, [replace(x, path=stdin_filename) for x in r.findings], r.error)
                    for r in raw]
         overrides[stdin_filename] = stdin
         dropped = 0
     else:
         files, dropped = collect(paths, exclude, base)
-        reports = analyse_paths(files, settings, use_cache=use_cache) if files else []
+        reports = analyse(files, settings, checks, use_cache=use_cache) if files else []
     lines = Lines(overrides)
     for r in reports:
         if r.error:

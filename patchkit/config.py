@@ -34,6 +34,7 @@ KEYS: dict[str, tuple[Any, str]] = {
     "ignore": (list, "a list of codes or prefixes"),
     "exclude": (list, "a list of glob patterns"),
     "patches": (list, "a list of patch names"),
+    "checks": (list, "a list of check names (default: every registered check)"),
     "versions": ((list, str), "a list of release numbers, or \"installed\""),
     "smoke": (dict, "a table ([tool.patchkit.smoke]: the smoke matrix, see patchkit/smoke/command.py)"),
 }

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-from . import engine, journal as jr, registry, signoff
+from . import checking, engine, journal as jr, registry, signoff
 from .fsutil import sha256_file
 from .ftypes import PatchkitError, Target, VersionOutOfRange
 
@@ -70,7 +70,7 @@ def run(target: Target, require_signoff: bool = False, signoff_path: Optional[Pa
              ("hashes", lambda: _hashes(j, target)),
              ("compile", lambda: _compile(j, target)),
              ("lint", lambda: _lint(j, target)),
-             ("analyzer", lambda: _analyzer(j, target)),
+             ("analyzer", lambda: _analyzer(j, target, checking.patch_checks(patches))),
              ("invariants", lambda: _invariants(patches, target))]
     if require_signoff or verify_signature:
         steps.append(("signoff", lambda: _signoff(target, signoff_path, tp, verify_signature)))
@@ -135,12 +135,11 @@ def _lint(j, target):
     return PASS, f"no undefined names or unused imports added to {len(j.entries)} file(s)"
 
 
-def _analyzer(j, target):
+def _analyzer(j, target, checks):
     """Judge every class whose MRO contains a patched class (the impact set), in whichever module
-    of the target it lives, not only the patched classes themselves."""
+    of the target it lives, not only the patched classes themselves, with the patches' checks."""
     from .analysis.impact import impact_set
     from .analysis.project import Project
-    from .analysis.runner import analyse_paths
     patched_classes = set()
     for e in j.entries:
         for key in e.anchors:
@@ -148,7 +147,7 @@ def _analyzer(j, target):
             patched_classes.add((e.file, cls))
     impacted = set(impact_set(Project(target.root), sorted(patched_classes))) | patched_classes
     rels = sorted({e.file for e in j.entries} | {rel for rel, _cls in impacted})
-    reports = analyse_paths([target.file(r) for r in rels])  # cached by content hash + dependencies
+    reports = checking.analyse([target.file(r) for r in rels], names=checks)  # cached by content hash
     for rep in reports:
         if rep.error:
             return FAIL, f"{rep.path}: could not analyse: {rep.error}"
@@ -170,7 +169,7 @@ def _analyzer(j, target):
     if relevant:
         # only what the patch introduces counts, not what the release already had (StandaloneWorkerV2
         # reads self.ps / self.tp_rank that only EAGLEWorkerV2.__init__ assigns: an upstream latent bug)
-        before = _baseline(j, target, sorted({rel for rel, _f in relevant}))
+        before = _baseline(j, target, sorted({rel for rel, _f in relevant}), checks)
         relevant = [(rel, f) for rel, f in relevant if (f.cls, f.attr, f.code) not in before]
     relevant = [f for _rel, f in relevant]
     if relevant:
@@ -179,10 +178,9 @@ def _analyzer(j, target):
                   f"({len(findings)} elsewhere in their files)")
 
 
-def _baseline(j, target, rels: list[str]) -> set:
+def _baseline(j, target, rels: list[str], checks) -> set:
     """(class, attribute, code) of the errors these files have against the unpatched originals
     of the patched files (kept in the journal); empty when an original is missing."""
-    from .analysis import analyse_source
     overlay = {}
     for e in j.entries:
         if e.created:  # absent upstream: nothing to compare with
@@ -195,7 +193,7 @@ def _baseline(j, target, rels: list[str]) -> set:
     out = set()
     for rel in rels:
         text = overlay.get(rel) or target.file(rel).read_text(encoding="utf-8", errors="replace")
-        for f in analyse_source(rel, text, target.root, overlay):
+        for f in checking.source(rel, text, target.root, overlay, checks):
             if f.severity.value == "error":
                 out.add((f.cls, f.attr, f.code))
     return out

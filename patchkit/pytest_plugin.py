@@ -145,12 +145,12 @@ class _Collector:
     # ---------------------------------------------------------------- analyzer
     def _run_check(self) -> dict:
         if self._check is None:
-            from .analysis.runner import analyse_paths
+            from .checking import analyse
             from .config import load_settings
-            try:
-                settings = load_settings(None, Path(self.config.rootpath))
-                reports = analyse_paths([Path(p) for p in self.config.getoption("--patchkit-check")], settings,
-                                        use_cache=not self.config.getoption("--patchkit-no-cache"))
+            try:  # the registered checks [tool.patchkit] names (default all), as `patchkit check`
+                settings = load_settings(None, Path(self.config.rootpath), section=self.section)
+                reports = analyse([Path(p) for p in self.config.getoption("--patchkit-check")], settings,
+                                  self.section.get("checks"), use_cache=not self.config.getoption("--patchkit-no-cache"))
                 self._check = {"reports": {str(Path(r.path).resolve()): r for r in reports}, "error": None}
             except Exception as exc:  # the status item reports it
                 self._check = {"reports": {}, "error": f"{type(exc).__name__}: {exc}"}
@@ -163,8 +163,8 @@ class _Collector:
             return False, f"{f}: not analysed ({res['error'] or 'unknown reason'})"
         if r.error:
             return False, f"{f}: {r.error}"
-        failing = {"error", "warning"} if self.section.get("fail-on") == "warning" else {"error"}  # as `check`
-        errors = [x for x in r.findings if x.severity.value in failing]
+        from .api import fail_on_level, failing
+        errors = failing(r.findings, fail_on_level(None, self.section))  # the policy of `patchkit check`
         return (not errors), "\n".join(map(str, errors))
 
     def check_status(self):
@@ -215,10 +215,10 @@ def _tool_fingerprint() -> str:
 def _shared_results(name: str, version: str, no_cache: bool) -> dict:
     """Compute once per (patch, version, tool, target content); other xdist workers wait on the
     lock and read the file. Cached across runs in the patchkit cache folder."""
-    from . import target as tgt
+    from .api import target_for_version
     from .fsutil import atomic_write, cache_dir, file_lock
     try:
-        t = tgt.installed("sglang") if version == "installed" else tgt.fetch(f"sglang=={version}")
+        t = target_for_version("sglang", version)
     except Exception as exc:
         return {"skip": f"target sglang {version} unavailable: {exc}"}
     key_src = f"{name}|{t.version}|{t.root}|{_tool_fingerprint()}|{_target_fingerprint(t)}"

@@ -23,22 +23,10 @@ def patches() -> dict[str, "Patch"]:
         p = getattr(mod, "PATCH", None)
         if p is not None:
             out[p.name] = p
-    for folder in filter(None, os.environ.get("PATCHKIT_PATCH_PATH", "").split(os.pathsep)):
-        for info in pkgutil.iter_modules([folder]):
-            spec = importlib.util.spec_from_file_location(
-                f"patchkit_user_patches.{info.name}", os.path.join(folder, info.name, "__init__.py"))
-            if spec is None or spec.loader is None:
-                continue
-            mod = importlib.util.module_from_spec(spec)
-            try:
-                spec.loader.exec_module(mod)
-            except Exception as exc:  # a user's plugin: one line naming it, never a traceback
-                where = os.path.join(folder, info.name)
-                raise PluginError(f"PATCHKIT_PATCH_PATH plugin {where}: import failed: "
-                                  f"{type(exc).__name__}: {exc}") from None
-            for p in (getattr(mod, "PATCH", None), *getattr(mod, "PATCHES", ())):
-                if p is not None:
-                    out[p.name] = p
+    for mod in _user_modules("PATCHKIT_PATCH_PATH", "patchkit_user_patches"):
+        for p in (getattr(mod, "PATCH", None), *getattr(mod, "PATCHES", ())):
+            if p is not None:
+                out[p.name] = p
     return out
 
 
@@ -61,4 +49,29 @@ def checks() -> dict[str, "Check"]:
         c = getattr(mod, "CHECK", None)
         if c is not None:
             out[c.name] = c
+    for mod in _user_modules("PATCHKIT_CHECK_PATH", "patchkit_user_checks"):
+        c = getattr(mod, "CHECK", None)
+        if c is not None:
+            out[c.name] = c
+    from . import rules
+    for c in out.values():  # a check's own codes: `explain`, `--select` and SARIF know them
+        rules.register(*c.rules)
     return out
+
+
+def _user_modules(env: str, prefix: str):
+    """The packages in the folders on ``$env``; an import failure is one PluginError line naming
+    the package, never a traceback."""
+    for folder in filter(None, os.environ.get(env, "").split(os.pathsep)):
+        for info in pkgutil.iter_modules([folder]):
+            where = os.path.join(folder, info.name)
+            spec = importlib.util.spec_from_file_location(
+                f"{prefix}.{info.name}", os.path.join(where, "__init__.py"))
+            if spec is None or spec.loader is None:
+                continue
+            mod = importlib.util.module_from_spec(spec)
+            try:
+                spec.loader.exec_module(mod)
+            except Exception as exc:  # a user's plugin: one line naming it, never a traceback
+                raise PluginError(f"{env} plugin {where}: import failed: {type(exc).__name__}: {exc}") from None
+            yield mod

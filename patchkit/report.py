@@ -133,3 +133,15 @@ def sarif(reports: list[FileReport], findings: Optional[list[Finding]] = None, l
                       "originalUriBaseIds": {"%SRCROOT%": {"uri": root.as_uri() + "/"}},
                       "results": results,
                       "invocations": [{"executionSuccessful": not notes, "toolExecutionNotifications": notes}]}]}
+
+
+def render(fmt: str, run, shown: list[Finding], statistics_only: bool = False) -> list[tuple[str, list[Span]]]:
+    """The lines ``patchkit check --format fmt`` writes (one JSON/SARIF document is one line)."""
+    import json
+    if statistics_only:
+        return [(ln, []) for ln in statistics(shown)]
+    if fmt == "json":
+        return [(json.dumps(to_json(run.reports, shown, run.baselined), indent=2), [])]
+    if fmt == "sarif":
+        return [(json.dumps(sarif(run.reports, shown, run.lines), indent=2), [])]
+    return text_lines(shown, run.lines, snippets=fmt in ("text", "rich"))

@@ -174,6 +174,12 @@ class C:
 )}
 
 
+def register(*new: Rule) -> None:
+    """Add a check's own rules (``Check.rules``); a built-in code keeps its entry."""
+    for r in new:
+        RULES.setdefault(r.code, r)
+
+
 def rule(code: str) -> Rule:
     """The rule for ``code`` (case-insensitive); a UsageError naming the nearest code otherwise."""
     c = code.strip().upper()

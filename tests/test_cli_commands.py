@@ -102,15 +102,16 @@ def test_release_cache_is_never_patched_in_place(sglang_release):
 
 def test_refused_patch_lists_every_finding(monkeypatch, tmp_path):
     """An apply refused by the check prints the one-line error and then each finding on its own line."""
-    import patchkit.cli as c
+    import patchkit.api as c
+    import patchkit.engine
     from patchkit.ftypes import CheckFailed
-    monkeypatch.setattr(c, "_all_findings", lambda p, t: ["a.py:1:1: PK003 one", "a.py:2:1: PK003 two"])
+    monkeypatch.setattr(c, "all_findings", lambda p, t: ["a.py:1:1: PK003 one", "a.py:2:1: PK003 two"])
 
     class FakeEngine:
         @staticmethod
         def apply(*a, **k):
             raise CheckFailed("patch x: check failed on the patched code, nothing written: a.py:1:1: PK003 one (+1 more)")
-    monkeypatch.setattr(c, "engine", FakeEngine)
+    monkeypatch.setattr(patchkit.engine, "apply", FakeEngine.apply)
     (tmp_path / "sglang").mkdir()
     r = cli("apply", "dynamic-spec-disable", "--target-dir", tmp_path, "--target-version", "0.5.12")
     assert r.exit_code == 1

@@ -59,7 +59,9 @@ def test_plugin_is_inactive_unless_asked(project):
 
 
 @pytest.mark.network
-def test_patch_items_against_real_releases_and_cache(project):
+def test_patch_items_against_real_releases_and_cache(project, sglang_release):
+    for v in ("0.5.12", "0.5.16"):
+        sglang_release(v)  # skips, with the reason, where the registry is unreachable
     project.makepyprojecttoml('[tool.patchkit]\npatches = ["dynamic-spec-disable"]\nversions = ["0.5.12", "0.5.16"]\n')
     t0 = time.monotonic()
     r = run(project, "--patchkit", "-v", "--patchkit-no-cache")
@@ -76,7 +78,8 @@ def test_patch_items_against_real_releases_and_cache(project):
 
 
 @pytest.mark.network
-def test_wrong_class_patch_fails_the_checks_item(project, monkeypatch):
+def test_wrong_class_patch_fails_the_checks_item(project, monkeypatch, sglang_release):
+    sglang_release("0.5.12")
     monkeypatch.setenv("PATCHKIT_PATCH_PATH", str(ROOT / "fixtures" / "broken_patches"))
     project.makepyprojecttoml('[tool.patchkit]\npatches = ["dynamic-spec-disable-wrong-class"]\nversions = ["0.5.12"]\n')
     r = run(project, "--patchkit", "-v", "--patchkit-no-cache")
@@ -87,7 +90,8 @@ def test_wrong_class_patch_fails_the_checks_item(project, monkeypatch):
 
 
 @pytest.mark.network
-def test_drifted_anchor_fails_the_anchor_item(project):
+def test_drifted_anchor_fails_the_anchor_item(project, sglang_release):
+    sglang_release("0.5.11")
     project.makepyprojecttoml('[tool.patchkit]\npatches = ["dynamic-spec-disable"]\nversions = ["0.5.11"]\n')
     r = run(project, "--patchkit", "-v", "--patchkit-no-cache")
     out = r.stdout.str()
@@ -95,8 +99,9 @@ def test_drifted_anchor_fails_the_anchor_item(project):
 
 
 @pytest.mark.network
-def test_xdist_gives_the_same_outcomes(project):
+def test_xdist_gives_the_same_outcomes(project, sglang_release):
     pytest.importorskip("xdist")
+    sglang_release("0.5.12")
     project.makepyprojecttoml('[tool.patchkit]\npatches = ["dynamic-spec-disable"]\nversions = ["0.5.12"]\n')
     r = run(project, "--patchkit", "-n", "2", "--patchkit-no-cache")
     r.assert_outcomes(passed=6)
@@ -132,3 +137,23 @@ def test_node_ids_are_readable_and_the_collected_count_is_what_runs(project):
     assert "src/mypkg/buggy.py::patchkit-check FAILED" in out
     assert "buggy::py" not in out and "::patchkit-check/" not in out
     assert "collected 3 items" in out
+
+
+# ---------------------------------------------------------------- patch items on a toy release (offline)
+def test_patch_items_on_a_toy_release(project, monkeypatch, tmp_path):
+    """The six items per (patch, version), a broken patch failing its checks item, and the fail-on
+    policy of `check`, with no registry: toy releases in a private cache, toy patches by `patchkit new`."""
+    from toytarget import toy_patch, toy_release
+    monkeypatch.setenv("PATCHKIT_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("PATCHKIT_PATCH_PATH", str(tmp_path / "patches"))
+    for v in ("0.5.12", "0.5.16"):
+        toy_release(tmp_path / "cache", v)
+    toy_patch(tmp_path / "patches")
+    toy_patch(tmp_path / "patches", "toy-broken", "self.toy_c = self.toy_a\n")
+    project.makepyprojecttoml('[tool.patchkit]\npatches = ["toy-mark", "toy-broken"]\nversions = ["0.5.12", "0.5.16"]\n')
+    r = run(project, "--patchkit", "-v", "--patchkit-no-cache")
+    r.assert_outcomes(passed=22, failed=2)
+    out = r.stdout.str()
+    for v in ("0.5.12", "0.5.16"):
+        assert f"patchkit/toy-mark::reverts[{v}] PASSED" in out and f"patchkit/toy-broken::checks[{v}] FAILED" in out
+    assert "PK002 self.toy_a is read during construction of ServerArgs before it is assigned" in out

@@ -108,6 +108,9 @@ class SmokeSpec:
     bool_options: tuple[str, ...] = ()
     patterns: LogPatterns = field(default_factory=lambda: LogPatterns(ready="$^", switch="$^"))
     stages: tuple[str, ...] = ALL_STAGES
+    #: the patch's own stages: (name, fn(ctx) -> detail, raising StageFailed); name one in ``stages``
+    #: to run it (a new stage needs only the spec's file)
+    own_stages: tuple[tuple[str, Callable], ...] = ()
     #: SGLang's own checkers: env var -> value, set when the release's source names the variable
     checker_env: tuple[tuple[str, str], ...] = ()
     #: the forced-acceptance pass (outputs not compared)

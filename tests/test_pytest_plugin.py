@@ -63,18 +63,20 @@ def test_patch_items_against_real_releases_and_cache(project, sglang_release):
     for v in ("0.5.12", "0.5.16"):
         sglang_release(v)  # skips, with the reason, where the registry is unreachable
     project.makepyprojecttoml('[tool.patchkit]\npatches = ["dynamic-spec-disable"]\nversions = ["0.5.12", "0.5.16"]\n')
-    t0 = time.monotonic()
+    from patchkit.fsutil import cache_dir
+    started = time.time_ns()
     r = run(project, "--patchkit", "-v", "--patchkit-no-cache")
-    first = time.monotonic() - t0
     r.assert_outcomes(passed=12)
     out = r.stdout.str()
     assert "patchkit/dynamic-spec-disable::idempotent[0.5.12] PASSED" in out
     assert "patchkit/dynamic-spec-disable::reverts[0.5.16] PASSED" in out
-    t0 = time.monotonic()
+    cached = {f: f.stat().st_mtime_ns for f in (cache_dir() / "pytest").rglob("*") if f.is_file()}
+    assert cached, "the first run cached nothing"
+    assert sum(m >= started for m in cached.values()) >= 2, "the first run did not write the cache this test reads"
     r2 = run(project, "--patchkit")
-    second = time.monotonic() - t0
     r2.assert_outcomes(passed=12)
-    assert second < first
+    # the second run was served from the cache: nothing recomputed, nothing rewritten
+    assert {f: f.stat().st_mtime_ns for f in (cache_dir() / "pytest").rglob("*") if f.is_file()} == cached
 
 
 @pytest.mark.network

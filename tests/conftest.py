@@ -1,13 +1,13 @@
 """Shared fixtures: real SGLang releases from the package registry (cached), scratch copies."""
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
 from patchkit import target as tgt
-from patchkit.ftypes import Target, TargetKind
+from patchkit.ftypes import Target
+from patchkit.pipeline import scratch_copy
 
 ROOT = Path(__file__).resolve().parent.parent
 #: the patch touches these; the analyzer resolves bases in the speculative package
@@ -24,16 +24,7 @@ def release(version: str) -> Target:
 
 def scratch(rel: Target, dest: Path) -> Target:
     """A writable copy of the parts of a release the patch and its checks read."""
-    for part in SUBSET:
-        src = rel.root / part
-        if src.is_dir():
-            shutil.copytree(src, dest / part, ignore=shutil.ignore_patterns("__pycache__", "*.so"))
-        elif src.is_file():
-            (dest / part).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(src, dest / part)
-    for info in rel.root.glob("*.dist-info"):
-        shutil.copytree(info, dest / info.name)
-    return Target(rel.distribution, rel.version, dest, TargetKind.DIRECTORY)
+    return scratch_copy(rel, dest, SUBSET, dist_info=True)
 
 
 @pytest.fixture

@@ -44,3 +44,51 @@ def sglang_release():
 def broken_patches(monkeypatch):
     monkeypatch.setenv("PATCHKIT_PATCH_PATH", str(ROOT / "fixtures" / "broken_patches"))
     return "dynamic-spec-disable-wrong-class"
+
+
+#: the patch's own miniatures of the files it edits (patches/dynamic_spec_disable/examples): the
+#: toy target is built from them, so it needs no network
+TOY_FILES = {"sglang/srt/speculative/eagle_worker_v2.py": "worker_argparse",
+             "sglang/srt/server_args.py": "server_args_argparse"}
+EXAMPLES = ROOT / "patches" / "dynamic_spec_disable" / "examples"
+
+
+def toy_release(dest: Path, version: str = "0.5.12") -> Target:
+    """A tiny fake sglang tree in ``dest`` (no network): the miniature worker and server
+    arguments, the package ``__init__`` files and a ``sglang-<version>.dist-info`` naming the
+    version. dynamic-spec-disable applies to it (strategy bring-zero-step) and the gate passes."""
+    for rel, stem in TOY_FILES.items():
+        (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+        (dest / rel).write_bytes((EXAMPLES / f"{stem}_before.py").read_bytes())
+    for pkg in ("sglang", "sglang/srt", "sglang/srt/speculative"):
+        (dest / pkg / "__init__.py").write_text("")
+    info = dest / f"sglang-{version}.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: sglang\nVersion: {version}\n")
+    return tgt.directory(dest, "sglang")
+
+
+class Tree:
+    """A source of fresh writable sglang trees: the toy (offline) or a real release (registry)."""
+
+    def __init__(self, kind: str, tmp_path: Path):
+        self.kind, self._tmp, self._n = kind, tmp_path, 0
+
+    def make(self) -> Target:
+        """A fresh, unpatched, writable tree."""
+        self._n += 1
+        dest = self._tmp / f"tree-{self.kind}-{self._n}"
+        return toy_release(dest) if self.kind == "toy" else scratch(release(self.kind), dest)
+
+    def pristine(self, rel: str) -> bytes:
+        """The unpatched bytes of ``rel`` (what a reinstall of the package puts back)."""
+        if self.kind == "toy":
+            return (EXAMPLES / f"{TOY_FILES[rel]}_before.py").read_bytes()
+        return release(self.kind).file(rel).read_bytes()
+
+
+@pytest.fixture(params=["toy", pytest.param("0.5.12", marks=pytest.mark.network)])
+def sglang_tree(request, tmp_path) -> Tree:
+    """Fresh sglang trees to patch: the toy tree (runs offline) and release 0.5.12 (skips
+    without the registry)."""
+    return Tree(request.param, tmp_path)

@@ -273,8 +273,9 @@ def patchkit_patched_release(tmp_path):
 
 @pytest.fixture
 def patchkit_server(tmp_path, request):
-    """A launched, patched SGLang server (tiny model) for GPU tests: yields its base URL.
-    Skips with the reason where there is no GPU or no SGLang."""
+    """A launched, patched SGLang server (tiny model) for GPU tests: yields its base URL; the
+    patch it applied to the installed SGLang is reverted afterwards. Skips with the reason where
+    there is no GPU or no SGLang."""
     import importlib.util
     if shutil.which("nvidia-smi") is None:
         pytest.skip("no NVIDIA GPU on this machine (nvidia-smi not found)")
@@ -290,15 +291,20 @@ def patchkit_server(tmp_path, request):
     spec = spec_of(patch)
     if spec is None:
         pytest.skip(f"patch {name} declares no smoke spec")
+    from .ftypes import Outcome
     t = tgt.installed(patch.distribution)
-    engine.apply(patch, t)
-    mt, md = tiny.write(tmp_path)
-    port = free_port()
-    srv = Server(launch_command(SmokeConfig(str(mt), str(md), server_args=tiny.tiny_args(spec), spec=spec), port),
-                 tmp_path / "server.log", f"http://127.0.0.1:{port}")
-    srv.start()
+    applied = engine.apply(patch, t).outcome is Outcome.APPLIED
     try:
-        srv.wait_ready(600)
-        yield srv.base_url
-    finally:
-        srv.stop()
+        mt, md = tiny.write(tmp_path)
+        port = free_port()
+        srv = Server(launch_command(SmokeConfig(str(mt), str(md), server_args=tiny.tiny_args(spec), spec=spec), port),
+                     tmp_path / "server.log", f"http://127.0.0.1:{port}")
+        srv.start()
+        try:
+            srv.wait_ready(600)
+            yield srv.base_url
+        finally:
+            srv.stop()
+    finally:  # the installed package as it was found: revert what this fixture applied
+        if applied:
+            engine.revert(patch, t)

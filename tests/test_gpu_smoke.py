@@ -20,13 +20,27 @@ def _why_not() -> str | None:
     return None
 
 
-@pytest.mark.skipif(_why_not() is not None, reason=_why_not() or "")
-def test_patched_server_signs_off(tmp_path):
+@pytest.fixture
+def patched_installed():
+    """The installed sglang with dynamic-spec-disable applied; reverted afterwards when this
+    fixture applied it (an sglang that already carried the patch is left as it was found)."""
     from patchkit import engine, registry
+    from patchkit.ftypes import Outcome
+    patch = registry.patch("dynamic-spec-disable")
+    t = tgt.installed("sglang")
+    applied = engine.apply(patch, t).outcome is Outcome.APPLIED
+    try:
+        yield t
+    finally:
+        if applied:
+            engine.revert(patch, t)
+
+
+@pytest.mark.skipif(_why_not() is not None, reason=_why_not() or "")
+def test_patched_server_signs_off(tmp_path, patched_installed):
     from patchkit.smoke import tiny
     from patchkit.smoke.run import Smoke, SmokeConfig
-    t = tgt.installed("sglang")
-    engine.apply(registry.patch("dynamic-spec-disable"), t)
+    t = patched_installed
     mt, md = tiny.write(tmp_path)
     cfg = SmokeConfig(str(mt), str(md), 1, 4, 20, tiny.TINY_ARGS + ["--disable-cuda-graph"], log_dir=tmp_path)
     rec = Smoke(cfg, t).run()

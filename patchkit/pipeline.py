@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Optional
+from typing import Iterable, Iterator, Optional
 
 from . import engine
 from .ftypes import FileChange, Outcome, PatchkitError, PatchResult, Target, TargetKind
@@ -180,3 +181,16 @@ class Trial:
         """The bytes of every edited file in the scratch (None: absent, a file the patch creates)."""
         s = self._scratch()
         return {rel: s.file(rel).read_bytes() if s.file(rel).exists() else None for rel in self._files()}
+
+
+@contextmanager
+def applied(patch: Patch, target: Target) -> Iterator[PatchResult]:
+    """``patch`` applied to ``target`` (in place) for the duration of the block, then reverted
+    when this block applied it: a target that already carried the patch is left as it was found.
+    For tests and fixtures that must run the real, installed package patched."""
+    r = engine.apply(patch, target)
+    try:
+        yield r
+    finally:
+        if r.outcome is Outcome.APPLIED:
+            engine.revert(patch, target)

@@ -281,7 +281,8 @@ def patchkit_server(tmp_path, request):
         pytest.skip("no NVIDIA GPU on this machine (nvidia-smi not found)")
     if importlib.util.find_spec("sglang") is None:
         pytest.skip("sglang is not importable here")
-    from . import engine, registry, target as tgt
+    from . import registry, target as tgt
+    from .pipeline import applied
     from .smoke import tiny
     from .smoke.run import SmokeConfig, free_port, launch_command
     from .smoke.server import Server
@@ -291,10 +292,8 @@ def patchkit_server(tmp_path, request):
     spec = spec_of(patch)
     if spec is None:
         pytest.skip(f"patch {name} declares no smoke spec")
-    from .ftypes import Outcome
     t = tgt.installed(patch.distribution)
-    applied = engine.apply(patch, t).outcome is Outcome.APPLIED
-    try:
+    with applied(patch, t):  # the installed package as it was found afterwards
         mt, md = tiny.write(tmp_path)
         port = free_port()
         srv = Server(launch_command(SmokeConfig(str(mt), str(md), server_args=tiny.tiny_args(spec), spec=spec), port),
@@ -305,6 +304,3 @@ def patchkit_server(tmp_path, request):
             yield srv.base_url
         finally:
             srv.stop()
-    finally:  # the installed package as it was found: revert what this fixture applied
-        if applied:
-            engine.revert(patch, t)

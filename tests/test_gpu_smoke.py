@@ -24,16 +24,11 @@ def _why_not() -> str | None:
 def patched_installed():
     """The installed sglang with dynamic-spec-disable applied; reverted afterwards when this
     fixture applied it (an sglang that already carried the patch is left as it was found)."""
-    from patchkit import engine, registry
-    from patchkit.ftypes import Outcome
-    patch = registry.patch("dynamic-spec-disable")
+    from patchkit import registry
+    from patchkit.pipeline import applied
     t = tgt.installed("sglang")
-    applied = engine.apply(patch, t).outcome is Outcome.APPLIED
-    try:
+    with applied(registry.patch("dynamic-spec-disable"), t):
         yield t
-    finally:
-        if applied:
-            engine.revert(patch, t)
 
 
 @pytest.mark.skipif(_why_not() is not None, reason=_why_not() or "")

@@ -144,14 +144,20 @@ class Trial:
     def idempotent(self) -> StepResult:
         """``idempotent``: a second apply is 'already applied' and leaves every byte as it was."""
         after = self._snapshot()
-        r = engine.apply(self.patch, self._scratch(), run_check=False)
+        try:
+            r = engine.apply(self.patch, self._scratch(), run_check=False)
+        except PatchkitError as exc:  # e.g. a detector that misses its own edit: the journal sees drift
+            return StepResult("idempotent", False, f"second apply: {exc}", exc)
         same = self._snapshot() == after
         return StepResult("idempotent", r.outcome is Outcome.ALREADY_APPLIED and same,
                           f"second apply: {r.outcome.value}; files unchanged: {same}", result=r)
 
     def reverts(self) -> StepResult:
         """``reverts``: revert puts back every edited file byte for byte (created files: gone)."""
-        r = engine.revert(self.patch, self._scratch())
+        try:
+            r = engine.revert(self.patch, self._scratch())
+        except PatchkitError as exc:
+            return StepResult("reverts", False, f"revert: {exc}", exc)
         restored = self._snapshot()
         diff = [rel for rel in self._files() if restored[rel] != self._originals[rel]]
         return StepResult("reverts", not diff, f"not byte-identical after revert: {diff}" if diff else "", result=r)

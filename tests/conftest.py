@@ -92,3 +92,23 @@ def sglang_tree(request, tmp_path) -> Tree:
     """Fresh sglang trees to patch: the toy tree (runs offline) and release 0.5.12 (skips
     without the registry)."""
     return Tree(request.param, tmp_path)
+
+
+@pytest.fixture
+def toy_cache(tmp_path, monkeypatch):
+    """A patchkit cache of toy releases (``PATCHKIT_CACHE_DIR`` for this test, subprocesses
+    included): ``add("0.5.12")`` puts a toy tree where ``target.fetch`` finds it without the
+    registry; ``refused=True`` makes it a release the patch refuses (no runtime-state switching)."""
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("PATCHKIT_CACHE_DIR", str(cache))
+
+    def add(version: str, refused: bool = False) -> Target:
+        dest = cache / "releases" / f"sglang-{version}"
+        t = toy_release(dest, version)
+        if refused:
+            w = t.file("sglang/srt/speculative/eagle_worker_v2.py")
+            w.write_text(w.read_text().replace("def build_adaptive_runtime_state", "def build_other_state"))
+        (dest / ".complete").write_text("toy\n")
+        return tgt.fetch(f"sglang=={version}")
+
+    return add

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import release
+
 pytest_plugins = ["pytester"]
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -60,6 +62,7 @@ def test_plugin_is_inactive_unless_asked(project):
 
 @pytest.mark.network
 def test_patch_items_against_real_releases_and_cache(project):
+    release("0.5.12"), release("0.5.16")  # skip (with the reason) where the registry does not answer
     project.makepyprojecttoml('[tool.patchkit]\npatches = ["dynamic-spec-disable"]\nversions = ["0.5.12", "0.5.16"]\n')
     t0 = time.monotonic()
     r = run(project, "--patchkit", "-v", "--patchkit-no-cache")
@@ -77,6 +80,7 @@ def test_patch_items_against_real_releases_and_cache(project):
 
 @pytest.mark.network
 def test_wrong_class_patch_fails_the_checks_item(project, monkeypatch):
+    release("0.5.12")
     monkeypatch.setenv("PATCHKIT_PATCH_PATH", str(ROOT / "fixtures" / "broken_patches"))
     project.makepyprojecttoml('[tool.patchkit]\npatches = ["dynamic-spec-disable-wrong-class"]\nversions = ["0.5.12"]\n')
     r = run(project, "--patchkit", "-v", "--patchkit-no-cache")
@@ -88,6 +92,7 @@ def test_wrong_class_patch_fails_the_checks_item(project, monkeypatch):
 
 @pytest.mark.network
 def test_drifted_anchor_fails_the_anchor_item(project):
+    release("0.5.11")
     project.makepyprojecttoml('[tool.patchkit]\npatches = ["dynamic-spec-disable"]\nversions = ["0.5.11"]\n')
     r = run(project, "--patchkit", "-v", "--patchkit-no-cache")
     out = r.stdout.str()
@@ -97,9 +102,46 @@ def test_drifted_anchor_fails_the_anchor_item(project):
 @pytest.mark.network
 def test_xdist_gives_the_same_outcomes(project):
     pytest.importorskip("xdist")
+    release("0.5.12")
     project.makepyprojecttoml('[tool.patchkit]\npatches = ["dynamic-spec-disable"]\nversions = ["0.5.12"]\n')
     r = run(project, "--patchkit", "-n", "2", "--patchkit-no-cache")
     r.assert_outcomes(passed=6)
+
+
+# ------------------------------------------------------------------ the same items on toy releases (offline)
+def test_patch_items_on_a_toy_release_and_cache(project, toy_cache):
+    toy_cache("0.5.12")
+    project.makepyprojecttoml('[tool.patchkit]\npatches = ["dynamic-spec-disable"]\nversions = ["0.5.12"]\n')
+    r = run(project, "--patchkit", "-v", "--patchkit-no-cache")
+    r.assert_outcomes(passed=6)
+    out = r.stdout.str()
+    for step in ("anchors", "applies", "compiles", "checks", "idempotent", "reverts"):
+        assert f"patchkit/dynamic-spec-disable::{step}[0.5.12] PASSED" in out
+    r2 = run(project, "--patchkit")
+    r2.assert_outcomes(passed=6)
+    cached = list((Path(os.environ["PATCHKIT_CACHE_DIR"]) / "pytest").glob("*.json"))
+    assert len(cached) == 1 and '"cached"' not in cached[0].read_text()  # one result file, reused
+
+
+def test_wrong_class_patch_fails_the_checks_item_on_a_toy_release(project, monkeypatch, toy_cache):
+    toy_cache("0.5.12")
+    monkeypatch.setenv("PATCHKIT_PATCH_PATH", str(ROOT / "fixtures" / "broken_patches"))
+    project.makepyprojecttoml('[tool.patchkit]\npatches = ["dynamic-spec-disable-wrong-class"]\nversions = ["0.5.12"]\n')
+    r = run(project, "--patchkit", "-v", "--patchkit-no-cache")
+    r.assert_outcomes(passed=5, failed=1)
+    out = r.stdout.str()
+    assert "::checks[0.5.12] FAILED" in out
+    assert "PK003 self.spec_disable_batch_threshold is read but never assigned in EAGLEWorkerV2" in out
+
+
+def test_refused_toy_release_fails_the_anchor_item(project, toy_cache):
+    toy_cache("0.5.11", refused=True)
+    project.makepyprojecttoml('[tool.patchkit]\npatches = ["dynamic-spec-disable"]\nversions = ["0.5.11"]\n')
+    r = run(project, "--patchkit", "-v", "--patchkit-no-cache")
+    r.assert_outcomes(passed=0, failed=6)  # anchors fails; the later steps say they were not reached
+    out = r.stdout.str()
+    assert "::anchors[0.5.11] FAILED" in out and "build_adaptive_runtime_state" in out
+    assert "not reached: an earlier step failed" in out
 
 
 def test_a_mistyped_check_path_is_a_usage_error_not_a_pass(project):

@@ -96,13 +96,14 @@ def sglang_tree(request, tmp_path) -> Tree:
 
 @pytest.fixture
 def toy_cache(tmp_path, monkeypatch):
-    """A patchkit cache of toy releases (``PATCHKIT_CACHE_DIR`` for this test, subprocesses
-    included): ``add("0.5.12")`` puts a toy tree where ``target.fetch`` finds it without the
-    registry; ``refused=True`` makes it a release the patch refuses (no runtime-state switching)."""
+    """A patchkit cache of toy releases: ``add("0.5.12")`` makes it this test's
+    ``PATCHKIT_CACHE_DIR`` (subprocesses included) and puts a toy tree where ``target.fetch``
+    finds it without the registry; ``refused=True`` makes it a release the patch refuses (no
+    runtime-state switching)."""
     cache = tmp_path / "cache"
-    monkeypatch.setenv("PATCHKIT_CACHE_DIR", str(cache))
 
     def add(version: str, refused: bool = False) -> Target:
+        monkeypatch.setenv("PATCHKIT_CACHE_DIR", str(cache))
         dest = cache / "releases" / f"sglang-{version}"
         t = toy_release(dest, version)
         if refused:
@@ -112,3 +113,13 @@ def toy_cache(tmp_path, monkeypatch):
         return tgt.fetch(f"sglang=={version}")
 
     return add
+
+
+def toy_or_release(toy_cache, source: str, version: str, refused: bool = False) -> Target:
+    """``source`` "toy": a toy release of ``version`` in a test cache; otherwise the real release
+    (skips without the registry)."""
+    return toy_cache(version, refused) if source == "toy" else release(version)
+
+
+#: parametrize a test over the toy release (offline) and the real one (registry)
+SOURCES = pytest.mark.parametrize("source", ["toy", pytest.param("release", marks=pytest.mark.network)])

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import release
+from conftest import SOURCES, release, toy_or_release
 
 pytest_plugins = ["pytester"]
 ROOT = Path(__file__).resolve().parent.parent
@@ -78,9 +78,9 @@ def test_patch_items_against_real_releases_and_cache(project):
     assert second < first
 
 
-@pytest.mark.network
-def test_wrong_class_patch_fails_the_checks_item(project, monkeypatch):
-    release("0.5.12")
+@SOURCES
+def test_wrong_class_patch_fails_the_checks_item(project, monkeypatch, toy_cache, source):
+    toy_or_release(toy_cache, source, "0.5.12")
     monkeypatch.setenv("PATCHKIT_PATCH_PATH", str(ROOT / "fixtures" / "broken_patches"))
     project.makepyprojecttoml('[tool.patchkit]\npatches = ["dynamic-spec-disable-wrong-class"]\nversions = ["0.5.12"]\n')
     r = run(project, "--patchkit", "-v", "--patchkit-no-cache")
@@ -90,13 +90,15 @@ def test_wrong_class_patch_fails_the_checks_item(project, monkeypatch):
     assert "PK003 self.spec_disable_batch_threshold is read but never assigned in EAGLEWorkerV2" in out
 
 
-@pytest.mark.network
-def test_drifted_anchor_fails_the_anchor_item(project):
-    release("0.5.11")
+@SOURCES
+def test_drifted_anchor_fails_the_anchor_item(project, toy_cache, source):
+    toy_or_release(toy_cache, source, "0.5.11", refused=True)
     project.makepyprojecttoml('[tool.patchkit]\npatches = ["dynamic-spec-disable"]\nversions = ["0.5.11"]\n')
     r = run(project, "--patchkit", "-v", "--patchkit-no-cache")
     out = r.stdout.str()
     assert "::anchors[0.5.11] FAILED" in out and "build_adaptive_runtime_state" in out
+    r.assert_outcomes(passed=0, failed=6)  # the later steps say they were not reached
+    assert "not reached: an earlier step failed" in out
 
 
 @pytest.mark.network
@@ -108,7 +110,7 @@ def test_xdist_gives_the_same_outcomes(project):
     r.assert_outcomes(passed=6)
 
 
-# ------------------------------------------------------------------ the same items on toy releases (offline)
+# ------------------------------------------------------------------ a toy release (offline): every step item, the result cache
 def test_patch_items_on_a_toy_release_and_cache(project, toy_cache):
     toy_cache("0.5.12")
     project.makepyprojecttoml('[tool.patchkit]\npatches = ["dynamic-spec-disable"]\nversions = ["0.5.12"]\n')
@@ -121,27 +123,6 @@ def test_patch_items_on_a_toy_release_and_cache(project, toy_cache):
     r2.assert_outcomes(passed=6)
     cached = list((Path(os.environ["PATCHKIT_CACHE_DIR"]) / "pytest").glob("*.json"))
     assert len(cached) == 1 and '"cached"' not in cached[0].read_text()  # one result file, reused
-
-
-def test_wrong_class_patch_fails_the_checks_item_on_a_toy_release(project, monkeypatch, toy_cache):
-    toy_cache("0.5.12")
-    monkeypatch.setenv("PATCHKIT_PATCH_PATH", str(ROOT / "fixtures" / "broken_patches"))
-    project.makepyprojecttoml('[tool.patchkit]\npatches = ["dynamic-spec-disable-wrong-class"]\nversions = ["0.5.12"]\n')
-    r = run(project, "--patchkit", "-v", "--patchkit-no-cache")
-    r.assert_outcomes(passed=5, failed=1)
-    out = r.stdout.str()
-    assert "::checks[0.5.12] FAILED" in out
-    assert "PK003 self.spec_disable_batch_threshold is read but never assigned in EAGLEWorkerV2" in out
-
-
-def test_refused_toy_release_fails_the_anchor_item(project, toy_cache):
-    toy_cache("0.5.11", refused=True)
-    project.makepyprojecttoml('[tool.patchkit]\npatches = ["dynamic-spec-disable"]\nversions = ["0.5.11"]\n')
-    r = run(project, "--patchkit", "-v", "--patchkit-no-cache")
-    r.assert_outcomes(passed=0, failed=6)  # anchors fails; the later steps say they were not reached
-    out = r.stdout.str()
-    assert "::anchors[0.5.11] FAILED" in out and "build_adaptive_runtime_state" in out
-    assert "not reached: an earlier step failed" in out
 
 
 def test_a_mistyped_check_path_is_a_usage_error_not_a_pass(project):

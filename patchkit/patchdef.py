@@ -79,6 +79,14 @@ class Example:
     def __post_init__(self):
         object.__setattr__(self, "files", MappingProxyType(dict(self.files)))
 
+    # unpacks as ``(strategy, files)``, like the tuples it replaced: tests that patches scaffolded
+    # before it existed (``parametrize("strategy,files", PATCH.examples)``) keep working
+    def __iter__(self):
+        return iter((self.strategy, self.files))
+
+    def __len__(self) -> int:
+        return 2
+
 
 #: reads a file of the target (relative path) and returns its text, or None if missing
 Reader = Callable[[str], Optional[str]]

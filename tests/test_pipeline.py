@@ -257,3 +257,8 @@ def test_one_compile_check():
     assert engine.syntax_error("a.py", b"x = 1\n") is None
     exc = engine.syntax_error("a.py", "def f(:\n")
     assert isinstance(exc, SyntaxError) and exc.filename == "a.py" and exc.lineno == 1
+
+
+def test_an_example_still_unpacks_as_the_pair_it_replaced():
+    strategy, files = Example("s", {"a.py": "stem"})
+    assert (strategy, dict(files)) == ("s", {"a.py": "stem"})

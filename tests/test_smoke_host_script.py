@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from patchkit.pipeline import scratch_copy
+
 ROOT = Path(__file__).resolve().parent.parent
 STANDIN = ROOT / "fixtures" / "standin_sglang" / "sglang"
 CELL_ON = "EAGLE3-overlap=on-cuda-graph=on-topk=1-page=1-flag=on"
@@ -22,19 +24,11 @@ CELL_OFF = "EAGLE3-overlap=off-cuda-graph=off-topk=2-page=1-flag=off"
 @pytest.mark.network
 def test_the_host_script_runs_the_matrix_and_packs_out(sglang_release, tmp_path):
     rel = sglang_release("0.5.12")
-    site = tmp_path / "bundle-src"
-    for part in ("sglang/srt/speculative", "sglang/srt/server_args.py", "sglang/srt/environ.py",
-                 "sglang/srt/arg_groups", "sglang/__init__.py", "sglang/version.py"):
-        src = rel.root / part
-        if src.is_dir():
-            shutil.copytree(src, site / part, ignore=shutil.ignore_patterns("__pycache__", "*.so"))
-        elif src.is_file():
-            (site / part).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(src, site / part)
+    site = scratch_copy(rel, tmp_path / "bundle-src",
+                        ("sglang/srt/speculative", "sglang/srt/server_args.py", "sglang/srt/environ.py",
+                         "sglang/srt/arg_groups", "sglang/__init__.py", "sglang/version.py"), dist_info=True).root
     (site / "sglang" / "__init__.py").write_text("")  # nothing imported at start-up
     shutil.copy2(STANDIN / "launch_server.py", site / "sglang" / "launch_server.py")
-    for info in rel.root.glob("*.dist-info"):
-        shutil.copytree(info, site / info.name)
     bundle = tmp_path / "bundle"
     bundle.mkdir()
     with tarfile.open(bundle / "site.tar.xz", "w:xz", preset=0) as tf:

@@ -119,7 +119,8 @@ def transform(patch: Patch, target: Target) -> tuple[Strategy, list[FileChange],
     try:
         strategy = patch.plan(target.version, read)
     except Refused as exc:
-        raise VersionOutOfRange(f"patch {patch.name} refused for {target.distribution} {target.version}: {exc}") from None
+        raise Refused(exc.reason, f"patch {patch.name} refused for {target.distribution} {target.version}: "
+                                  f"{exc.reason}") from None
     changes: list[FileChange] = []
     applied_flags: list[bool] = []
     for rel in strategy.files:
@@ -155,11 +156,20 @@ def transform(patch: Patch, target: Target) -> tuple[Strategy, list[FileChange],
     return strategy, changes, state
 
 
-def _compile_check(rel: str, text: str) -> None:
+def syntax_error(rel: str, source: str | bytes) -> Optional[SyntaxError]:
+    """The SyntaxError CPython's own compiler raises on ``source`` (None: it compiles). The one
+    compile check of patchkit: the engine before writing, the gate and the patch pipeline after."""
     try:
-        compile(text, rel, "exec", dont_inherit=True)  # re-parses the result with CPython's parser
+        compile(source, rel, "exec", dont_inherit=True)
     except SyntaxError as exc:
-        raise CheckFailed(f"{rel}: the patched file does not compile: {exc}") from None
+        return exc
+    return None
+
+
+def _compile_check(rel: str, text: str) -> None:
+    exc = syntax_error(rel, text)  # re-parses the result with CPython's parser
+    if exc is not None:
+        raise CheckFailed(f"{rel}: the patched file does not compile: {exc}")
 
 
 def lint_changes(changes: Iterable[FileChange]) -> list:

@@ -1,7 +1,10 @@
-"""Small typed values shared by the engine, the analyzer, the gate and the CLI.
+"""patchkit's shared value types: every error a user can see (``PatchkitError`` and its
+subclasses), targets (``Target``), anchors (``Anchor``), patch outcomes (``Outcome``,
+``FileChange``, ``PatchResult``) and analyzer findings (``Finding``, ``FileReport``).
 
 Errors are exceptions with a one-line message that names the file, class, anchor or flag;
-the CLI prints ``str(error)`` and exits with ``error.exit_code``.
+the CLI prints ``str(error)`` and exits with ``error.exit_code``. Every value here is plain data:
+nothing in this module reads a file or imports another patchkit module.
 """
 from __future__ import annotations
 
@@ -41,6 +44,21 @@ class VersionOutOfRange(PatchkitError):
     """The target version is outside the patch's declared range."""
 
     exit_code = 1
+
+
+class Refused(VersionOutOfRange):
+    """A patch's strategy selection refuses this target with a precise reason (not a drift).
+
+    A patch raises ``Refused(reason)``; the engine re-raises it naming the patch and target
+    (``str()``), and ``reason`` keeps the patch's own words for tables such as ``matrix``."""
+
+    def __init__(self, reason: str, message: Optional[str] = None):
+        super().__init__(message if message is not None else reason)
+        #: the patch's own words, without the patch and target the engine adds
+        self.reason = reason
+
+    def __reduce__(self):  # picklable (worker processes) with both fields
+        return (type(self), (self.reason, self.args[0] if self.args else self.reason))
 
 
 class AnchorNotFound(PatchkitError):
@@ -186,8 +204,16 @@ class Anchor:
 
     @property
     def key(self) -> str:
-        """What two patches must not both touch: the qualified method (or class)."""
+        """What two patches must not both touch: the qualified method (or class). The journal
+        stores this string; ``Anchor.from_key`` turns it back into a value."""
         return f"{self.file}::{self.cls}.{self.method or ''}"
+
+    @classmethod
+    def from_key(cls, key: str) -> "Anchor":
+        """The anchor (file, class, method) that ``key`` names; the inverse of ``Anchor.key``."""
+        file, _, qual = key.partition("::")
+        klass, _, method = qual.partition(".")
+        return cls(file, klass, method or None)
 
 
 # ---------------------------------------------------------------------------- outcomes
@@ -197,8 +223,6 @@ class Outcome(str, enum.Enum):
     ALREADY_APPLIED = "already-applied"
     REVERTED = "reverted"
     NOT_APPLIED = "not-applied"
-    REFUSED = "refused"
-    FAILED = "failed"
 
 
 @dataclass(frozen=True)
@@ -273,6 +297,12 @@ class Finding:
             "message": self.message, "class": self.cls, "attribute": self.attr,
             "severity": self.severity.value, "why": self.why, "hint": self.hint,
         }
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Finding":
+        """The Finding that ``to_dict`` wrote (cache files, JSON reports); ``why``/``hint`` may be absent."""
+        return cls(d["path"], d["line"], d["col"], d["code"], d["message"], d["class"], d["attribute"],
+                   Severity(d["severity"]), d.get("why", ""), d.get("hint", ""))
 
 
 @dataclass

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Optional
 
@@ -114,10 +114,8 @@ def _hashes(j, target):
 
 def _compile(j, target):
     for rel in {e.file for e in j.entries}:
-        text = engine.decode_source(rel, target.file(rel).read_bytes())
-        try:
-            compile(text, rel, "exec", dont_inherit=True)
-        except SyntaxError as exc:
+        exc = engine.syntax_error(rel, engine.decode_source(rel, target.file(rel).read_bytes()))
+        if exc is not None:
             return FAIL, f"{rel}:{exc.lineno}: {exc.msg}"
     return PASS, "patched files compile"
 
@@ -142,9 +140,8 @@ def _analyzer(j, target, checks):
     from .analysis.project import Project
     patched_classes = set()
     for e in j.entries:
-        for key in e.anchors:
-            cls = key.split("::", 1)[-1].split(".", 1)[0]
-            patched_classes.add((e.file, cls))
+        for anchor in e.anchor_values:
+            patched_classes.add((e.file, anchor.cls))
     impacted = set(impact_set(Project(target.root), sorted(patched_classes))) | patched_classes
     rels = sorted({e.file for e in j.entries} | {rel for rel, _cls in impacted})
     reports = checking.analyse([target.file(r) for r in rels], names=checks)  # cached by content hash
@@ -161,8 +158,7 @@ def _analyzer(j, target, checks):
                 where = Path(f.path).resolve().relative_to(root).as_posix()
             except ValueError:
                 where = rel
-            f = f.__class__(where, *[getattr(f, k) for k in ("line", "col", "code", "message", "cls", "attr",
-                                                              "severity", "why", "hint")])
+            f = replace(f, path=where)
             findings.append(f)
             if (rel, f.cls) in impacted:
                 relevant.append((rel, f))

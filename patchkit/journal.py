@@ -30,7 +30,7 @@ from typing import Optional
 
 from .fsutil import (TMP_SUFFIX, atomic_write, check_rel, file_lock, inside, read_nofollow, real_dir, remove,
                      sha256_bytes)
-from .ftypes import JournalError, OutsideTarget, Recovery, RecoveryError, Target
+from .ftypes import Anchor, JournalError, OutsideTarget, Recovery, RecoveryError, Target
 
 SCHEMA = 1
 STATE_DIR = ".patchkit"
@@ -56,6 +56,11 @@ class Entry:
     @property
     def created(self) -> bool:
         return self.sha_before == CREATED
+
+    @property
+    def anchor_values(self) -> tuple[Anchor, ...]:
+        """The anchors (file, class, method) this entry's edits touched, as values."""
+        return tuple(Anchor.from_key(k) for k in self.anchors)
 
     @classmethod
     def from_dict(cls, d: dict) -> "Entry":

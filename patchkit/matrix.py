@@ -1,20 +1,18 @@
 """Dry-run a patch against a range of releases, each fetched into the cache and copied to a scratch folder."""
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
-import tempfile
+import time
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Callable, Optional
 
 from packaging.version import InvalidVersion, Version
 
-from . import engine, target as tgt
-from .ftypes import (AnchorNotFound, CheckFailed, DriftError, FetchError, PatchkitError, Target, TargetKind,
-                     UsageError, VersionOutOfRange)
-from .patchdef import Patch, Refused
+from . import target as tgt
+from .ftypes import AnchorNotFound, CheckFailed, FetchError, Outcome, PatchkitError, Refused, UsageError
+from .patchdef import Patch
+from .pipeline import Trial
 
 
 @dataclass
@@ -61,42 +59,36 @@ def expand_versions(distribution: str, spec: str) -> list[str]:
 
 
 def run_one(patch: Patch, version: str, pip_output=None) -> Row:
-    import time
     t0 = time.perf_counter()
     try:
         rel = tgt.fetch(f"{patch.distribution}=={version}", pip_output=pip_output)
     except PatchkitError as exc:
         return Row(version, "fetch failed", detail=str(exc))
-    with tempfile.TemporaryDirectory(prefix="patchkit-matrix-") as tmp:
-        scratch = Target(rel.distribution, rel.version, Path(tmp), TargetKind.DIRECTORY)
-        try:
-            read = engine.reader(rel)
-            seen: list[str] = []
-
-            def recording(path: str):  # the scratch holds every file the plan reads, not only those it edits
-                seen.append(path)
-                return read(path)
-
-            strategy = patch.plan(version, recording)
-            for f in dict.fromkeys(seen + list(strategy.files)):
-                if not rel.file(f).exists():  # a file the patch creates, or one the plan looked for
-                    continue
-                dst = Path(tmp) / f
-                dst.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(rel.file(f), dst)
-            r = engine.apply(patch, scratch, dry_run=True)
-        except VersionOutOfRange as exc:
-            return Row(version, "refused", detail=str(exc).split(": ", 1)[-1], seconds=time.perf_counter() - t0)
-        except AnchorNotFound as exc:
-            return Row(version, "anchors missing", detail=str(exc), seconds=time.perf_counter() - t0)
-        except CheckFailed as exc:
-            return Row(version, "check failed", detail=str(exc), seconds=time.perf_counter() - t0)
-        except (Refused, DriftError, PatchkitError) as exc:
-            return Row(version, "refused", detail=str(exc), seconds=time.perf_counter() - t0)
-    verdict = "already upstream" if r.outcome.value == "already-applied" else "applies"
+    # the scratch holds every file the plan reads, not only those it edits
+    with Trial(patch, rel, copy_read=True, prefix="patchkit-matrix-") as trial:
+        step = trial.plan()
+        if step.ok:
+            trial.copy()
+            step = trial.apply(dry_run=True, run_check=True)
+    if not step.ok:
+        verdict, detail = _failure(step.error)
+        return Row(version, verdict, detail=detail, seconds=time.perf_counter() - t0)
+    r = step.result
+    verdict = "already upstream" if r.outcome is Outcome.ALREADY_APPLIED else "applies"
     # the scratch holds only the patched files; the plan read the whole release, so its summary is the true one
-    detail = strategy.summary if verdict == "applies" else r.reason
+    detail = trial.strategy.summary if verdict == "applies" else r.reason
     return Row(version, verdict, r.strategy, detail, round(time.perf_counter() - t0, 2))
+
+
+def _failure(exc: PatchkitError) -> tuple[str, str]:
+    """(verdict, detail) of a failed plan or dry run."""
+    if isinstance(exc, Refused):
+        return "refused", exc.reason
+    if isinstance(exc, AnchorNotFound):
+        return "anchors missing", str(exc)
+    if isinstance(exc, CheckFailed):
+        return "check failed", str(exc)
+    return "refused", str(exc)  # out of range, drift, and every other error
 
 
 def run_matrix(patch: Patch, versions: list[str], on_done: Optional[Callable[[Row], None]] = None,

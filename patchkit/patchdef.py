@@ -3,23 +3,22 @@ version it finds, chooses a strategy: a list of edits, each a libcst codemod on 
 with qualified anchors and a detector that says, from the code itself, whether it is applied."""
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
-from typing import Callable, Optional
+from types import MappingProxyType
+from typing import Callable, Mapping, Optional
 
 import libcst as cst
 from packaging.specifiers import SpecifierSet
 from packaging.version import Version
 
-from .ftypes import Anchor, AnchorNotFound
-
-
-class Refused(Exception):
-    """The patch cannot be applied to this target, with a precise reason (not a drift)."""
+from .ftypes import Anchor, AnchorNotFound, Refused
 
 
 @dataclass(frozen=True)
 class Edit:
-    """One codemod on one file."""
+    """One codemod on one file. ``id`` names it stably within its patch (tests, fixtures and
+    mutants pick edits by id, never by their description)."""
 
     #: file relative to the target root
     file: str
@@ -34,6 +33,13 @@ class Edit:
     #: the edit creates ``file`` (absent upstream): ``transform`` receives an empty module, the
     #: journal records the file as created and revert removes it
     creates: bool = False
+    #: stable name of the edit within its patch, e.g. ``on-init:EAGLEWorkerV2.__init__``; when not
+    #: given, derived from ``description`` (lower case, runs of other characters as ``-``)
+    id: str = ""
+
+    def __post_init__(self):
+        if not self.id:
+            object.__setattr__(self, "id", re.sub(r"[^a-z0-9]+", "-", self.description.lower()).strip("-"))
 
 
 @dataclass(frozen=True)
@@ -50,6 +56,36 @@ class Strategy:
             if e.file not in out:
                 out.append(e.file)
         return tuple(out)
+
+    def edit(self, edit_id: str) -> Edit:
+        """The edit named ``edit_id``; KeyError naming the known ids otherwise."""
+        for e in self.edits:
+            if e.id == edit_id:
+                return e
+        raise KeyError(f"strategy {self.name} has no edit {edit_id!r}; ids: {', '.join(e.id for e in self.edits)}")
+
+
+@dataclass(frozen=True)
+class Example:
+    """A before/after example a patch ships (LibCST ``CodemodTest`` style): copying
+    ``examples/<stem>_before.py`` to each target file and applying the patch picks ``strategy``
+    and yields ``examples/<stem>_after.py``; applying again changes nothing."""
+
+    #: the strategy the patch must pick on these files
+    strategy: str
+    #: target file (relative to the target root) -> example stem in the patch's ``examples/`` folder
+    files: Mapping[str, str]
+
+    def __post_init__(self):
+        object.__setattr__(self, "files", MappingProxyType(dict(self.files)))
+
+    # unpacks as ``(strategy, files)``, like the tuples it replaced: tests that patches scaffolded
+    # before it existed (``parametrize("strategy,files", PATCH.examples)``) keep working
+    def __iter__(self):
+        return iter((self.strategy, self.files))
+
+    def __len__(self) -> int:
+        return 2
 
 
 #: reads a file of the target (relative path) and returns its text, or None if missing
@@ -68,13 +104,17 @@ class Patch:
     select: Callable[[Version, Reader], Strategy]
     #: names of checks run on every patched module before it is written
     checks: tuple[str, ...] = ("attr-init",)
-    #: before/after example pairs shipped with the patch: (name, before_src, after_src)
-    examples: tuple = field(default=())
+    #: before/after examples shipped with the patch (``Example``; a plain ``(strategy, {file: stem})``
+    #: pair is turned into one)
+    examples: tuple[Example, ...] = field(default=())
     #: static invariants the gate verifies: (description, fn(reader) -> error or None)
     invariants: tuple = field(default=())
     #: the patch's smoke spec (patchkit.smoke.spec.SmokeSpec); None: a ``smoke_spec`` module next to
     #: the patch's own module, if any, provides ``SPEC`` (see patchkit.smoke.spec.spec_of)
     smoke: Optional[object] = None
+
+    def __post_init__(self):
+        object.__setattr__(self, "examples", tuple(e if isinstance(e, Example) else Example(*e) for e in self.examples))
 
     def in_range(self, version: str) -> bool:
         return self.specifier.contains(Version(version), prereleases=True)
@@ -84,13 +124,9 @@ class Patch:
         return self.select(Version(version), read)
 
 
-
-
-def new_file_edit(file: str, text: str, description: str) -> Edit:
+def new_file_edit(file: str, text: str, description: str, id: str = "") -> Edit:
     """An edit that creates ``file`` with exactly ``text`` (a module the patch ships as real Python).
     Applied when the file holds ``text``; a file of that name with other content is drift."""
-    from .ftypes import Anchor as _Anchor
-
     def transform(module: cst.Module) -> cst.Module:
         if module.code.strip():
             raise AnchorNotFound(f"{file}: exists with other content; the patch creates this file")
@@ -99,7 +135,8 @@ def new_file_edit(file: str, text: str, description: str) -> Edit:
     def applied(module: cst.Module) -> bool:
         return module.code == text
 
-    return Edit(file, description, (_Anchor(file, "<module>", None, "new file"),), transform, applied, creates=True)
+    return Edit(file, description, (Anchor(file, "<module>", None, "new file"),), transform, applied, creates=True,
+                id=id or f"create:{file}")
 
 
-__all__ = ["Anchor", "AnchorNotFound", "Edit", "Patch", "Reader", "Refused", "Strategy", "new_file_edit"]
+__all__ = ["Anchor", "AnchorNotFound", "Edit", "Example", "Patch", "Reader", "Refused", "Strategy", "new_file_edit"]

@@ -14,13 +14,10 @@ from __future__ import annotations
 import hashlib
 import json
 import shutil
-import tempfile
 from pathlib import Path
 from typing import Optional
 
 import pytest
-
-STEPS = ("anchors", "applies", "compiles", "checks", "idempotent", "reverts")
 
 
 def pytest_addoption(parser):
@@ -108,6 +105,7 @@ class _Collector:
             new.append(_Item.from_parent(session, name=name or nodeid, nodeid=nodeid, result_fn=result_fn, **kw))
 
         if config.getoption("--patchkit"):
+            from .pipeline import STEPS
             names = self.section.get("patches") or list(registry.patches())
             versions = _versions(config, self.section)
             for name in names:
@@ -245,61 +243,14 @@ def _target_fingerprint(t) -> str:
 
 
 def _compute(name: str, t) -> dict:
-    from . import engine, registry
-    from .ftypes import PatchkitError, Target, TargetKind
-    from .patchdef import Refused
-    steps: dict[str, tuple[bool, str]] = {}
+    from . import registry
+    from .pipeline import Trial
     patch = registry.patch(name)
     if not patch.in_range(t.version):
         return {"skip": f"{name} supports {patch.distribution}{patch.specifier}; target is {t.version}"}
-    try:
-        strategy = patch.plan(t.version, engine.reader(t))
-    except (Refused, PatchkitError) as exc:
-        steps["anchors"] = (False, str(exc))
-        return {"steps": steps}
-    steps["anchors"] = (True, strategy.name)
-    with tempfile.TemporaryDirectory(prefix="patchkit-pytest-") as tmp:
-        for part in ("sglang/srt/speculative",) + strategy.files:
-            src = t.root / part
-            dst = Path(tmp) / part
-            if src.is_dir():
-                shutil.copytree(src, dst, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__", "*.so"))
-            elif src.is_file():
-                dst.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(src, dst)
-        scratch = Target(t.distribution, t.version, Path(tmp), TargetKind.DIRECTORY)
-        def snapshot() -> dict:  # None: absent (a file the patch creates)
-            return {f: scratch.file(f).read_bytes() if scratch.file(f).exists() else None for f in strategy.files}
-
-        originals = snapshot()
-        try:
-            engine.apply(patch, scratch, run_check=False)
-            steps["applies"] = (True, "")
-        except PatchkitError as exc:
-            steps["applies"] = (False, str(exc))
-            return {"steps": steps}
-        bad = []
-        for f in strategy.files:
-            try:
-                compile(scratch.file(f).read_bytes(), f, "exec", dont_inherit=True)
-            except SyntaxError as exc:
-                bad.append(f"{f}:{exc.lineno}: {exc.msg}")
-        steps["compiles"] = (not bad, "\n".join(bad))
-        changes = [type("C", (), {"rel": f, "before": (originals[f] or b"").decode(),
-                                  "after": scratch.file(f).read_bytes().decode(), "changed": True})()
-                   for f in strategy.files]
-        findings = engine.run_checks(patch, scratch, changes)
-        steps["checks"] = (not findings, "\n".join(map(str, findings)))
-        after = snapshot()
-        r = engine.apply(patch, scratch, run_check=False)
-        same = snapshot() == after
-        steps["idempotent"] = (r.outcome.value == "already-applied" and same,
-                               f"second apply: {r.outcome.value}; files unchanged: {same}")
-        engine.revert(patch, scratch)
-        restored = snapshot()
-        diff = [f for f in strategy.files if restored[f] != originals[f]]
-        steps["reverts"] = (not diff, f"not byte-identical after revert: {diff}" if diff else "")
-    return {"steps": steps}
+    with Trial(patch, t, parts=("sglang/srt/speculative",), prefix="patchkit-pytest-") as trial:
+        steps = trial.run()
+    return {"steps": {r.step: (r.ok, r.detail) for r in steps}}
 
 
 # ---------------------------------------------------------------------- fixtures for users
@@ -308,13 +259,12 @@ def patchkit_patched_release(tmp_path):
     """``patchkit_patched_release("0.5.12", "dynamic-spec-disable")`` -> Target: a fetched release
     copied to a temp folder with the patch applied."""
     from . import engine, registry, target as tgt
-    from .ftypes import Target, TargetKind
+    from .ftypes import Target
+    from .pipeline import scratch_copy
 
     def make(version: str, patch: str) -> Target:
         rel = tgt.fetch(f"sglang=={version}")
-        dest = tmp_path / f"sglang-{version}"
-        shutil.copytree(rel.root, dest, ignore=shutil.ignore_patterns("__pycache__", "*.so"))
-        t = Target(rel.distribution, rel.version, dest, TargetKind.DIRECTORY)
+        t = scratch_copy(rel, tmp_path / f"sglang-{version}")
         engine.apply(registry.patch(patch), t)
         return t
 
@@ -323,14 +273,16 @@ def patchkit_patched_release(tmp_path):
 
 @pytest.fixture
 def patchkit_server(tmp_path, request):
-    """A launched, patched SGLang server (tiny model) for GPU tests: yields its base URL.
-    Skips with the reason where there is no GPU or no SGLang."""
+    """A launched, patched SGLang server (tiny model) for GPU tests: yields its base URL; the
+    patch it applied to the installed SGLang is reverted afterwards. Skips with the reason where
+    there is no GPU or no SGLang."""
     import importlib.util
     if shutil.which("nvidia-smi") is None:
         pytest.skip("no NVIDIA GPU on this machine (nvidia-smi not found)")
     if importlib.util.find_spec("sglang") is None:
         pytest.skip("sglang is not importable here")
-    from . import engine, registry, target as tgt
+    from . import registry, target as tgt
+    from .pipeline import applied
     from .smoke import tiny
     from .smoke.run import SmokeConfig, free_port, launch_command
     from .smoke.server import Server
@@ -341,14 +293,14 @@ def patchkit_server(tmp_path, request):
     if spec is None:
         pytest.skip(f"patch {name} declares no smoke spec")
     t = tgt.installed(patch.distribution)
-    engine.apply(patch, t)
-    mt, md = tiny.write(tmp_path)
-    port = free_port()
-    srv = Server(launch_command(SmokeConfig(str(mt), str(md), server_args=tiny.tiny_args(spec), spec=spec), port),
-                 tmp_path / "server.log", f"http://127.0.0.1:{port}")
-    srv.start()
-    try:
-        srv.wait_ready(600)
-        yield srv.base_url
-    finally:
-        srv.stop()
+    with applied(patch, t):  # the installed package as it was found afterwards
+        mt, md = tiny.write(tmp_path)
+        port = free_port()
+        srv = Server(launch_command(SmokeConfig(str(mt), str(md), server_args=tiny.tiny_args(spec), spec=spec), port),
+                     tmp_path / "server.log", f"http://127.0.0.1:{port}")
+        srv.start()
+        try:
+            srv.wait_ready(600)
+            yield srv.base_url
+        finally:
+            srv.stop()

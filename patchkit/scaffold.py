@@ -74,7 +74,7 @@ from packaging.specifiers import SpecifierSet
 
 from patchkit import codemod as cm
 from patchkit.ftypes import Anchor
-from patchkit.patchdef import Edit, Patch, Strategy
+from patchkit.patchdef import Edit, Example, Patch, Strategy
 
 FILE = {file!r}
 CLASS = {cls!r}
@@ -122,7 +122,7 @@ PATCH = Patch(
     specifier=SpecifierSet({specifier!r}),
     select=select,
     # examples/<stem>_before.py -> examples/<stem>_after.py, per strategy
-    examples=(("insert-at-start", {{FILE: "example"}}),),
+    examples=(Example("insert-at-start", {{FILE: "example"}}),),
 )
 '''
 
@@ -155,7 +155,7 @@ def _target(root: Path, version: str) -> Target:
     return Target(PATCH.distribution, version, root, TargetKind.DIRECTORY)
 
 
-@pytest.mark.parametrize("strategy,files", PATCH.examples)
+@pytest.mark.parametrize("strategy,files", [(e.strategy, e.files) for e in PATCH.examples])
 def test_before_after_idempotent_and_revert(tmp_path, strategy, files):
     for rel, stem in files.items():
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)

@@ -6,6 +6,8 @@ import shutil
 import tarfile
 from pathlib import Path
 
+from patchkit.pipeline import scratch_copy
+
 ROOT = Path(__file__).resolve().parent.parent
 STANDIN = ROOT / "fixtures" / "standin_sglang" / "sglang"
 PARTS = ("sglang/srt/speculative", "sglang/srt/server_args.py", "sglang/srt/environ.py",
@@ -14,18 +16,9 @@ PARTS = ("sglang/srt/speculative", "sglang/srt/server_args.py", "sglang/srt/envi
 
 def standin_bundle(rel, tmp_path: Path) -> Path:
     """<tmp_path>/bundle/site.tar.xz, as shared/gpu/build_bundle.py lays it out."""
-    site = tmp_path / "bundle-src"
-    for part in PARTS:
-        src = rel.root / part
-        if src.is_dir():
-            shutil.copytree(src, site / part, ignore=shutil.ignore_patterns("__pycache__", "*.so"))
-        elif src.is_file():
-            (site / part).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(src, site / part)
+    site = scratch_copy(rel, tmp_path / "bundle-src", PARTS, dist_info=True).root
     (site / "sglang" / "__init__.py").write_text("")  # nothing imported at start-up
     shutil.copy2(STANDIN / "launch_server.py", site / "sglang" / "launch_server.py")
-    for info in rel.root.glob("*.dist-info"):
-        shutil.copytree(info, site / info.name)
     bundle = tmp_path / "bundle"
     bundle.mkdir()
     with tarfile.open(bundle / "site.tar.xz", "w:xz", preset=0) as tf:

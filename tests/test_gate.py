@@ -1,5 +1,6 @@
-"""The pre-launch gate on a real patched release: a clean tree passes; each failure mode stops at
-its own stage with a clear message; launch execs only when the gate passes."""
+"""The pre-launch gate on a patched tree (the toy tree, offline; release 0.5.12, with the registry):
+a clean tree passes; each failure mode stops at its own stage with a clear message; launch execs
+only when the gate passes."""
 from __future__ import annotations
 
 import json
@@ -18,8 +19,9 @@ WORKER = "sglang/srt/speculative/eagle_worker_v2.py"
 
 
 @pytest.fixture
-def patched(sglang_scratch) -> Target:
-    t = sglang_scratch("0.5.12")
+def patched(sglang_tree) -> Target:
+    """A patched tree: the toy tree offline, release 0.5.12 where the registry answers."""
+    t = sglang_tree.make()
     engine.apply(registry.patch("dynamic-spec-disable"), t)
     return t
 
@@ -28,33 +30,28 @@ def stages(res):
     return [(s.name, s.verdict) for s in res.stages]
 
 
-@pytest.mark.network
 def test_clean_patched_tree_passes(patched):
     res = gate.run(patched)
     assert res.exit_code == 0, res.to_dict()
     assert [s.name for s in res.stages] == ["range", "hashes", "compile", "lint", "analyzer", "invariants"]
 
 
-@pytest.mark.network
-def test_reinstalled_unpatched_file_fails_at_hashes(patched, sglang_scratch, tmp_path):
-    from conftest import release
-    orig = release("0.5.12").file(WORKER).read_bytes()
+def test_reinstalled_unpatched_file_fails_at_hashes(patched, sglang_tree):
+    orig = sglang_tree.pristine(WORKER)
     patched.file(WORKER).write_bytes(orig)
     res = gate.run(patched)
     assert res.failed_stage.name == "hashes" and res.exit_code == 1
     assert "unpatched original again" in res.failed_stage.detail
 
 
-@pytest.mark.network
 def test_hand_edit_fails_at_hashes(patched):
     patched.file(WORKER).write_text(patched.file(WORKER).read_text() + "\n# tweak\n")
     res = gate.run(patched)
     assert res.failed_stage.name == "hashes" and "hand edit" in res.failed_stage.detail
 
 
-@pytest.mark.network
-def test_wrong_class_fails_at_analyzer(sglang_scratch, broken_patches):
-    t = sglang_scratch("0.5.12")
+def test_wrong_class_fails_at_analyzer(sglang_tree, broken_patches):
+    t = sglang_tree.make()
     engine.apply(registry.patch(broken_patches), t, run_check=False)
     res = gate.run(t)
     assert res.failed_stage.name == "analyzer" and res.exit_code == 1
@@ -62,7 +59,6 @@ def test_wrong_class_fails_at_analyzer(sglang_scratch, broken_patches):
     assert "EagleDraftWorker.__init__" in res.failed_stage.detail
 
 
-@pytest.mark.network
 def test_version_outside_range_fails_at_range(patched):
     import shutil
     info = next(patched.root.glob("sglang-*.dist-info"))
@@ -76,7 +72,6 @@ def test_version_outside_range_fails_at_range(patched):
     assert res.failed_stage.name == "range" and "supports sglang" in res.failed_stage.detail
 
 
-@pytest.mark.network
 def test_missing_and_mismatched_signoff(patched, tmp_path):
     res = gate.run(patched, require_signoff=True)
     assert res.failed_stage.name == "signoff" and "no sign-off on record" in res.failed_stage.detail
@@ -94,7 +89,6 @@ def test_missing_and_mismatched_signoff(patched, tmp_path):
     engine.revert(registry.patch("dynamic-spec-disable"), patched, force=True)
 
 
-@pytest.mark.network
 def test_bad_journal_is_exit_2(patched):
     (patched.root / ".patchkit" / "journal.json").write_text("[]")
     res = gate.run(patched)
@@ -106,7 +100,6 @@ def _cli(*args, env=None):
                           env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})}, cwd=ROOT)
 
 
-@pytest.mark.network
 def test_launch_execs_only_when_the_gate_passes(patched, tmp_path):
     marker = tmp_path / "ran"
     code = f"import os; open({str(marker)!r}, 'w').write(str(os.getpid()))"

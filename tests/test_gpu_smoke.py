@@ -20,13 +20,22 @@ def _why_not() -> str | None:
     return None
 
 
+@pytest.fixture
+def patched_installed():
+    """The installed sglang with dynamic-spec-disable applied; reverted afterwards when this
+    fixture applied it (an sglang that already carried the patch is left as it was found)."""
+    from patchkit import registry
+    from patchkit.pipeline import applied
+    t = tgt.installed("sglang")
+    with applied(registry.patch("dynamic-spec-disable"), t):
+        yield t
+
+
 @pytest.mark.skipif(_why_not() is not None, reason=_why_not() or "")
-def test_patched_server_signs_off(tmp_path):
-    from patchkit import engine, registry
+def test_patched_server_signs_off(tmp_path, patched_installed):
     from patchkit.smoke import tiny
     from patchkit.smoke.run import Smoke, SmokeConfig
-    t = tgt.installed("sglang")
-    engine.apply(registry.patch("dynamic-spec-disable"), t)
+    t = patched_installed
     mt, md = tiny.write(tmp_path)
     cfg = SmokeConfig(str(mt), str(md), 1, 4, 20, tiny.TINY_ARGS + ["--disable-cuda-graph"], log_dir=tmp_path)
     rec = Smoke(cfg, t).run()

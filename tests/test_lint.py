@@ -95,7 +95,7 @@ def test_moved_lines_add_no_problem(args):
     assert [p.name for p in new_problems("m.py", before, extra)] == ["brand_new_name"]
 
 
-# ----------------------------------------------------------------------------- a real release
+# ----------------------------------------------------------------------------- the toy tree (offline) and a real release
 def _broken(snippet: str, where: str = "init"):
     """The real patch, plus one edit that splices ``snippet`` into EAGLEWorkerV2.__init__ (or at
     module level): the kind of text a codemod leaves when a name it uses no longer resolves."""
@@ -121,13 +121,12 @@ def _snapshot(t) -> dict:
     return {p.relative_to(t.root).as_posix(): p.read_bytes() for p in t.root.rglob("*") if p.is_file()}
 
 
-@pytest.mark.network
 @pytest.mark.parametrize("snippet,where,name", [
     ("self._probe = UndefinedProbeName(server_args)", "init", "UndefinedProbeName"),
     ("import json as _unused_probe", "module", "_unused_probe"),
 ])
-def test_apply_refuses_a_patch_that_adds_a_lint_problem_and_writes_nothing(sglang_scratch, snippet, where, name):
-    t = sglang_scratch("0.5.12")
+def test_apply_refuses_a_patch_that_adds_a_lint_problem_and_writes_nothing(sglang_tree, snippet, where, name):
+    t = sglang_tree.make()
     broken = _broken(snippet, where)
     dry = engine.apply(broken, t, dry_run=True, run_check=False)
     after = next(c.after for c in dry.changes if c.rel == WORKER)
@@ -146,9 +145,8 @@ def test_apply_refuses_a_patch_that_adds_a_lint_problem_and_writes_nothing(sglan
     assert t.file(RUNTIME).exists()
 
 
-@pytest.mark.network
-def test_gate_fails_at_lint_when_the_broken_patch_was_applied_unchecked(sglang_scratch):
-    t = sglang_scratch("0.5.12")
+def test_gate_fails_at_lint_when_the_broken_patch_was_applied_unchecked(sglang_tree):
+    t = sglang_tree.make()
     engine.apply(_broken("self._probe = UndefinedProbeName(server_args)"), t, run_check=False)
     assert "UndefinedProbeName" in t.file(WORKER).read_text()
     res = gate.run(t)
@@ -158,9 +156,8 @@ def test_gate_fails_at_lint_when_the_broken_patch_was_applied_unchecked(sglang_s
     assert [s.name for s in res.stages] == ["range", "hashes", "compile", "lint"]
 
 
-@pytest.mark.network
-def test_gate_lint_stage_passes_on_the_real_patch(sglang_scratch):
-    t = sglang_scratch("0.5.12")
+def test_gate_lint_stage_passes_on_the_real_patch(sglang_tree):
+    t = sglang_tree.make()
     engine.apply(registry.patch(PATCH.name), t)
     res = gate.run(t)
     lint = next(s for s in res.stages if s.name == "lint")
@@ -170,7 +167,8 @@ def test_gate_lint_stage_passes_on_the_real_patch(sglang_scratch):
 @pytest.mark.network
 def test_renamed_import_upstream_is_an_anchor_error_naming_it(sglang_scratch):
     """Upstream renames the import the runtime takes from the worker module: apply refuses, naming
-    it, instead of writing a runtime that fails at the first switch."""
+    it, instead of writing a runtime that fails at the first switch (the real release: the toy
+    worker never calls CudaGraphRunner)."""
     t = sglang_scratch("0.5.12")
     path = t.file(WORKER)
     text = path.read_text()

@@ -11,7 +11,7 @@ import pytest
 from patchkit import engine, registry
 from patchkit.ftypes import Outcome, Target, TargetKind
 
-CASES = [(p, strategy, files) for p in registry.patches().values() for strategy, files in p.examples]
+CASES = [(p, ex.strategy, ex.files) for p in registry.patches().values() for ex in p.examples]
 
 
 def _examples_dir(patch) -> Path:

@@ -102,8 +102,12 @@ def test_drifted_upstream_is_a_precise_anchor_error(sglang_scratch):
 
 @pytest.mark.network
 def test_matrix_over_the_whole_range():
+    from patchkit.ftypes import FetchError
     from patchkit.matrix import expand_versions, run_matrix
-    versions = expand_versions("sglang", "0.5.6..0.5.23")
+    try:
+        versions = expand_versions("sglang", "0.5.6..0.5.23")
+    except FetchError as exc:  # no registry: say so, do not fake
+        pytest.skip(str(exc))
     assert versions[0] == "0.5.6" and versions[-1] == "0.5.23" and len(versions) >= 18
     rows = run_matrix(registry.patch(PATCH), versions)
     by = {r.version: r for r in rows}

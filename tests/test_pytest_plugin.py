@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import SOURCES, release, toy_or_release
+
 pytest_plugins = ["pytester"]
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -59,9 +61,8 @@ def test_plugin_is_inactive_unless_asked(project):
 
 
 @pytest.mark.network
-def test_patch_items_against_real_releases_and_cache(project, sglang_release):
-    for v in ("0.5.12", "0.5.16"):
-        sglang_release(v)  # skips, with the reason, where the registry is unreachable
+def test_patch_items_against_real_releases_and_cache(project):
+    release("0.5.12"), release("0.5.16")  # skip (with the reason) where the registry does not answer
     project.makepyprojecttoml('[tool.patchkit]\npatches = ["dynamic-spec-disable"]\nversions = ["0.5.12", "0.5.16"]\n')
     from patchkit.fsutil import cache_dir
     started = time.time_ns()
@@ -79,9 +80,9 @@ def test_patch_items_against_real_releases_and_cache(project, sglang_release):
     assert {f: f.stat().st_mtime_ns for f in (cache_dir() / "pytest").rglob("*") if f.is_file()} == cached
 
 
-@pytest.mark.network
-def test_wrong_class_patch_fails_the_checks_item(project, monkeypatch, sglang_release):
-    sglang_release("0.5.12")
+@SOURCES
+def test_wrong_class_patch_fails_the_checks_item(project, monkeypatch, toy_cache, source):
+    toy_or_release(toy_cache, source, "0.5.12")
     monkeypatch.setenv("PATCHKIT_PATCH_PATH", str(ROOT / "fixtures" / "broken_patches"))
     project.makepyprojecttoml('[tool.patchkit]\npatches = ["dynamic-spec-disable-wrong-class"]\nversions = ["0.5.12"]\n')
     r = run(project, "--patchkit", "-v", "--patchkit-no-cache")
@@ -91,13 +92,15 @@ def test_wrong_class_patch_fails_the_checks_item(project, monkeypatch, sglang_re
     assert "PK003 self.spec_disable_batch_threshold is read but never assigned in EAGLEWorkerV2" in out
 
 
-@pytest.mark.network
-def test_drifted_anchor_fails_the_anchor_item(project, sglang_release):
-    sglang_release("0.5.11")
+@SOURCES
+def test_drifted_anchor_fails_the_anchor_item(project, toy_cache, source):
+    toy_or_release(toy_cache, source, "0.5.11", refused=True)
     project.makepyprojecttoml('[tool.patchkit]\npatches = ["dynamic-spec-disable"]\nversions = ["0.5.11"]\n')
     r = run(project, "--patchkit", "-v", "--patchkit-no-cache")
     out = r.stdout.str()
     assert "::anchors[0.5.11] FAILED" in out and "build_adaptive_runtime_state" in out
+    r.assert_outcomes(passed=0, failed=6)  # the later steps say they were not reached
+    assert "not reached: an earlier step failed" in out
 
 
 @pytest.mark.network
@@ -107,6 +110,21 @@ def test_xdist_gives_the_same_outcomes(project, sglang_release):
     project.makepyprojecttoml('[tool.patchkit]\npatches = ["dynamic-spec-disable"]\nversions = ["0.5.12"]\n')
     r = run(project, "--patchkit", "-n", "2", "--patchkit-no-cache")
     r.assert_outcomes(passed=6)
+
+
+# ------------------------------------------------------------------ a toy release (offline): every step item, the result cache
+def test_patch_items_on_a_toy_release_and_cache(project, toy_cache):
+    toy_cache("0.5.12")
+    project.makepyprojecttoml('[tool.patchkit]\npatches = ["dynamic-spec-disable"]\nversions = ["0.5.12"]\n')
+    r = run(project, "--patchkit", "-v", "--patchkit-no-cache")
+    r.assert_outcomes(passed=6)
+    out = r.stdout.str()
+    for step in ("anchors", "applies", "compiles", "checks", "idempotent", "reverts"):
+        assert f"patchkit/dynamic-spec-disable::{step}[0.5.12] PASSED" in out
+    r2 = run(project, "--patchkit")
+    r2.assert_outcomes(passed=6)
+    cached = list((Path(os.environ["PATCHKIT_CACHE_DIR"]) / "pytest").glob("*.json"))
+    assert len(cached) == 1 and '"cached"' not in cached[0].read_text()  # one result file, reused
 
 
 def test_a_mistyped_check_path_is_a_usage_error_not_a_pass(project):

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from patchkit.cli import main
+from patchkit.pipeline import scratch_copy
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -44,7 +44,7 @@ def test_scaffolded_patch_applies_to_a_real_release_and_its_tests_pass(tmp_path,
     r = run("-m", "patchkit", "new", "mark-args")
     assert r.returncode == 0, r.stderr
     site = tmp_path / "site"
-    shutil.copytree(rel.root, site, ignore=shutil.ignore_patterns("__pycache__", "*.so"))
+    scratch_copy(rel, site)
     r = run("-m", "patchkit", "apply", "mark-args", "--target-dir", str(site))
     assert r.returncode == 0 and "mark-args: applied on sglang 0.5.16 [insert-at-start]" in r.stdout, r.stderr
     text = (site / "sglang/srt/server_args.py").read_text()

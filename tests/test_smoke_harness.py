@@ -79,9 +79,31 @@ def test_exit_at_start_is_not_a_timeout(standin, tmp_path):
     assert "exited with code 3" in rec["failure"]["message"]
 
 
-def test_never_ready_is_a_timeout(standin, tmp_path):
+class WaitDrivenClock:
+    """The harness's clock, driven by its own waits: ``sleep(s)`` moves the clock on by ``s`` at
+    once (after yielding the CPU for a moment), so a 20 s readiness deadline passes after twenty
+    one-second polls of the server instead of twenty seconds of wall time."""
+
+    def __init__(self):
+        self.offset = 0.0
+        self.slept = 0.0
+
+    def monotonic(self) -> float:
+        return time.monotonic() + self.offset
+
+    def sleep(self, seconds: float) -> None:
+        time.sleep(0.01)
+        self.offset += seconds
+        self.slept += seconds
+
+
+def test_never_ready_is_a_timeout(standin, tmp_path, monkeypatch):
+    from patchkit.smoke import server as server_mod
+    clock = WaitDrivenClock()
+    monkeypatch.setattr(server_mod, "time", clock)
     t0 = time.monotonic()
     rec = run(standin, tmp_path, STANDIN_NEVER_READY="1")
+    assert clock.slept >= 19  # the harness waited its 20 s on its own clock, polling all along
     assert rec["failure"]["stage"] == "ready" and "not ready after 20s" in rec["failure"]["message"]
     assert time.monotonic() - t0 < 60
 

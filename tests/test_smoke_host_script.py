@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from bundles import standin_bundle
 
+
 ROOT = Path(__file__).resolve().parent.parent
 CELL_ON = "EAGLE3-overlap=on-cuda-graph=on-topk=1-page=1-flag=on"
 CELL_OFF = "EAGLE3-overlap=off-cuda-graph=off-topk=2-page=1-flag=off"

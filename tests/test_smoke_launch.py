@@ -1,5 +1,6 @@
 """`patchkit launch --require-signoff` demands a passing cell of the matrix sign-off with the options
-of the server command, and names the option that had none (real 0.5.12 release, patched)."""
+of the server command, and names the option that had none (the toy tree, and the real 0.5.12
+release, patched)."""
 from __future__ import annotations
 
 import os
@@ -26,9 +27,8 @@ def launch(t, so: Path, *server_args):
                           env={**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"})
 
 
-@pytest.mark.network
-def test_launch_demands_a_passing_cell_with_the_same_options(sglang_scratch, tmp_path):
-    t = sglang_scratch("0.5.12")
+def test_launch_demands_a_passing_cell_with_the_same_options(sglang_tree, tmp_path):
+    t = sglang_tree.make()
     engine.apply(registry.patch("dynamic-spec-disable"), t)
     rec = signoff.build(t, True, {}, {"tp": 1}, [], {}, None)
     # a passing matrix whose cells never ran with --page-size 16 (a record with a failing cell is

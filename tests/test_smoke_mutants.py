@@ -1,12 +1,14 @@
 """Mutants of dynamic-spec-disable (fixtures/broken_patches/spec_disable_mutants): each one is a
-runtime-only change that applies, passes the analyzer and the gate on a real release, and each
-one's `old` text must still occur in the patched file (a stale mutant fails here, loudly)."""
+runtime-only change that applies, passes the analyzer and the gate on a real release (and on the
+toy tree, offline), and each one's `old` text must still occur in the patched file (a stale mutant
+fails here, loudly)."""
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
 
+from conftest import toy_release
 from patchkit import engine, gate, registry
 from patchkit.smoke import mutants as MU
 
@@ -31,10 +33,10 @@ def test_the_table_has_the_mutants_the_issue_asks_for():
     assert all(m.standin_fault for m in TABLE)  # each can be simulated on CPU
 
 
-@pytest.mark.network
-@pytest.mark.parametrize("version", RELEASES)
-def test_every_mutant_applies_checks_and_gates_like_the_real_patch(version, sglang_scratch, mutant_path):
-    t = sglang_scratch(version)
+@pytest.mark.parametrize("version", ["toy"] + [pytest.param(v, marks=pytest.mark.network) for v in RELEASES])
+def test_every_mutant_applies_checks_and_gates_like_the_real_patch(version, sglang_scratch, mutant_path, tmp_path):
+    # "toy": the toy sglang tree (offline), which gets the 0.5.12 strategy
+    t = toy_release(tmp_path / "toy") if version == "toy" else sglang_scratch(version)
     base = registry.patch("dynamic-spec-disable")
     strategy, changes, _ = engine.transform(base, t)
     patched = {c.rel: c.after for c in changes}
@@ -61,13 +63,12 @@ def test_every_mutant_applies_checks_and_gates_like_the_real_patch(version, sgla
         engine.revert(p, t)
         f = t.file(m.file)  # the runtime module is created by the patch: gone again after revert
         assert (f.read_text() if f.exists() else "") == pristine[m.file]
-    assert tried >= (6 if version == "0.5.12" else 5)
+    assert tried >= (6 if version in ("0.5.12", "toy") else 5)
 
 
-@pytest.mark.network
-def test_a_stale_mutant_refuses_loudly(sglang_scratch):
+def test_a_stale_mutant_refuses_loudly(sglang_tree):
     from patchkit.ftypes import AnchorNotFound
-    t = sglang_scratch("0.5.16")
+    t = sglang_tree.make()
     base = registry.patch("dynamic-spec-disable")
     stale = MU.mutant(base, "stale", "sglang/srt/speculative/eagle_worker_v2.py",
                       "this text is not in the patched file", "# patchkit: stale mutant", "stale on purpose")

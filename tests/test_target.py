@@ -4,7 +4,7 @@ import sys
 import pytest
 
 from patchkit import target as tgt
-from patchkit.ftypes import TargetKind, TargetNotFound, UsageError
+from patchkit.ftypes import FetchError, TargetKind, TargetNotFound, UsageError
 
 
 def test_installed_distribution_is_found_through_metadata_without_import(tmp_path, monkeypatch):
@@ -40,7 +40,10 @@ def test_bad_targets_say_what_is_wrong(tmp_path):
 @pytest.mark.network
 def test_release_is_fetched_once_then_served_from_the_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("PATCHKIT_CACHE_DIR", str(tmp_path / "cache"))
-    t = tgt.fetch("sglang==0.5.6")
+    try:
+        t = tgt.fetch("sglang==0.5.6")
+    except FetchError as exc:  # no registry: say so, do not fake
+        pytest.skip(f"cannot fetch sglang==0.5.6 from the package registry: {exc}")
     assert t.kind is TargetKind.RELEASE and (t.root / "sglang" / "srt").is_dir()
     assert any(t.root.glob("sglang-0.5.6.dist-info"))
     calls = []

@@ -39,7 +39,7 @@ from packaging.version import Version
 
 from patchkit import codemod as cm
 from patchkit.ftypes import Anchor, AnchorNotFound
-from patchkit.patchdef import Edit, Patch, Reader, Refused, Strategy, new_file_edit
+from patchkit.patchdef import Edit, Example, Patch, Reader, Refused, Strategy, new_file_edit
 
 from . import declarations as D
 from .backend_reads import INVARIANT as BACKEND_READS
@@ -103,7 +103,7 @@ def _field_edit(rel: str, cls: str, annotated: bool, name: str, help_text: str, 
             return False
 
     return Edit(rel, f"add the {name} field to {cls}",
-                (Anchor(rel, cls, None, f"{after}: ... = ..."),), transform, applied)
+                (Anchor(rel, cls, None, f"{after}: ... = ..."),), transform, applied, id=f"field:{cls}.{name}")
 
 
 def _argparse_edit(flag: str, name: str, help_text: str, after_flag: str) -> Edit:
@@ -121,7 +121,8 @@ def _argparse_edit(flag: str, name: str, help_text: str, after_flag: str) -> Edi
         except AnchorNotFound:
             return False
 
-    return Edit(rel, f"register {flag} next to {after_flag}", (Anchor(rel, cls, meth, shape.text),), transform, applied)
+    return Edit(rel, f"register {flag} next to {after_flag}", (Anchor(rel, cls, meth, shape.text),), transform, applied,
+                id=f"argparse:{flag}")
 
 
 CHECK_HOOK = ("from sglang.srt.speculative.patchkit_spec_disable import check_server_args as "
@@ -146,7 +147,7 @@ def _check_hook_edit() -> Edit:
             return False
 
     return Edit(rel, f"refuse clashing options in {cls}.{meth}", (Anchor(rel, cls, meth, "start of method"),),
-                transform, applied)
+                transform, applied, id=f"check-hook:{cls}.{meth}")
 
 
 def _is_docstring(stmt) -> bool:
@@ -172,7 +173,8 @@ def _import_edit(rel: str) -> Edit:
         return any(isinstance(s, cst.SimpleStatementLine) and ALIAS in cm.code(s) and "patchkit_spec_disable" in cm.code(s)
                    for s in module.body)
 
-    return Edit(rel, f"import the runtime module in {rel}", (Anchor(rel, "<module>", None, "imports"),), transform, applied)
+    return Edit(rel, f"import the runtime module in {rel}", (Anchor(rel, "<module>", None, "imports"),), transform, applied,
+                id=f"import-runtime:{rel}")
 
 
 def _assign_edit(rel: str, cls: str, param: str) -> Edit:
@@ -197,7 +199,7 @@ def _assign_edit(rel: str, cls: str, param: str) -> Edit:
             return False
 
     return Edit(rel, f"assign self.{ATTR} in {cls}.__init__", (Anchor(rel, cls, "__init__", shapes[0].text),),
-                transform, applied)
+                transform, applied, id=f"assign-threshold:{cls}.__init__")
 
 
 def _init_hook_edit(rel: str, cls: str, host: str, owner_expr: str) -> Edit:
@@ -217,7 +219,7 @@ def _init_hook_edit(rel: str, cls: str, host: str, owner_expr: str) -> Edit:
             return False
 
     return Edit(rel, f"build the zero-step state at the end of {cls}.{host}", (Anchor(rel, cls, host, "end of method"),),
-                transform, applied)
+                transform, applied, id=f"on-init:{cls}.{host}")
 
 
 def _batch_param(module: cst.Module) -> str:
@@ -247,7 +249,7 @@ def _decode_hook_edit(after_activate: bool) -> Edit:
             return False
 
     return Edit(WORKER, f"switch the runtime state by batch size in {CLS}.{meth}",
-                (Anchor(WORKER, CLS, meth, shape.text),), transform, applied)
+                (Anchor(WORKER, CLS, meth, shape.text),), transform, applied, id=f"on-decode:{CLS}.{meth}")
 
 
 def _branch_edit() -> Edit:
@@ -280,7 +282,8 @@ def _branch_edit() -> Edit:
             return False
 
     return Edit(WORKER, f"route zero-step decode to the trivial verify in {CLS}.{meth}",
-                (Anchor(WORKER, CLS, f"{meth}#draft", shape.text),), transform, applied)
+                (Anchor(WORKER, CLS, f"{meth}#draft", shape.text),), transform, applied,
+                id=f"zero-step-branch:{CLS}.{meth}")
 
 
 # ----------------------------------------------------------------------------- subclasses
@@ -471,7 +474,7 @@ def select(version: Version, read: Reader, init_class: str = CLS) -> Strategy:
                       f"the zero-step state cannot be built")
     rel, fcls = _field_class(read)
     annotated = "speculative_num_steps: A[" in (read(rel) or "")
-    edits = [new_file_edit(RUNTIME, runtime_text(), "add the runtime module"),
+    edits = [new_file_edit(RUNTIME, runtime_text(), "add the runtime module", id="create:runtime-module"),
              _field_edit(rel, fcls, annotated, FIELD, D.THRESHOLD_HELP, "speculative_num_steps"),
              _field_edit(rel, fcls, annotated, HYSTERESIS_FIELD, D.HYSTERESIS_HELP, FIELD)]
     if not annotated:
@@ -566,11 +569,11 @@ def _every_subclass_assigns(read: Reader) -> Optional[str]:
     return None
 
 
-#: before/after examples (our own miniatures of the files, in examples/): strategy -> {file: stem};
-#: tests apply the patch to <stem>_before.py and compare with <stem>_after.py, then apply again.
+#: before/after examples (our own miniatures of the files, in examples/): tests apply the patch to
+#: <stem>_before.py, compare with <stem>_after.py, then apply again.
 EXAMPLES = (
-    ("bring-zero-step", {WORKER: "worker_argparse", SERVER_ARGS: "server_args_argparse"}),
-    ("reuse-upstream-zero-step", {WORKER: "worker_upstream_zero", SERVER_ARGS: "server_args_annotated"}),
+    Example("bring-zero-step", {WORKER: "worker_argparse", SERVER_ARGS: "server_args_argparse"}),
+    Example("reuse-upstream-zero-step", {WORKER: "worker_upstream_zero", SERVER_ARGS: "server_args_annotated"}),
 )
 
 PATCH = Patch(

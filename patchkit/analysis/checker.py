@@ -156,7 +156,7 @@ class Analyzer(ClassModel, ReadJudge):
         for c in f.classes:
             for (mname, line, attrs, calls_init) in c.alt_ctors:
                 if not calls_init:
-                    terminal = terminal + [State(frozenset(attrs) | f.class_level & frozenset(),
+                    terminal = terminal + [State(frozenset(attrs),
                                                  frozenset({("<alt>", True, line,
                                                              f"{c.qualname}.{mname} builds with __new__ at line {line} and skips __init__")}))]
         if not terminal:

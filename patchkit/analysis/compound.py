@@ -87,8 +87,6 @@ class CompoundStatements:
         for h in s.handlers:
             entry = [x.with_cond(("<except>", True, h.lineno, f"an exception caught at line {h.lineno}"))
                      for x in merge(starts)]
-            if h.name:
-                pass
             flows.append(self.block(h.body, entry, fr))
         joined = _join(flows)
         joined.returns += body.returns

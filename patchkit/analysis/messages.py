@@ -50,10 +50,6 @@ def base_init_skipped(rel, node, cls, base) -> Finding:
     return _mk("PK006", rel, node, cls, base, why, "call super().__init__() first in __init__")
 
 
-def failure(rel, why) -> Finding:
-    return Finding(rel, 1, 1, "PK900", CODES["PK900"].format(why=why), severity=Severity.ERROR, why="")
-
-
 def not_fully_analysed(rel, node, cls, why) -> Finding:
     """The per-file budget ran out while walking ``cls``: the rest of the file is not judged."""
     return _mk("PK901", rel, node, cls, "", why, "the rest of this file was not analysed; split the class or "

@@ -101,7 +101,6 @@ class ClassInfo:
     qualname: str
     node: ast.ClassDef
     bases: list[str] = field(default_factory=list)
-    base_nodes: list[ast.expr] = field(default_factory=list)
     methods: dict[str, ast.FunctionDef] = field(default_factory=dict)
     method_kind: dict[str, str] = field(default_factory=dict)
     #: names bound in the class body with a value (attributes, methods, properties, nested classes)
@@ -244,7 +243,6 @@ def _collect_class(mod: ModuleInfo, node: ast.ClassDef, prefix: str) -> None:
     for b in node.bases:
         d = dotted(b)
         ci.bases.append(d or "?")
-        ci.base_nodes.append(b)
     for kw in node.keywords:
         if kw.arg == "metaclass" and (dotted(kw.value) or "").endswith("ABCMeta"):
             ci.abstract = True

@@ -18,7 +18,7 @@ from typing import Iterable, Optional
 
 from .. import __version__
 from ..fsutil import atomic_write, cache_dir
-from ..ftypes import FileReport, Finding, Severity
+from ..ftypes import FileReport, Finding
 from .checker import Analyzer, Settings
 from .classindex import header_tokens
 from .project import Project
@@ -289,8 +289,7 @@ def analyse_paths(paths: Iterable[Path], settings: Settings = Settings(), use_ca
     _dedupe(raw)
     reports = []
     for d in raw:
-        fs = [Finding(f["path"], f["line"], f["col"], f["code"], f["message"], f["class"], f["attribute"],
-                      Severity(f["severity"]), f["why"], f["hint"]) for f in d["findings"]]
+        fs = [Finding.from_dict(f) for f in d["findings"]]
         reports.append(FileReport(d["path"], fs, d.get("error"), bool(d.get("cached"))))
     return reports
 

@@ -13,6 +13,7 @@ from .judge import ReadJudge
 from .model import ClassInfo, ModuleInfo, dotted, first_param
 from .project import Project
 from .severity import _excluded, _private, _suppressed
+from .templates import template_of
 
 NOT_CHECKED_METHODS = {"__init__", "__new__", "__init_subclass__", "__post_init__", "__attrs_post_init__", "__del__", "__setstate__",
                        "__getstate__", "__reduce__", "__reduce_ex__", "__class_getitem__", "__set_name__",
@@ -99,6 +100,9 @@ class Analyzer(ClassModel, ReadJudge):
         f = self.facts(ci)
         if f.skip or f.dynamic:
             return []
+        tmpl = template_of(self.project.root, ci.module.rel, self.project.__dict__.setdefault("_templates", {}))
+        if tmpl and not self.settings.show_info:
+            return []  # only info findings would come out
         if ci.qualname.split(".")[-1].endswith("Mixin") and self.settings.unknown_bases != "strict":
             return []  # a mixin is judged through the classes that mix it in (its reads are theirs)
         findings: list[Finding] = []
@@ -121,7 +125,7 @@ class Analyzer(ClassModel, ReadJudge):
                 return
             missing = [s for s in states if attr not in s.assigned]
             if missing:
-                construction_reads.append((attr, node, frame, missing, states))
+                construction_reads.append((attr, node, frame, missing, states, ctor.external_init_ran))
 
         def on_escape(call, frame):
             if not self._escape_is_harmless(call, frame):
@@ -192,10 +196,12 @@ class Analyzer(ClassModel, ReadJudge):
                 if not (attr in df.class_level or attr in df.fields or any(attr in k.assigned_in for k in df.classes)):
                     return False
             return True
-        for (attr, node, frame, missing, states) in construction_reads:
+        for (attr, node, frame, missing, states, lib_init_ran) in construction_reads:
             rel = frame.cls.module.rel
             if frame.cls.module.external:
                 continue  # library code: its reads are the library's business
+            if lib_init_ran and f.unknown_base is not None and not strict:
+                continue  # an unreadable library base's __init__ ran first: it may have set it (nn.Linear: weight)
             if attr not in assigned_anywhere and attr not in ever_in_ctor:
                 if unknown and not strict:
                     continue
@@ -278,6 +284,8 @@ class Analyzer(ClassModel, ReadJudge):
                         findings.append(fnd)
         if f.open and not strict:  # unknown is not wrong: say "could not prove", at info level
             findings = [replace(x, severity=Severity.INFO, why=f"{x.why} [open class: {f.open}]") for x in findings]
+        if tmpl:  # the converter's input, never imported: the generated classes are the ones that run
+            findings = [replace(x, severity=Severity.INFO, why=f"{x.why} [{tmpl}]") for x in findings]
         return findings
 
 

@@ -102,6 +102,12 @@ class Constructor(CallSemantics, CompoundStatements):
     def s_Assign(self, s, st, fr):
         st = self.expr(s.value, st, fr)
         for t in s.targets:
+            if isinstance(t, ast.Name):
+                v = s.value
+                if isinstance(v, ast.Attribute) and isinstance(v.value, ast.Call) and dotted(v.value.func) == "super":
+                    fr.bound_super[t.id] = v
+                else:
+                    fr.bound_super.pop(t.id, None)
             st = self.store(t, st, fr)
             st = self.record_value(t, s.value, st, fr)
         return Flow(normal=st)

@@ -13,6 +13,7 @@ from .judge import ReadJudge
 from .model import ClassInfo, ModuleInfo, dotted, first_param
 from .project import Project
 from .severity import _excluded, _private, _suppressed
+from .injection import demote_injected
 from .templates import template_of
 
 NOT_CHECKED_METHODS = {"__init__", "__new__", "__init_subclass__", "__post_init__", "__attrs_post_init__", "__del__", "__setstate__",
@@ -282,6 +283,8 @@ class Analyzer(ClassModel, ReadJudge):
                                            ctor.inlined, ctor.seen, ctor.deleted)
                     if fnd is not None:
                         findings.append(fnd)
+        if not strict:  # an owner, a decorator or a helper sets it on the instance from outside
+            findings = demote_injected(self.project, f, findings)
         if f.open and not strict:  # unknown is not wrong: say "could not prove", at info level
             findings = [replace(x, severity=Severity.INFO, why=f"{x.why} [open class: {f.open}]") for x in findings]
         if tmpl:  # the converter's input, never imported: the generated classes are the ones that run

@@ -142,6 +142,12 @@ class ReadJudge:
                 live_locs.append((c, m, ln))
             if not live_locs and init_not_run:
                 c, m, ln = init_not_run[0]
+                later = self._deferred_init(ci, c)
+                if later:  # two-phase by design: Base.__init__(self) runs from a later set-up method
+                    sev = Severity.ERROR if self.settings.strict_two_phase else Severity.WARNING
+                    return M.two_phase(rel, r.node, ci.qualname, attr,
+                                       f"assigned in {c}.__init__ ({self._at(ci, c, rel, ln)}), which {later} runs "
+                                       f"after construction (deferred initialisation)" + in_sub, sev)
                 return M.never_assigned(rel, r.node, ci.qualname, attr,
                                         f"assigned in {c}.__init__ ({self._at(ci, c, rel, ln)}), which construction of {ci.qualname} "
                                         f"never runs (missing super().__init__()?)" + in_sub)
@@ -219,12 +225,35 @@ class ReadJudge:
         if any(mname in refs for c in mine for m, refs in ensure_scanned(c).self_refs.items() if m != mname):
             return None
         keys = {c.key for c in mine}
+        # a mixin (no __init__, assigns nothing) is written for its hosts: a host that has the
+        # attribute is enough, whoever calls the method on it (diffusers' processors call
+        # attn.get_attention_scores(...) on the hosts that set attn.scale)
+        mixin = "__init__" not in owner.methods and not ensure_scanned(owner).assigned_in
         for d in self._descendants(owner):
             if d.key in keys:
                 continue
             ensure_scanned(d)
-            if (attr in d.assigned_in or attr in d.class_names) and any(mname in refs for refs in d.self_refs.values()):
+            if (attr in d.assigned_in or attr in d.class_names) and (
+                    mixin or any(mname in refs for refs in d.self_refs.values())):
                 return d.qualname
+        return None
+
+    def _deferred_init(self, ci: ClassInfo, base: str) -> Optional[str]:
+        """``Cls.method`` of ``ci``'s MRO, other than ``__init__``, that runs ``base.__init__`` on the
+        instance (``Base.__init__(self, ...)`` or ``super().__init__(...)``): the class defers its
+        base's initialiser to a set-up method (two-phase initialisation), it did not forget it."""
+        short = base.split(".")[-1]
+        for c in self.facts(ci).classes:
+            if c.module.external or c.qualname == base:
+                continue
+            for mname, fn in c.methods.items():
+                if mname == "__init__" or c.method_kind.get(mname) in ("static", "class"):
+                    continue
+                for node in fast_walk(fn):
+                    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "__init__":
+                        v = node.func.value
+                        if isinstance(v, ast.Call) and dotted(v.func) == "super" or (dotted(v) or "").split(".")[-1] == short:
+                            return f"{c.qualname}.{mname}"
         return None
 
     def _at(self, ci: ClassInfo, qualname: str, rel: str, line: int) -> str:

@@ -1,0 +1,225 @@
+"""Attributes injected from outside the class: code elsewhere in the tree assigns ``obj.x = ...``
+(or ``setattr(obj, "x", ...)``) on an object that is, by evidence at the store, an instance of
+the class or of one of its bases. The owner sets the attribute up after construction
+(``HookRegistry.register_hook(hook: ModelHook)`` sets ``hook.fn_ref``; ``connect(worker=
+global_worker)`` sets ``worker.core_worker``; ``self.decoder._lm_head_ref = ...`` where
+``self.decoder = MBartDecoderNoPos(...)``; a decorator's wrapper sets ``instance.registry``
+before the wrapped ``__init__`` runs; ``start(self)`` hands the instance to a function that
+assigns it). A read of such an attribute is an ordering question (two-phase), not a hole.
+
+Evidence for the receiver's class, at the store: a parameter annotation or default naming it, a
+local or owner attribute constructed as it, a loop over ``.modules()`` for ``nn.Module``
+subclasses, the first parameter of a wrapper made by a decorator of one of its methods. A bare
+name with no evidence does not count (``.dtype = ...`` on some other object is not this
+class's)."""
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+from typing import Iterable, Optional
+
+from .model import dotted
+
+MAX_FILES = 30000
+GENERIC = {"object", "Module", "ABC", "Generic", "Protocol", "Any"}
+_MODULE_ITER = {"modules", "children", "named_modules", "named_children"}
+
+
+class InjectionIndex:
+    """Per project: the tree's sources (read once) and where an attribute is stored from outside."""
+
+    def __init__(self, root: Optional[Path]):
+        self.root = root
+        self._texts: Optional[dict[str, str]] = None
+        self._trees: dict[str, Optional[ast.Module]] = {}
+
+    def texts(self) -> dict[str, str]:
+        if self._texts is None:
+            self._texts = {}
+            if self.root is not None and self.root.is_dir():
+                for i, p in enumerate(sorted(self.root.rglob("*.py"))):
+                    if i >= MAX_FILES:
+                        break
+                    try:
+                        self._texts[p.relative_to(self.root).as_posix()] = p.read_text(encoding="utf-8", errors="replace")
+                    except OSError:
+                        continue
+        return self._texts
+
+    def tree(self, rel: str) -> Optional[ast.Module]:
+        if rel not in self._trees:
+            try:
+                self._trees[rel] = ast.parse(self.texts()[rel])
+            except (SyntaxError, ValueError, RecursionError):
+                self._trees[rel] = None
+        return self._trees[rel]
+
+    def injected(self, attr: str, names: set[str], torch_module: bool, decorators: set[str]) -> Optional[str]:
+        """``path:line`` of a store of ``attr`` on an object of one of the classes ``names``
+        (short names of the class and its bases), or None."""
+        names = {n for n in names if n not in GENERIC}
+        pat = re.compile(rf"\.\s*{re.escape(attr)}\s*(?::[^=\n]+)?=(?!=)|[\"']{re.escape(attr)}[\"']")
+        for rel, text in self.texts().items():
+            if attr not in text or not pat.search(text):
+                continue
+            t = self.tree(rel)
+            if t is None:
+                continue
+            for line in _stores(t, attr, names, torch_module, decorators):
+                return f"{rel}:{line}"
+        return None
+
+
+def _stores(tree: ast.Module, attr: str, names: set[str], torch_module: bool, decorators: set[str]) -> Iterable[int]:
+    ctors = _module_ctors(tree)
+    for cls, fn, outer in _functions(tree):
+        for node in ast.walk(fn):
+            recv = None
+            if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                for t in (node.targets if isinstance(node, ast.Assign) else [node.target]):
+                    if isinstance(t, ast.Attribute) and t.attr == attr:
+                        recv = t.value
+            elif isinstance(node, ast.Call) and dotted(node.func) == "setattr" and len(node.args) >= 2 and \
+                    isinstance(node.args[1], ast.Constant) and node.args[1].value == attr:
+                recv = node.args[0]
+            if recv is not None and _is_instance(recv, fn, cls, outer, names, torch_module, decorators, ctors):
+                yield node.lineno
+
+
+def _functions(tree: ast.Module):
+    """(enclosing class or None, function, enclosing function or None) for every function."""
+    def visit(body, cls, outer):
+        for n in body:
+            if isinstance(n, ast.ClassDef):
+                yield from visit(n.body, n, None)
+            elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                yield cls, n, outer
+                yield from visit(n.body, None, n)
+            elif isinstance(n, (ast.If, ast.Try, ast.With)):
+                yield from visit(getattr(n, "body", []) + getattr(n, "orelse", []), cls, outer)
+    yield from visit(tree.body, None, None)
+
+
+def _names_in(expr: Optional[ast.AST]) -> set[str]:
+    if expr is None:
+        return set()
+    if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
+        return set(re.findall(r"[A-Za-z_]\w*", expr.value))
+    return {(dotted(n) or "").split(".")[-1] for n in ast.walk(expr) if isinstance(n, (ast.Name, ast.Attribute))}
+
+
+def _built_as(value: ast.AST) -> str:
+    return (dotted(value.func) or "").split(".")[-1] if isinstance(value, ast.Call) else ""
+
+
+def _module_ctors(tree: ast.Module) -> dict[str, str]:
+    """Module-level ``name = Cls(...)`` -> Cls."""
+    out = {}
+    for n in tree.body:
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) and _built_as(n.value):
+            out[n.targets[0].id] = _built_as(n.value)
+    return out
+
+
+def _is_instance(recv, fn, cls, outer, names, torch_module, decorators, ctors) -> bool:
+    args = fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs
+    selfname = args[0].arg if args and cls is not None else None
+    if isinstance(recv, ast.Name):
+        if recv.id == selfname:
+            return False  # the class's own assignment: the ordinary rules see it
+        defaults = dict(zip([a.arg for a in (fn.args.posonlyargs + fn.args.args)][::-1], fn.args.defaults[::-1]))
+        defaults.update({a.arg: d for a, d in zip(fn.args.kwonlyargs, fn.args.kw_defaults) if d is not None})
+        for a in args:
+            if a.arg == recv.id:
+                if _names_in(a.annotation) & names:
+                    return True
+                d = defaults.get(a.arg)
+                if isinstance(d, ast.Name) and ctors.get(d.id) in names:
+                    return True
+                # a decorator's wrapper: its first parameter is the decorated method's instance
+                if outer is not None and a is args[0] and outer.name in decorators:
+                    return True
+        for n in ast.walk(fn):
+            if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == recv.id for t in n.targets) \
+                    and _built_as(n.value) in names:
+                return True
+            if torch_module and isinstance(n, ast.For) and isinstance(n.iter, ast.Call) and \
+                    isinstance(n.iter.func, ast.Attribute) and n.iter.func.attr in _MODULE_ITER and \
+                    recv.id in {x.id for x in ast.walk(n.target) if isinstance(x, ast.Name)}:
+                return True
+        return False
+    # self.<owned>.x = ...: the owner built self.<owned> as one of the classes
+    if isinstance(recv, ast.Attribute) and isinstance(recv.value, ast.Name) and recv.value.id == selfname and cls is not None:
+        for n in ast.walk(cls):
+            if isinstance(n, (ast.Assign, ast.AnnAssign)):
+                for t in (n.targets if isinstance(n, ast.Assign) else [n.target]):
+                    if isinstance(t, ast.Attribute) and t.attr == recv.attr and n.value is not None and \
+                            (_built_as(n.value) in names or isinstance(n, ast.AnnAssign) and _names_in(n.annotation) & names):
+                        return True
+    return False
+
+
+def escape_assigns(project, ci_classes, attr: str) -> Optional[str]:
+    """``func(self)`` in a method of the MRO, where ``func`` (in the tree) assigns ``param.attr``
+    on the parameter that receives the instance: ``path:line`` of that store, or None."""
+    for c in ci_classes:
+        if c.module.external:
+            continue
+        for mname, fn in c.methods.items():
+            args = fn.args.posonlyargs + fn.args.args
+            if not args:
+                continue
+            sn = args[0].arg
+            for call in ast.walk(fn):
+                if not isinstance(call, ast.Call):
+                    continue
+                pos = [i for i, a in enumerate(call.args) if isinstance(a, ast.Name) and a.id == sn]
+                if not pos or not dotted(call.func):
+                    continue
+                r = project.resolve_function(c.module, dotted(call.func))
+                if r is None:
+                    continue
+                mod, target = r[0], r[1]
+                params = [a.arg for a in target.args.posonlyargs + target.args.args]
+                recv = {params[i] for i in pos if i < len(params)}
+                for n in ast.walk(target):
+                    if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store) and n.attr == attr and \
+                            isinstance(n.value, ast.Name) and n.value.id in recv:
+                        return f"{getattr(mod, 'rel', '?')}:{n.lineno}"
+    return None
+
+
+def demote_injected(project, facts, findings: list) -> list:
+    """Error findings (PK001/PK003) on attributes injected from outside become warnings that
+    name the store."""
+    from dataclasses import replace
+
+    from ..ftypes import Severity
+    todo = [x for x in findings if x.severity == Severity.ERROR and x.code in ("PK001", "PK003") and x.attr]
+    if not todo:
+        return findings
+    classes = [c for c in facts.classes if not c.module.external]
+    if not classes:
+        return findings
+    top = classes[0].module.name.split(".")[0]
+    base = project.root / top if project.root is not None and (project.root / top).is_dir() else project.root
+    idx = project.__dict__.setdefault("_injection", {}).get(str(base))
+    if idx is None:
+        idx = project.__dict__["_injection"][str(base)] = InjectionIndex(base)
+    names = {c.qualname.split(".")[-1] for c in facts.classes} | {e.name.split(".")[-1] for e in facts.externals}
+    torch_module = any(e.kind == "module" for e in facts.externals)
+    decorators = {(dotted(d.func if isinstance(d, ast.Call) else d) or "").split(".")[-1]
+                  for c in classes for fn in c.methods.values() for d in fn.decorator_list}
+    memo: dict[str, Optional[str]] = {}
+    out = []
+    for x in findings:
+        if x in todo:
+            if x.attr not in memo:
+                memo[x.attr] = escape_assigns(project, classes, x.attr) or idx.injected(x.attr, names, torch_module, decorators)
+            where = memo[x.attr]
+            if where:
+                x = replace(x, severity=Severity.WARNING,
+                            why=f"{x.why}; {where} assigns it on an instance from outside the class (set up after construction?)")
+        out.append(x)
+    return out

@@ -14,7 +14,7 @@ from .model import ClassInfo, ModuleInfo, dotted, first_param
 from .project import Project
 from .severity import _excluded, _private, _suppressed
 from .injection import demote_injected
-from .templates import template_of
+from .templates import template_of, type_checking_only
 
 NOT_CHECKED_METHODS = {"__init__", "__new__", "__init_subclass__", "__post_init__", "__attrs_post_init__", "__del__", "__setstate__",
                        "__getstate__", "__reduce__", "__reduce_ex__", "__class_getitem__", "__set_name__",
@@ -102,6 +102,8 @@ class Analyzer(ClassModel, ReadJudge):
         if f.skip or f.dynamic:
             return []
         tmpl = template_of(self.project.root, ci.module.rel, self.project.__dict__.setdefault("_templates", {}))
+        if tmpl is None and type_checking_only(ci.module, ci.node):
+            tmpl = "declared under `if TYPE_CHECKING:` (a stub for the type checker, never executed)"
         if tmpl and not self.settings.show_info:
             return []  # only info findings would come out
         if ci.qualname.split(".")[-1].endswith("Mixin") and self.settings.unknown_bases != "strict":

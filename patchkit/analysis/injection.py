@@ -33,6 +33,8 @@ class InjectionIndex:
         self.root = root
         self._texts: Optional[dict[str, str]] = None
         self._trees: dict[str, Optional[ast.Module]] = {}
+        self._fn_index: dict[str, list] = {}
+        self._memo: dict[tuple, Optional[str]] = {}
 
     def texts(self) -> dict[str, str]:
         if self._texts is None:
@@ -59,22 +61,42 @@ class InjectionIndex:
         """``path:line`` of a store of ``attr`` on an object of one of the classes ``names``
         (short names of the class and its bases), or None."""
         names = {n for n in names if n not in GENERIC}
+        key = (attr, frozenset(names), torch_module, frozenset(decorators))
+        if key in self._memo:
+            return self._memo[key]
+        self._memo[key] = None
         pat = re.compile(rf"\.\s*{re.escape(attr)}\s*(?::[^=\n]+)?=(?!=)|[\"']{re.escape(attr)}[\"']")
         for rel, text in self.texts().items():
-            if attr not in text or not pat.search(text):
+            if attr not in text:
+                continue
+            lines = {text.count("\n", 0, m.start()) + 1 for m in pat.finditer(text)}
+            if not lines:
                 continue
             t = self.tree(rel)
             if t is None:
                 continue
-            for line in _stores(t, attr, names, torch_module, decorators):
-                return f"{rel}:{line}"
+            for line in _stores(self._funcs(rel, t), lines, attr, names, torch_module, decorators, _module_ctors(t)):
+                self._memo[key] = f"{rel}:{line}"
+                return self._memo[key]
         return None
 
+    def _funcs(self, rel: str, tree: ast.Module) -> list:
+        got = self._fn_index.get(rel)
+        if got is None:
+            got = self._fn_index[rel] = list(_functions(tree))
+        return got
 
-def _stores(tree: ast.Module, attr: str, names: set[str], torch_module: bool, decorators: set[str]) -> Iterable[int]:
-    ctors = _module_ctors(tree)
-    for cls, fn, outer in _functions(tree):
+
+def _stores(funcs, lines: set[int], attr: str, names: set[str], torch_module: bool, decorators: set[str],
+            ctors: dict[str, str]) -> Iterable[int]:
+    for cls, fn, outer in funcs:
+        end = getattr(fn, "end_lineno", fn.lineno) or fn.lineno
+        if not any(fn.lineno <= ln <= end for ln in lines):
+            continue
         for node in ast.walk(fn):
+            at = node.args[1].lineno if isinstance(node, ast.Call) and len(node.args) >= 2 else getattr(node, "lineno", 0)
+            if at not in lines:
+                continue
             recv = None
             if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
                 for t in (node.targets if isinstance(node, ast.Assign) else [node.target]):

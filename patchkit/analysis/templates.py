@@ -4,12 +4,16 @@ modular converter's header). The template is the converter's input, never import
 markers such as ``nn.Module.__init__()`` (skip the parent's initialiser) and ``del self.x``
 (drop an inherited attribute) that mean something to the converter, not to Python. Its classes
 are not the classes that run (the generated ones are, and they are judged on their own), so
-findings on them are info-level, with the generated file named."""
+findings on them are info-level, with the generated file named. Classes declared only under
+``if TYPE_CHECKING:`` never run either."""
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 from typing import Optional
+
+from .model import dotted
 
 #: how much of a generated file's head is searched for its source's name
 HEAD_BYTES = 4096
@@ -49,3 +53,15 @@ def template_of(root: Optional[Path], rel: str, cache: dict) -> Optional[str]:
     if gen is None:
         return None
     return f"{parts.name} is a code-generation template ({gen} is generated from it; the template is never imported)"
+
+
+def type_checking_only(mod, node) -> bool:
+    """The class statement ``node`` sits in an ``if TYPE_CHECKING:`` block of ``mod``: a stub for
+    the type checker, never executed (its ``def __init__(...) -> None: ...`` is a declaration)."""
+    got = mod.__dict__.get("_tc_classes")
+    if got is None:
+        got = mod.__dict__["_tc_classes"] = set()
+        for st in ast.walk(mod.tree):
+            if isinstance(st, ast.If) and (dotted(st.test) or "").split(".")[-1] == "TYPE_CHECKING":
+                got |= {id(n) for b in st.body for n in ast.walk(b) if isinstance(n, ast.ClassDef)}
+    return id(node) in got

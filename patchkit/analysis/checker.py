@@ -285,10 +285,10 @@ class Analyzer(ClassModel, ReadJudge):
                                            ctor.inlined, ctor.seen, ctor.deleted)
                     if fnd is not None:
                         findings.append(fnd)
-        if not strict:  # an owner, a decorator or a helper sets it on the instance from outside
-            findings = demote_injected(self.project, f, findings)
         if f.open and not strict:  # unknown is not wrong: say "could not prove", at info level
             findings = [replace(x, severity=Severity.INFO, why=f"{x.why} [open class: {f.open}]") for x in findings]
+        if not strict and not tmpl:  # an owner, a decorator or a helper sets it on the instance from outside
+            findings = demote_injected(self.project, f, findings)
         if tmpl:  # the converter's input, never imported: the generated classes are the ones that run
             findings = [replace(x, severity=Severity.INFO, why=f"{x.why} [{tmpl}]") for x in findings]
         return findings

@@ -17,12 +17,14 @@ from __future__ import annotations
 import ast
 import re
 from pathlib import Path
-from typing import Iterable, Optional
+from typing import Optional
 
 from .model import dotted
 
 MAX_FILES = 30000
 GENERIC = {"object", "Module", "ABC", "Generic", "Protocol", "Any"}
+_STORE = re.compile(r"\.\s*([A-Za-z_]\w*)\s*(?::[^=\n]+)?=(?!=)")
+_QUOTED = re.compile(r"[\"']([A-Za-z_]\w*)[\"']")
 _MODULE_ITER = {"modules", "children", "named_modules", "named_children"}
 
 
@@ -32,8 +34,8 @@ class InjectionIndex:
     def __init__(self, root: Optional[Path]):
         self.root = root
         self._texts: Optional[dict[str, str]] = None
-        self._trees: dict[str, Optional[ast.Module]] = {}
-        self._fn_index: dict[str, list] = {}
+        self._store_index: dict[str, dict] = {}
+        self._by_attr: Optional[dict[str, list[str]]] = None
         self._memo: dict[tuple, Optional[str]] = {}
 
     def texts(self) -> dict[str, str]:
@@ -49,14 +51,6 @@ class InjectionIndex:
                         continue
         return self._texts
 
-    def tree(self, rel: str) -> Optional[ast.Module]:
-        if rel not in self._trees:
-            try:
-                self._trees[rel] = ast.parse(self.texts()[rel])
-            except (SyntaxError, ValueError, RecursionError):
-                self._trees[rel] = None
-        return self._trees[rel]
-
     def injected(self, attr: str, names: set[str], torch_module: bool, decorators: set[str]) -> Optional[str]:
         """``path:line`` of a store of ``attr`` on an object of one of the classes ``names``
         (short names of the class and its bases), or None."""
@@ -65,48 +59,60 @@ class InjectionIndex:
         if key in self._memo:
             return self._memo[key]
         self._memo[key] = None
-        pat = re.compile(rf"\.\s*{re.escape(attr)}\s*(?::[^=\n]+)?=(?!=)|[\"']{re.escape(attr)}[\"']")
-        for rel, text in self.texts().items():
-            if attr not in text:
-                continue
-            lines = {text.count("\n", 0, m.start()) + 1 for m in pat.finditer(text)}
-            if not lines:
-                continue
-            t = self.tree(rel)
-            if t is None:
-                continue
-            for line in _stores(self._funcs(rel, t), lines, attr, names, torch_module, decorators, _module_ctors(t)):
-                self._memo[key] = f"{rel}:{line}"
-                return self._memo[key]
+        for rel in self.files_storing(attr):
+            for recv, fn, cls, outer, line, ctors in self._stores(rel).get(attr, ()):
+                if _is_instance(recv, fn, cls, outer, names, torch_module, decorators, ctors):
+                    self._memo[key] = f"{rel}:{line}"
+                    return self._memo[key]
         return None
 
-    def _funcs(self, rel: str, tree: ast.Module) -> list:
-        got = self._fn_index.get(rel)
-        if got is None:
-            got = self._fn_index[rel] = list(_functions(tree))
+    def files_storing(self, attr: str) -> list[str]:
+        """The files with a textual store of ``attr`` (``.attr =``, or a quoted name in a file
+        that calls setattr), from one regex pass over the tree."""
+        if self._by_attr is None:
+            self._by_attr = {}
+            for rel, text in self.texts().items():
+                found = set(_STORE.findall(text))
+                if "setattr(" in text:
+                    found |= set(_QUOTED.findall(text))
+                for a in found:
+                    self._by_attr.setdefault(a, []).append(rel)
+        return self._by_attr.get(attr, [])
+
+    def _stores(self, rel: str) -> dict[str, list]:
+        """attr -> [(receiver, function, class, outer function, line, module ctors)] of the
+        attribute stores (``obj.x = ...``, ``setattr(obj, "x", ...)``) in the file ``rel``."""
+        got = self._store_index.get(rel)
+        if got is not None:
+            return got
+        got = self._store_index[rel] = {}
+        try:
+            tree = ast.parse(self.texts()[rel])
+        except (SyntaxError, ValueError, RecursionError):
+            return got
+        ctors = _module_ctors(tree)
+        for cls, fn, outer in _functions(tree):
+            for node in _own_nodes(fn):
+                if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                    for t in (node.targets if isinstance(node, ast.Assign) else [node.target]):
+                        if isinstance(t, ast.Attribute):
+                            got.setdefault(t.attr, []).append((t.value, fn, cls, outer, node.lineno, ctors))
+                elif isinstance(node, ast.Call) and dotted(node.func) == "setattr" and len(node.args) >= 2 and \
+                        isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
+                    got.setdefault(node.args[1].value, []).append((node.args[0], fn, cls, outer, node.lineno, ctors))
         return got
 
 
-def _stores(funcs, lines: set[int], attr: str, names: set[str], torch_module: bool, decorators: set[str],
-            ctors: dict[str, str]) -> Iterable[int]:
-    for cls, fn, outer in funcs:
-        end = getattr(fn, "end_lineno", fn.lineno) or fn.lineno
-        if not any(fn.lineno <= ln <= end for ln in lines):
-            continue
-        for node in ast.walk(fn):
-            at = node.args[1].lineno if isinstance(node, ast.Call) and len(node.args) >= 2 else getattr(node, "lineno", 0)
-            if at not in lines:
-                continue
-            recv = None
-            if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-                for t in (node.targets if isinstance(node, ast.Assign) else [node.target]):
-                    if isinstance(t, ast.Attribute) and t.attr == attr:
-                        recv = t.value
-            elif isinstance(node, ast.Call) and dotted(node.func) == "setattr" and len(node.args) >= 2 and \
-                    isinstance(node.args[1], ast.Constant) and node.args[1].value == attr:
-                recv = node.args[0]
-            if recv is not None and _is_instance(recv, fn, cls, outer, names, torch_module, decorators, ctors):
-                yield node.lineno
+def _own_nodes(fn):
+    """The nodes of ``fn``'s body, not descending into nested functions or classes (they are
+    visited as functions of their own)."""
+    todo = list(fn.body)
+    while todo:
+        n = todo.pop()
+        yield n
+        for c in ast.iter_child_nodes(n):
+            if not isinstance(c, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                todo.append(c)
 
 
 def _functions(tree: ast.Module):

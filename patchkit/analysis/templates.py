@@ -61,7 +61,11 @@ def type_checking_only(mod, node) -> bool:
     got = mod.__dict__.get("_tc_classes")
     if got is None:
         got = mod.__dict__["_tc_classes"] = set()
-        for st in ast.walk(mod.tree):
+        todo = list(mod.tree.body)
+        while todo:  # module-level blocks only (classes declared inside functions are not stubs)
+            st = todo.pop()
             if isinstance(st, ast.If) and (dotted(st.test) or "").split(".")[-1] == "TYPE_CHECKING":
                 got |= {id(n) for b in st.body for n in ast.walk(b) if isinstance(n, ast.ClassDef)}
+            elif isinstance(st, (ast.If, ast.Try)):
+                todo += st.body + st.orelse + [x for h in getattr(st, "handlers", []) for x in h.body]
     return id(node) in got

@@ -14,7 +14,7 @@ from .classmodel import ClassFacts, _unimplemented_abstract
 from .model import ClassInfo, dotted, fast_walk, first_param, self_attr
 from .scan import ensure_scanned
 from .reads import collect_reads
-from .severity import _RUN_BEFORE, _branch_only, _calls_super, _mode_split, _why
+from .severity import _RUN_BEFORE, _branch_only, _calls_super, _mode_split, _why, constant_flags
 
 
 class ReadJudge:
@@ -112,7 +112,7 @@ class ReadJudge:
         if attr in ever_in_ctor:
             why = _why(live[0], terminal, attr)
             sev = Severity.WARNING if not strict and (_mode_split(live, terminal, attr) or
-                                                      _branch_only(live, terminal, attr)) else Severity.ERROR
+                                                      _branch_only(live, terminal, attr, self._flags(ci))) else Severity.ERROR
             return M.maybe_unassigned(rel, r.node, ci.qualname, attr, why + in_sub, sev)
         if attr in assigned_anywhere:
             locs = assigned_anywhere[attr]
@@ -225,18 +225,27 @@ class ReadJudge:
         if any(mname in refs for c in mine for m, refs in ensure_scanned(c).self_refs.items() if m != mname):
             return None
         keys = {c.key for c in mine}
-        # a mixin (no __init__, assigns nothing) is written for its hosts: a host that has the
-        # attribute is enough, whoever calls the method on it (diffusers' processors call
-        # attn.get_attention_scores(...) on the hosts that set attn.scale)
-        mixin = "__init__" not in owner.methods and not ensure_scanned(owner).assigned_in
+        # a base without an initialiser (a mixin) is written for its hosts: a host whose own
+        # methods set the attribute as instance state is enough, whoever calls the method on it
+        # (diffusers' processors call attn.get_attention_scores(...) on hosts that set attn.scale).
+        # Not for a name the hosts define as a method: that is the mixin's contract
+        # (DataCollatorMixin.__call__ dispatching to a numpy_call the subclass lacks).
+        mixin = "__init__" not in owner.methods
         for d in self._descendants(owner):
             if d.key in keys:
                 continue
             ensure_scanned(d)
-            if (attr in d.assigned_in or attr in d.class_names) and (
-                    mixin or any(mname in refs for refs in d.self_refs.values())):
+            if (attr in d.assigned_in or attr in d.class_names) and any(mname in refs for refs in d.self_refs.values()):
+                return d.qualname
+            if mixin and attr in d.assigned_in and attr not in d.class_names:
                 return d.qualname
         return None
+
+    def _flags(self, ci: ClassInfo) -> frozenset:
+        got = self._flags_cache.get(ci.key) if hasattr(self, "_flags_cache") else None
+        if got is None:
+            self.__dict__.setdefault("_flags_cache", {})[ci.key] = got = constant_flags(self.facts(ci).classes)
+        return got
 
     def _deferred_init(self, ci: ClassInfo, base: str) -> Optional[str]:
         """``Cls.method`` of ``ci``'s MRO, other than ``__init__``, that runs ``base.__init__`` on the

@@ -97,6 +97,13 @@ class Analyzer(ClassModel, ReadJudge):
         return frozenset.intersection(*(s.assigned for s in terminal)) if terminal else frozenset()
 
 
+    def _declared_for_subclasses(self, ci: ClassInfo, f, attr: str) -> bool:
+        """``attr: T`` (no value) in the body of a class of the MRO, and a subclass of ``ci`` gives
+        it a value in its class body: the class is a template its subclasses complete."""
+        if not any(attr in c.annotated_only for c in f.classes):
+            return False
+        return any(attr in d.class_names for d in self._descendants(ci))
+
     def check_class(self, ci: ClassInfo, report: set[str]) -> list[Finding]:
         f = self.facts(ci)
         if f.skip or f.dynamic:
@@ -205,6 +212,8 @@ class Analyzer(ClassModel, ReadJudge):
                 continue  # library code: its reads are the library's business
             if lib_init_ran and f.unknown_base is not None and not strict:
                 continue  # an unreadable library base's __init__ ran first: it may have set it (nn.Linear: weight)
+            if not strict and self._declared_for_subclasses(ci, f, attr):
+                continue  # `x: T` in the class body, given a value by its subclasses: a contract
             if attr not in assigned_anywhere and attr not in ever_in_ctor:
                 if unknown and not strict:
                     continue

@@ -36,6 +36,7 @@ class InjectionIndex:
         self._texts: Optional[dict[str, str]] = None
         self._store_index: dict[str, dict] = {}
         self._by_attr: Optional[dict[str, list[str]]] = None
+        self._globals: dict[str, Optional[str]] = {}
         self._memo: dict[tuple, Optional[str]] = {}
 
     def texts(self) -> dict[str, str]:
@@ -61,10 +62,18 @@ class InjectionIndex:
         self._memo[key] = None
         for rel in self.files_storing(attr):
             for recv, fn, cls, outer, line, ctors in self._stores(rel).get(attr, ()):
-                if _is_instance(recv, fn, cls, outer, names, torch_module, decorators, ctors):
+                if _is_instance(recv, fn, cls, outer, names, torch_module, decorators, _Ctors(ctors, self)):
                     self._memo[key] = f"{rel}:{line}"
                     return self._memo[key]
         return None
+
+    def global_ctor(self, name: str) -> Optional[str]:
+        """``Cls`` of a module-level ``name = Cls(...)`` anywhere in the tree (an imported global)."""
+        if name not in self._globals:
+            pat = re.compile(rf"^{re.escape(name)}\s*(?::[^=\n]+)?=\s*([A-Za-z_][\w.]*)\(", re.M)
+            self._globals[name] = next((m.group(1).split(".")[-1] for t in self.texts().values()
+                                        if name in t for m in [pat.search(t)] if m), None)
+        return self._globals[name]
 
     def files_storing(self, attr: str) -> list[str]:
         """The files with a textual store of ``attr`` (``.attr =``, or a quoted name in a file
@@ -101,6 +110,17 @@ class InjectionIndex:
                         isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
                     got.setdefault(node.args[1].value, []).append((node.args[0], fn, cls, outer, node.lineno, ctors))
         return got
+
+
+class _Ctors(dict):
+    """The module's ``name = Cls(...)`` globals, falling back on the tree's (imported ones)."""
+
+    def __init__(self, own: dict, index: "InjectionIndex"):
+        super().__init__(own)
+        self.index = index
+
+    def get(self, name, default=None):
+        return super().get(name) or self.index.global_ctor(name) or default
 
 
 def _own_nodes(fn):

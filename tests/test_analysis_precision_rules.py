@@ -316,3 +316,60 @@ def test_strict_keeps_every_rule_off(tmp_path):
         """})
     reps = analyse_paths([root / "pkg"], use_cache=False, settings=Settings(unknown_bases="strict"))
     assert [(f.code, f.severity) for r in reps for f in r.findings] == [("PK003", Severity.ERROR)]
+
+
+CACHE = """\
+    class Cache:
+        def __init__(self):
+            self.layers = []
+            self.offloading = False
+
+        def update(self, k):
+            self.layers.append(k)
+            return self.offloading
+
+        def get_seq_length(self):
+            return len(self.layers)
+
+        def reorder(self, idx):
+            return self.layers
+
+        def crop(self, n):
+            return self.layers
+    """
+
+
+def test_a_facade_that_skips_the_base_init_is_a_warning_an_ordinary_subclass_an_error(tmp_path):
+    root = tree(tmp_path, {"pkg/__init__.py": "", "pkg/base.py": CACHE, "pkg/encdec.py": """\
+        from .base import Cache
+
+
+        class EncoderDecoderCache(Cache):
+            def __init__(self, a, b):
+                self.a, self.b = a, b
+
+            def get_seq_length(self):
+                return self.a.get_seq_length()
+
+            def reorder(self, idx):
+                return self.a.reorder(idx)
+
+            def crop(self, n):
+                return self.a.crop(n)
+        """})
+    got = findings(root)
+    assert got[("EncoderDecoderCache", "offloading", "PK003")] == Severity.WARNING
+    (root / "pkg/encdec.py").write_text(textwrap.dedent("""\
+        from .base import Cache
+
+
+        class Forgot(Cache):
+            def __init__(self, a):
+                self.a = a
+
+            def crop(self, n):
+                return n
+        """))
+    got = findings(root)
+    assert got[("Forgot", "offloading", "PK003")] == Severity.ERROR
+    assert got[("Forgot", "layers", "PK003")] == Severity.ERROR

@@ -148,9 +148,11 @@ class ReadJudge:
                     return M.two_phase(rel, r.node, ci.qualname, attr,
                                        f"assigned in {c}.__init__ ({self._at(ci, c, rel, ln)}), which {later} runs "
                                        f"after construction (deferred initialisation)" + in_sub, sev)
+                facade = self._facade(ci, c) if not strict else None
                 return M.never_assigned(rel, r.node, ci.qualname, attr,
                                         f"assigned in {c}.__init__ ({self._at(ci, c, rel, ln)}), which construction of {ci.qualname} "
-                                        f"never runs (missing super().__init__()?)" + in_sub)
+                                        f"never runs (missing super().__init__()?)" + in_sub + (f"; {facade}" if facade else ""),
+                                        "", Severity.WARNING if facade else Severity.ERROR)
             if not live_locs and shadowed:
                 c, m, ln = shadowed[0]
                 return M.never_assigned(rel, r.node, ci.qualname, attr,
@@ -246,6 +248,23 @@ class ReadJudge:
         if got is None:
             self.__dict__.setdefault("_flags_cache", {})[ci.key] = got = constant_flags(self.facts(ci).classes)
         return got
+
+    def _facade(self, ci: ClassInfo, base: str) -> Optional[str]:
+        """Why ``ci`` skips ``base.__init__`` on purpose: its classes above ``base`` re-implement at
+        least half (and 3 or more) of ``base``'s public methods, so it is a facade over other state
+        (EncoderDecoderCache over two sub-caches, aiohttp's EmptyStreamReader), and what is left of
+        ``base``'s methods may never be called on it. None when it is an ordinary subclass."""
+        classes = self.facts(ci).classes
+        b = next((c for c in classes if c.qualname == base), None)
+        if b is None:
+            return None
+        above = classes[:classes.index(b)]
+        public = {m for m in b.methods if not m.startswith("_") and b.method_kind.get(m) not in ("static", "class")}
+        redone = {m for m in public if any(m in c.methods for c in above)}
+        if len(redone) >= 3 and 2 * len(redone) >= len(public):
+            return (f"{ci.qualname} re-implements {len(redone)} of the {len(public)} public methods of {base} "
+                    f"without running its __init__ (a facade): the inherited method may never be called on it")
+        return None
 
     def _deferred_init(self, ci: ClassInfo, base: str) -> Optional[str]:
         """``Cls.method`` of ``ci``'s MRO, other than ``__init__``, that runs ``base.__init__`` on the

@@ -373,3 +373,56 @@ def test_a_facade_that_skips_the_base_init_is_a_warning_an_ordinary_subclass_an_
     got = findings(root)
     assert got[("Forgot", "offloading", "PK003")] == Severity.ERROR
     assert got[("Forgot", "layers", "PK003")] == Severity.ERROR
+
+
+def test_a_mixin_mixed_into_a_factory_host_is_a_warning_a_lonely_class_an_error(tmp_path):
+    root = tree(tmp_path, {"pkg/__init__.py": "", "pkg/policy.py": """\
+        class ClipGradients:
+            def __init__(self):
+                pass
+
+            def compute_gradients(self, loss):
+                self.grads = loss
+                return self.model.trainable_variables()
+
+
+        class Lonely:
+            def __init__(self):
+                pass
+
+            def compute(self, loss):
+                self.grads = loss
+                return self.model
+
+
+        def get_policy(base):
+            class Policy(ClipGradients, base):
+                def __init__(self):
+                    base.__init__(self)
+                    ClipGradients.__init__(self)
+            return Policy
+        """})
+    got = findings(root)
+    assert got[("ClipGradients", "model", "PK003")] == Severity.WARNING
+    assert got[("Lonely", "model", "PK003")] == Severity.ERROR
+
+
+def test_construction_that_dispatches_by_name_makes_path_reads_warnings(tmp_path):
+    handler = """\
+        class Base:
+            def __init__(self, sock):
+                try:
+                    self.path = sock.readline()
+                    {dispatch}
+                except OSError:
+                    pass
+
+        class Handler(Base):
+            def do_POST(self):
+                return self.path
+        """
+    root = tree(tmp_path, {"pkg/__init__.py": "",
+                           "pkg/h.py": handler.replace("{dispatch}", 'getattr(self, "do_" + self.path)()')})
+    assert findings(root) == {("Handler", "path", "PK001"): Severity.WARNING}
+    (root / "pkg/h.py").write_text(textwrap.dedent(handler.replace("{dispatch}", "pass")))
+    assert findings(root) == {("Handler", "path", "PK001"): Severity.ERROR}

@@ -110,6 +110,9 @@ class CallSemantics:
             self.deleted.add(a)
             self.del_log.append(a)
             return [x.remove(a) for x in st]
+        if f in ("getattr",) and len(c.args) >= 2 and _is_self(c.args[0], sn) and \
+                not (isinstance(c.args[1], ast.Constant) and isinstance(c.args[1].value, str)):
+            self.dynamic_dispatch = self.dynamic_dispatch or c.lineno
         if f in ("getattr",) and len(c.args) == 2 and _is_self(c.args[0], sn):
             k = c.args[1]
             if isinstance(k, ast.Constant) and isinstance(k.value, str):

@@ -294,6 +294,10 @@ class Analyzer(ClassModel, ReadJudge):
                                            ctor.inlined, ctor.seen, ctor.deleted)
                     if fnd is not None:
                         findings.append(fnd)
+        if ctor.dynamic_dispatch and not strict:  # a method picked by name at run time may run inside construction
+            why = f"construction calls a method chosen by name at run time (getattr(self, ...), line {ctor.dynamic_dispatch})"
+            findings = [replace(x, severity=Severity.WARNING, why=f"{x.why}; {why}")
+                        if x.code == "PK001" and x.severity == Severity.ERROR else x for x in findings]
         if f.open and not strict:  # unknown is not wrong: say "could not prove", at info level
             findings = [replace(x, severity=Severity.INFO, why=f"{x.why} [open class: {f.open}]") for x in findings]
         if not strict and not tmpl:  # an owner, a decorator or a helper sets it on the instance from outside

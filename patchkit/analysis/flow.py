@@ -43,6 +43,9 @@ class Constructor(CallSemantics, CompoundStatements):
         self.is_noreturn_call = is_noreturn_call
         self.stack: list[tuple] = []
         self.external_init_ran = False
+        #: line of a ``getattr(self, <computed name>)`` seen during construction: a method chosen at
+        #: run time may run here (BaseHTTPRequestHandler.handle_one_request -> do_POST)
+        self.dynamic_dispatch: Optional[int] = None
         self.inlined: set[str] = set()
         self.resolve_setter = lambda name: next(((c, c.setters[name]) for c in mro
                                                  if isinstance(c, ClassInfo) and name in c.setters), None)

@@ -37,6 +37,8 @@ class InjectionIndex:
         self._store_index: dict[str, dict] = {}
         self._by_attr: Optional[dict[str, list[str]]] = None
         self._globals: dict[str, Optional[str]] = {}
+        self._parsed: dict[str, Optional[ast.Module]] = {}
+        self._class_files: dict[str, list[str]] = {}
         self._memo: dict[tuple, Optional[str]] = {}
 
     def texts(self) -> dict[str, str]:
@@ -66,6 +68,21 @@ class InjectionIndex:
                     self._memo[key] = f"{rel}:{line}"
                     return self._memo[key]
         return None
+
+    def parsed(self, rel: str) -> Optional[ast.Module]:
+        if rel not in self._parsed:
+            try:
+                self._parsed[rel] = ast.parse(self.texts()[rel])
+            except (SyntaxError, ValueError, RecursionError):
+                self._parsed[rel] = None
+        return self._parsed[rel]
+
+    def class_files(self, name: str) -> list[str]:
+        """The files with a ``class <name>`` statement."""
+        if name not in self._class_files:
+            pat = re.compile(rf"^\s*class\s+{re.escape(name)}\b", re.M)
+            self._class_files[name] = [r for r, t in self.texts().items() if name in t and pat.search(t)]
+        return self._class_files[name]
 
     def global_ctor(self, name: str) -> Optional[str]:
         """``Cls`` of a module-level ``name = Cls(...)`` anywhere in the tree (an imported global)."""
@@ -250,11 +267,7 @@ def demote_injected(project, facts, findings: list) -> list:
     classes = [c for c in facts.classes if not c.module.external]
     if not classes:
         return findings
-    top = classes[0].module.name.split(".")[0]
-    base = project.root / top if project.root is not None and (project.root / top).is_dir() else project.root
-    idx = project.__dict__.setdefault("_injection", {}).get(str(base))
-    if idx is None:
-        idx = project.__dict__["_injection"][str(base)] = InjectionIndex(base)
+    idx = _index_for(project, classes[0])
     names = {c.qualname.split(".")[-1] for c in facts.classes} | {e.name.split(".")[-1] for e in facts.externals}
     torch_module = any(e.kind == "module" for e in facts.externals)
     decorators = {(dotted(d.func if isinstance(d, ast.Call) else d) or "").split(".")[-1]
@@ -264,10 +277,50 @@ def demote_injected(project, facts, findings: list) -> list:
     for x in findings:
         if x in todo:
             if x.attr not in memo:
-                memo[x.attr] = escape_assigns(project, classes, x.attr) or idx.injected(x.attr, names, torch_module, decorators)
-            where = memo[x.attr]
-            if where:
-                x = replace(x, severity=Severity.WARNING,
-                            why=f"{x.why}; {where} assigns it on an instance from outside the class (set up after construction?)")
+                where = escape_assigns(project, classes, x.attr) or idx.injected(x.attr, names, torch_module, decorators)
+                if where:
+                    memo[x.attr] = f"{where} assigns it on an instance from outside the class (set up after construction?)"
+                else:
+                    host = host_provides(project, classes[0], x.attr) if x.code == "PK003" else None
+                    memo[x.attr] = f"{host} mixes {classes[0].qualname} into a host whose other bases may provide it" if host else None
+            if memo[x.attr]:
+                x = replace(x, severity=Severity.WARNING, why=f"{x.why}; {memo[x.attr]}")
         out.append(x)
     return out
+
+
+def host_provides(project, ci, attr: str) -> Optional[str]:
+    """A class statement anywhere in the tree (a function's body included: ``build_policy``
+    factories) lists ``ci`` among two or more bases, and that host may provide ``attr``: its
+    body assigns ``self.attr``, or one of its other bases is not a class of the tree (a library
+    class, a factory's parameter), or that base's module assigns ``self.attr``. ``path:line`` of
+    the host, or None."""
+    idx = _index_for(project, ci)
+    short = ci.qualname.split(".")[-1]
+    texts = idx.texts()
+    for rel, text in texts.items():
+        if short not in text or "class " not in text:
+            continue
+        for node in ast.walk(idx.parsed(rel) or ast.Module(body=[], type_ignores=[])):
+            if not isinstance(node, ast.ClassDef) or len(node.bases) < 2:
+                continue
+            names = [(dotted(b) or "").split(".")[-1] for b in node.bases]
+            if short not in names:
+                continue
+            if any(isinstance(t, ast.Attribute) and t.attr == attr and isinstance(t.value, ast.Name) and
+                   t.value.id == "self" and isinstance(t.ctx, ast.Store) for t in ast.walk(node)):
+                return f"{rel}:{node.lineno}"
+            for other in (n for n in names if n and n != short):
+                where = idx.class_files(other)
+                if not where or any(f"self.{attr} =" in texts[r] for r in where):
+                    return f"{rel}:{node.lineno}"
+    return None
+
+
+def _index_for(project, ci) -> InjectionIndex:
+    top = ci.module.name.split(".")[0]
+    base = project.root / top if project.root is not None and (project.root / top).is_dir() else project.root
+    idx = project.__dict__.setdefault("_injection", {}).get(str(base))
+    if idx is None:
+        idx = project.__dict__["_injection"][str(base)] = InjectionIndex(base)
+    return idx

@@ -426,3 +426,100 @@ def test_construction_that_dispatches_by_name_makes_path_reads_warnings(tmp_path
     assert findings(root) == {("Handler", "path", "PK001"): Severity.WARNING}
     (root / "pkg/h.py").write_text(textwrap.dedent(handler.replace("{dispatch}", "pass")))
     assert findings(root) == {("Handler", "path", "PK001"): Severity.ERROR}
+
+
+def test_a_base_without_init_is_completed_by_its_subclasses_even_if_a_neighbour_has_the_name(tmp_path):
+    root = tree(tmp_path, {"pkg/__init__.py": "", "pkg/senet.py": """\
+        class SEModule:
+            def __init__(self):
+                self.relu = abs
+
+
+        class Bottleneck:
+            def forward(self, x):
+                return self.relu(x)
+
+
+        class SEBottleneck(Bottleneck):
+            def __init__(self):
+                self.relu = abs
+        """})
+    assert findings(root) == {}
+
+
+def test_a_mixin_imported_under_an_alias_into_its_host(tmp_path):
+    root = tree(tmp_path, {"pkg/__init__.py": "", "pkg/backend.py": """\
+        class JAXTrainer:
+            def __init__(self):
+                self.train_function = None
+
+            def fit(self):
+                return self.trainable_weights
+        """, "pkg/layer.py": """\
+        class Layer:
+            def __init__(self):
+                self.trainable_weights = []
+        """, "pkg/model.py": """\
+        from .backend import JAXTrainer as Trainer
+        from .layer import Layer
+
+
+        class Model(Trainer, Layer):
+            def __init__(self):
+                Trainer.__init__(self)
+                Layer.__init__(self)
+        """})
+    assert findings(root) == {("JAXTrainer", "trainable_weights", "PK003"): Severity.WARNING}
+
+
+def test_an_unreadable_library_class_before_the_base_may_pass_super_init_on(tmp_path):
+    opt = """\
+        import notinstalled_tracking_lib as tf
+
+
+        class BaseOptimizer:
+            def __init__(self, lr):
+                self.lr = lr
+
+            def step(self):
+                return self.lr
+
+
+        class KerasAutoTrackable(tf.AutoTrackable):
+            pass
+
+
+        class TFOptimizer({bases}):
+            def __init__(self, *a, **k):
+                super().__init__(*a, **k)
+                self.strategy = 1
+        """
+    root = tree(tmp_path, {"pkg/__init__.py": "", "pkg/opt.py": opt.replace("{bases}", "KerasAutoTrackable, BaseOptimizer")})
+    assert findings(root) == {("TFOptimizer", "lr", "PK003"): Severity.WARNING}
+
+
+def test_one_finding_per_read_keeps_the_most_severe_class(tmp_path):
+    """A mixin's read judged a warning for one class must not hide the error of another class
+    that inherits the same read (the run keeps one finding per file, line, attribute, code)."""
+    root = tree(tmp_path, {"pkg/__init__.py": "", "pkg/a_mixin.py": """\
+        class BackendTrainer:
+            def __init__(self):
+                self.fn = None
+
+            def fit(self):
+                return self.weights
+        """, "pkg/b_host.py": """\
+        from .a_mixin import BackendTrainer as Trainer
+
+
+        class Layer:
+            def __init__(self):
+                self.weights = []
+
+
+        class Model(Trainer, Layer):
+            pass
+        """})
+    reps = analyse_paths([root / "pkg"], use_cache=False)
+    got = [(f.cls, f.severity) for r in reps for f in r.findings]
+    assert got == [("Model", Severity.ERROR)]

@@ -181,6 +181,7 @@ class Analyzer(ClassModel, ReadJudge):
             # nn.Module / Thread keep their state in what their own __init__ sets up
             findings.append(M.base_init_skipped(init[0].module.rel, init[1], ci.qualname, base_init.name))
         unknown = f.unknown_base is not None or ctor.external_init_ran and f.unknown_base is not None
+        self._ext_init_ran = ctor.external_init_ran  # read by the judge (a library base may pass super().__init__ on)
         assigned_anywhere: dict[str, list[tuple[str, str, int]]] = {}
         for c in f.classes:
             for a, locs in c.assigned_in.items():

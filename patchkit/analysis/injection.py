@@ -301,10 +301,13 @@ def host_provides(project, ci, attr: str) -> Optional[str]:
     for rel, text in texts.items():
         if short not in text or "class " not in text:
             continue
-        for node in ast.walk(idx.parsed(rel) or ast.Module(body=[], type_ignores=[])):
+        tree = idx.parsed(rel) or ast.Module(body=[], type_ignores=[])
+        alias = {a.asname: a.name.split(".")[-1] for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))
+                 for a in n.names if a.asname}  # `from .jax.trainer import JAXTrainer as Trainer`
+        for node in ast.walk(tree):
             if not isinstance(node, ast.ClassDef) or len(node.bases) < 2:
                 continue
-            names = [(dotted(b) or "").split(".")[-1] for b in node.bases]
+            names = [alias.get(n, n) for n in ((dotted(b) or "").split(".")[-1] for b in node.bases)]
             if short not in names:
                 continue
             if any(isinstance(t, ast.Attribute) and t.attr == attr and isinstance(t.value, ast.Name) and

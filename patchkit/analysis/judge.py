@@ -148,7 +148,7 @@ class ReadJudge:
                     return M.two_phase(rel, r.node, ci.qualname, attr,
                                        f"assigned in {c}.__init__ ({self._at(ci, c, rel, ln)}), which {later} runs "
                                        f"after construction (deferred initialisation)" + in_sub, sev)
-                facade = self._facade(ci, c) if not strict else None
+                facade = (self._facade(ci, c) or self._through_library(ci, c)) if not strict else None
                 return M.never_assigned(rel, r.node, ci.qualname, attr,
                                         f"assigned in {c}.__init__ ({self._at(ci, c, rel, ln)}), which construction of {ci.qualname} "
                                         f"never runs (missing super().__init__()?)" + in_sub + (f"; {facade}" if facade else ""),
@@ -172,11 +172,12 @@ class ReadJudge:
             return None
         if not strict and is_abstract_like() and (_unimplemented_abstract(self.facts(ci).classes) or
                                                 (self._descendant_provides(ci, attr)
-                                                 and not self._unrelated_assigner(ci, attr, owner))):
+                                                 and not (self._constructs(ci) and self._unrelated_assigner(ci, attr, owner)))):
             # a template base: a subclass provides it (and is judged on its own). Not when an
             # unrelated class of the module assigns it: that is the field bug's shape (the
             # assignment landed in EagleDraftWorker.__init__ while EAGLEWorkerV2, itself concrete,
-            # reads it), whatever its subclasses do.
+            # reads it), whatever its subclasses do. A base with no __init__ of its own builds
+            # nothing (timm's senet.Bottleneck: forward() only): its subclasses are its state.
             return None
         if any(e.kind == "unknown" for e in self.facts(ci).externals) and not strict:
             return None
@@ -242,6 +243,25 @@ class ReadJudge:
             if mixin and attr in d.assigned_in and attr not in d.class_names:
                 return d.qualname
         return None
+
+    def _through_library(self, ci: ClassInfo, base: str) -> Optional[str]:
+        """Construction called an unreadable library class's ``__init__`` that comes before
+        ``base`` in the MRO: a cooperative library initialiser (or none at all: the lookup goes on)
+        passes ``super().__init__()`` on to ``base.__init__`` (keras' TFOptimizer(KerasAutoTrackable,
+        BaseOptimizer) through tf's AutoTrackable)."""
+        if not getattr(self, "_ext_init_ran", False):
+            return None
+        for c in self.facts(ci).linear:
+            if getattr(c, "qualname", None) == base:
+                return None
+            if getattr(c, "kind", None) == "unknown":
+                return f"{c.name} (unreadable here) comes first in the MRO and may pass super().__init__() on to it"
+        return None
+
+    def _constructs(self, ci: ClassInfo) -> bool:
+        """A class of ``ci``'s MRO in the tree has an ``__init__`` (or generated fields)."""
+        f = self.facts(ci)
+        return bool(f.field_class) or any("__init__" in c.methods for c in f.classes if not c.module.external)
 
     def _flags(self, ci: ClassInfo) -> frozenset:
         got = self._flags_cache.get(ci.key) if hasattr(self, "_flags_cache") else None

@@ -42,6 +42,9 @@ CODEBASES = {  # name -> (requirement, package folder inside the unpacked releas
     # never looked at while the analyzer's precision rules were written (measured once, at the end)
     "timm": ("timm==1.0.31", "timm"),
     "keras": ("keras==3.12.0", "keras"),
+    # not looked at before the final commit was measured on them
+    "peft": ("peft==0.21.2", "peft"),
+    "datasets": ("datasets==5.2.0", "datasets"),
 }
 DEFAULT = ("deepspeed", "diffusers", "ray", "transformers", "vllm")
 # lightning==2.6.6 (266 files) was tried too: 1 error group in all, too few to sample.

@@ -45,6 +45,8 @@ CODEBASES = {  # name -> (requirement, package folder inside the unpacked releas
     # not looked at before the final commit was measured on them
     "peft": ("peft==0.21.2", "peft"),
     "datasets": ("datasets==5.2.0", "datasets"),
+    "mmdet": ("mmdet==3.3.0", "mmdet"),
+    "nemo": ("nemo_toolkit==3.0.0", "nemo"),
 }
 DEFAULT = ("deepspeed", "diffusers", "ray", "transformers", "vllm")
 # lightning==2.6.6 (266 files) was tried too: 1 error group in all, too few to sample.

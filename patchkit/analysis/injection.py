@@ -293,7 +293,8 @@ def host_provides(project, ci, attr: str) -> Optional[str]:
     """A class statement anywhere in the tree (a function's body included: ``build_policy``
     factories) lists ``ci`` among two or more bases, and that host may provide ``attr``: its
     body assigns ``self.attr``, or one of its other bases is not a class of the tree (a library
-    class, a factory's parameter), or that base's module assigns ``self.attr``. ``path:line`` of
+    class, a factory's parameter), or that base's module assigns ``self.attr`` or defines it as a
+    method or property. ``path:line`` of
     the host, or None."""
     idx = _index_for(project, ci)
     short = ci.qualname.split(".")[-1]
@@ -302,20 +303,25 @@ def host_provides(project, ci, attr: str) -> Optional[str]:
         if short not in text or "class " not in text:
             continue
         tree = idx.parsed(rel) or ast.Module(body=[], type_ignores=[])
-        alias = {a.asname: a.name.split(".")[-1] for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))
-                 for a in n.names if a.asname}  # `from .jax.trainer import JAXTrainer as Trainer`
+        alias: dict[str, set] = {}  # `from .jax.trainer import JAXTrainer as Trainer` (one per backend branch)
+        for n in ast.walk(tree):
+            if isinstance(n, (ast.Import, ast.ImportFrom)):
+                for a in n.names:
+                    if a.asname:
+                        alias.setdefault(a.asname, set()).add(a.name.split(".")[-1])
         for node in ast.walk(tree):
             if not isinstance(node, ast.ClassDef) or len(node.bases) < 2:
                 continue
-            names = [alias.get(n, n) for n in ((dotted(b) or "").split(".")[-1] for b in node.bases)]
-            if short not in names:
+            names = [(dotted(b) or "").split(".")[-1] for b in node.bases]
+            if not any(short == n or short in alias.get(n, ()) for n in names):
                 continue
+            names = [n for n in names if n != short and short not in alias.get(n, ())]
             if any(isinstance(t, ast.Attribute) and t.attr == attr and isinstance(t.value, ast.Name) and
                    t.value.id == "self" and isinstance(t.ctx, ast.Store) for t in ast.walk(node)):
                 return f"{rel}:{node.lineno}"
-            for other in (n for n in names if n and n != short):
+            for other in (n for n in names if n):
                 where = idx.class_files(other)
-                if not where or any(f"self.{attr} =" in texts[r] for r in where):
+                if not where or any(f"self.{attr} =" in texts[r] or f"def {attr}(" in texts[r] for r in where):
                     return f"{rel}:{node.lineno}"
     return None
 

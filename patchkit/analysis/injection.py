@@ -39,6 +39,7 @@ class InjectionIndex:
         self._globals: dict[str, Optional[str]] = {}
         self._parsed: dict[str, Optional[ast.Module]] = {}
         self._class_files: dict[str, list[str]] = {}
+        self._hosts: dict[str, list] = {}
         self._memo: dict[tuple, Optional[str]] = {}
 
     def texts(self) -> dict[str, str]:
@@ -76,6 +77,38 @@ class InjectionIndex:
             except (SyntaxError, ValueError, RecursionError):
                 self._parsed[rel] = None
         return self._parsed[rel]
+
+    def hosts(self, short: str) -> list:
+        """(file, line, attributes its body assigns on self, its other bases) for every class
+        statement of the tree (nested ones too) that lists the class ``short`` (directly or under
+        an import alias) among two or more bases; one scan per class name."""
+        got = self._hosts.get(short)
+        if got is not None:
+            return got
+        got = self._hosts[short] = []
+        for rel, text in self.texts().items():
+            if short not in text or "class " not in text:
+                continue
+            tree = self.parsed(rel)
+            if tree is None:
+                continue
+            alias: dict[str, set] = {}  # `from .jax.trainer import JAXTrainer as Trainer` (one per backend branch)
+            for n in ast.walk(tree):
+                if isinstance(n, (ast.Import, ast.ImportFrom)):
+                    for a in n.names:
+                        if a.asname:
+                            alias.setdefault(a.asname, set()).add(a.name.split(".")[-1])
+            for node in ast.walk(tree):
+                if not isinstance(node, ast.ClassDef) or len(node.bases) < 2:
+                    continue
+                names = [(dotted(b) or "").split(".")[-1] for b in node.bases]
+                if not any(short == n or short in alias.get(n, ()) for n in names):
+                    continue
+                assigned = {t.attr for t in ast.walk(node) if isinstance(t, ast.Attribute) and isinstance(t.ctx, ast.Store)
+                            and isinstance(t.value, ast.Name) and t.value.id == "self"}
+                others = [n for n in names if n and n != short and short not in alias.get(n, ())]
+                got.append((rel, node.lineno, assigned, others))
+        return got
 
     def class_files(self, name: str) -> list[str]:
         """The files with a ``class <name>`` statement."""
@@ -297,32 +330,14 @@ def host_provides(project, ci, attr: str) -> Optional[str]:
     method or property. ``path:line`` of
     the host, or None."""
     idx = _index_for(project, ci)
-    short = ci.qualname.split(".")[-1]
     texts = idx.texts()
-    for rel, text in texts.items():
-        if short not in text or "class " not in text:
-            continue
-        tree = idx.parsed(rel) or ast.Module(body=[], type_ignores=[])
-        alias: dict[str, set] = {}  # `from .jax.trainer import JAXTrainer as Trainer` (one per backend branch)
-        for n in ast.walk(tree):
-            if isinstance(n, (ast.Import, ast.ImportFrom)):
-                for a in n.names:
-                    if a.asname:
-                        alias.setdefault(a.asname, set()).add(a.name.split(".")[-1])
-        for node in ast.walk(tree):
-            if not isinstance(node, ast.ClassDef) or len(node.bases) < 2:
-                continue
-            names = [(dotted(b) or "").split(".")[-1] for b in node.bases]
-            if not any(short == n or short in alias.get(n, ()) for n in names):
-                continue
-            names = [n for n in names if n != short and short not in alias.get(n, ())]
-            if any(isinstance(t, ast.Attribute) and t.attr == attr and isinstance(t.value, ast.Name) and
-                   t.value.id == "self" and isinstance(t.ctx, ast.Store) for t in ast.walk(node)):
-                return f"{rel}:{node.lineno}"
-            for other in (n for n in names if n):
-                where = idx.class_files(other)
-                if not where or any(f"self.{attr} =" in texts[r] or f"def {attr}(" in texts[r] for r in where):
-                    return f"{rel}:{node.lineno}"
+    for rel, line, assigned, others in idx.hosts(ci.qualname.split(".")[-1]):
+        if attr in assigned:
+            return f"{rel}:{line}"
+        for other in others:
+            where = idx.class_files(other)
+            if not where or any(f"self.{attr} =" in texts[r] or f"def {attr}(" in texts[r] for r in where):
+                return f"{rel}:{line}"
     return None
 
 

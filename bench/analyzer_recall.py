@@ -10,7 +10,8 @@ on the buggy tree, and is *clean* on it when it reports nothing for that class +
 fixed tree; a case counts as caught when both hold.
 
 patchkit: `patchkit check <tree> --strict --format json`, a finding matches when its class and
-attribute are the case's (any code, any severity). pyrefly (`pyrefly check --preset default`): an
+attribute are the case's (any code, any severity); with --errors-only, `patchkit check <tree>`
+with the default settings, and only error findings match. pyrefly (`pyrefly check --preset default`): an
 error matches when its message names the attribute in backticks and either names the case's class
 or sits on the case's read line. Writes bench/results/analyzer-recall.json and .md.
 """
@@ -89,21 +90,24 @@ def totals(rows, tool):
     return dict(by_kind)
 
 
-def isolated_patchkit(tree: Path, patchkit_path, site=None):
+def isolated_patchkit(tree: Path, patchkit_path, site=None, errors_only=False):
     """patchkit's findings on a copy of TREE in a fresh temporary folder: inside this repository
     the analyzer would take our pyproject.toml / git root as the project root and name the case's
     modules `bench.analyzer_corpus...`, so absolute imports between its packages would not resolve."""
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "tree"
         shutil.copytree(tree, root)
+        if errors_only:  # what a user sees as errors with the default settings
+            found = run_patchkit(root, patchkit_path, ("--no-cache",), site=site)
+            return [f for f in found if f.get("severity") == "error"]
         return run_patchkit(root, patchkit_path, ("--strict", "--no-cache"), site=site)
 
 
-def run(cases, patchkit_path, use_pyrefly=True, site=None):
+def run(cases, patchkit_path, use_pyrefly=True, site=None, errors_only=False):
     rows = []
     for c in cases:
-        pk_b = isolated_patchkit(c["dir"] / "buggy", patchkit_path, site)
-        pk_f = isolated_patchkit(c["dir"] / "fixed", patchkit_path, site)
+        pk_b = isolated_patchkit(c["dir"] / "buggy", patchkit_path, site, errors_only)
+        pk_f = isolated_patchkit(c["dir"] / "fixed", patchkit_path, site, errors_only)
         py_b = run_pyrefly(c["dir"] / "buggy", site) if use_pyrefly else None
         py_f = run_pyrefly(c["dir"] / "fixed", site) if use_pyrefly else None
         rows.append({"id": c["id"], "project": c["project"], "kind": c["kind"], "class": c["class"],
@@ -152,9 +156,11 @@ def main(argv=None):
     ap.add_argument("--out", type=Path, default=RESULTS)
     ap.add_argument("--site", type=Path, help="third-party sources (e.g. torch .py/.pyi) both tools may read")
     ap.add_argument("--suffix", default="", help="results file suffix, e.g. -main for a baseline run")
+    ap.add_argument("--errors-only", action="store_true",
+                    help="run with the default settings (no --strict) and count only error findings")
     args = ap.parse_args(argv)
     cases = load_cases(only=args.case)
-    rows = run(cases, args.patchkit_path, not args.no_pyrefly, args.site)
+    rows = run(cases, args.patchkit_path, not args.no_pyrefly, args.site, args.errors_only)
     commit = patchkit_commit(args.patchkit_path)
     tot = write(rows, commit, args.patchkit_path, args.out, args.suffix)
     for r in rows:

@@ -773,6 +773,56 @@ class NpuPool(Pool):
     def get(self):
         return self.buf
 """),
+    E("a local bound to super().__init__ (argparse's `superinit = super(...).__init__`) runs it", """
+class Base:
+    def __init__(self, x):
+        self.x = x
+class Mid(Base):
+    def __init__(self):
+        superinit = super(Mid, self).__init__
+        superinit(3)
+    def g(self):
+        return self.x
+"""),
+    E("an unreadable library base's __init__ ran before the read (nn.Linear sets weight)", """
+import torch.nn as nn
+class QuantizedLinear(nn.Linear):
+    def __init__(self, a, b):
+        super().__init__(a, b)
+        shape = self.weight.shape
+        self.weight = nn.Parameter(self.weight.view(shape))
+"""),
+    E("a class declared under `if TYPE_CHECKING:` is a stub that never runs", """
+from typing import TYPE_CHECKING
+import torch.nn as nn
+if TYPE_CHECKING:
+    class Layer(nn.Module):
+        def __init__(self, n) -> None: ...
+        def forward(self):
+            return self.w
+"""),
+    E("an annotation-only attribute that the subclasses give a value is a contract", """
+class DistributionOutput:
+    args_dim: dict
+    def __init__(self, dim=1):
+        self.dim = dim
+        self.args_dim = {k: dim * self.args_dim[k] for k in self.args_dim}
+class StudentTOutput(DistributionOutput):
+    args_dim = {"df": 1, "loc": 1}
+"""),
+    E("nn.Module's own dunder methods are there", """
+import torch.nn as nn
+class Upsample(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.n = n
+        for i in range(n):
+            self.add_module(f"conv_{i}", nn.Conv2d(4, 4, 3))
+    def forward(self, x):
+        for i in range(self.n):
+            x = self.__getattr__(f"conv_{i}")(x)
+        return x
+"""),
 )
 
 INVALID = (
@@ -1232,4 +1282,39 @@ class NpuPool(Pool):
     def reset(self):
         self._create_buffers()
 """, (("PK003", "dim"),)),
+    E("an annotation-only attribute no subclass gives a value is read before it is set", """
+class Sized:
+    size: int
+    def __init__(self):
+        self.half = self.size // 2
+""", (("PK002", "size"),)),
+    E("a failure path with no flag leaves the attribute unassigned", """
+class SymmMemCommunicator:
+    def __init__(self, world):
+        try:
+            self.buffer = [0] * world
+        except RuntimeError:
+            return
+    def all_reduce(self, x):
+        self.buffer[0] = x
+""", (("PK001", "buffer"),)),
+    E("a mixin method calling a method only its other hosts define (the DataCollatorMixin bug)", """
+class CollatorMixin:
+    def __call__(self, x, kind):
+        if kind == "np":
+            return self.numpy_call(x)
+        return self.torch_call(x)
+class DefaultCollator(CollatorMixin):
+    def __init__(self):
+        self.pad = 0
+    def numpy_call(self, x):
+        return x
+    def torch_call(self, x):
+        return x
+class MultipleChoiceCollator(CollatorMixin):
+    def __init__(self):
+        self.pad = 0
+    def torch_call(self, x):
+        return x
+""", (("PK003", "numpy_call"),)),
 )

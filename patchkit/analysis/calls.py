@@ -110,6 +110,9 @@ class CallSemantics:
             self.deleted.add(a)
             self.del_log.append(a)
             return [x.remove(a) for x in st]
+        if f in ("getattr",) and len(c.args) >= 2 and _is_self(c.args[0], sn) and \
+                not (isinstance(c.args[1], ast.Constant) and isinstance(c.args[1].value, str)):
+            self.dynamic_dispatch = self.dynamic_dispatch or c.lineno
         if f in ("getattr",) and len(c.args) == 2 and _is_self(c.args[0], sn):
             k = c.args[1]
             if isinstance(k, ast.Constant) and isinstance(k.value, str):
@@ -139,6 +142,8 @@ class CallSemantics:
             # not a known method: a read of self.<name> (maybe a callable attribute)
             self.read(name, c.func, fr, st)  # type: ignore[arg-type]
             return st
+        if isinstance(c.func, ast.Name) and c.func.id in fr.bound_super:  # superinit = super().__init__; superinit()
+            c = ast.copy_location(ast.Call(func=fr.bound_super[c.func.id], args=c.args, keywords=c.keywords), c)
         # super().__init__(...) / super().helper(...)
         if isinstance(c.func, ast.Attribute) and isinstance(c.func.value, ast.Call) and \
                 dotted(c.func.value.func) == "super":

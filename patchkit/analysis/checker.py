@@ -13,6 +13,8 @@ from .judge import ReadJudge
 from .model import ClassInfo, ModuleInfo, dotted, first_param
 from .project import Project
 from .severity import _excluded, _private, _suppressed
+from .injection import demote_injected
+from .templates import template_of, type_checking_only
 
 NOT_CHECKED_METHODS = {"__init__", "__new__", "__init_subclass__", "__post_init__", "__attrs_post_init__", "__del__", "__setstate__",
                        "__getstate__", "__reduce__", "__reduce_ex__", "__class_getitem__", "__set_name__",
@@ -95,10 +97,22 @@ class Analyzer(ClassModel, ReadJudge):
         return frozenset.intersection(*(s.assigned for s in terminal)) if terminal else frozenset()
 
 
+    def _declared_for_subclasses(self, ci: ClassInfo, f, attr: str) -> bool:
+        """``attr: T`` (no value) in the body of a class of the MRO, and a subclass of ``ci`` gives
+        it a value in its class body: the class is a template its subclasses complete."""
+        if not any(attr in c.annotated_only for c in f.classes):
+            return False
+        return any(attr in d.class_names for d in self._descendants(ci))
+
     def check_class(self, ci: ClassInfo, report: set[str]) -> list[Finding]:
         f = self.facts(ci)
         if f.skip or f.dynamic:
             return []
+        tmpl = template_of(self.project.root, ci.module.rel, self.project.__dict__.setdefault("_templates", {}))
+        if tmpl is None and type_checking_only(ci.module, ci.node):
+            tmpl = "declared under `if TYPE_CHECKING:` (a stub for the type checker, never executed)"
+        if tmpl and not self.settings.show_info:
+            return []  # only info findings would come out
         if ci.qualname.split(".")[-1].endswith("Mixin") and self.settings.unknown_bases != "strict":
             return []  # a mixin is judged through the classes that mix it in (its reads are theirs)
         findings: list[Finding] = []
@@ -121,7 +135,7 @@ class Analyzer(ClassModel, ReadJudge):
                 return
             missing = [s for s in states if attr not in s.assigned]
             if missing:
-                construction_reads.append((attr, node, frame, missing, states))
+                construction_reads.append((attr, node, frame, missing, states, ctor.external_init_ran))
 
         def on_escape(call, frame):
             if not self._escape_is_harmless(call, frame):
@@ -167,6 +181,7 @@ class Analyzer(ClassModel, ReadJudge):
             # nn.Module / Thread keep their state in what their own __init__ sets up
             findings.append(M.base_init_skipped(init[0].module.rel, init[1], ci.qualname, base_init.name))
         unknown = f.unknown_base is not None or ctor.external_init_ran and f.unknown_base is not None
+        self._ext_init_ran = ctor.external_init_ran  # read by the judge (a library base may pass super().__init__ on)
         assigned_anywhere: dict[str, list[tuple[str, str, int]]] = {}
         for c in f.classes:
             for a, locs in c.assigned_in.items():
@@ -192,10 +207,14 @@ class Analyzer(ClassModel, ReadJudge):
                 if not (attr in df.class_level or attr in df.fields or any(attr in k.assigned_in for k in df.classes)):
                     return False
             return True
-        for (attr, node, frame, missing, states) in construction_reads:
+        for (attr, node, frame, missing, states, lib_init_ran) in construction_reads:
             rel = frame.cls.module.rel
             if frame.cls.module.external:
                 continue  # library code: its reads are the library's business
+            if lib_init_ran and f.unknown_base is not None and not strict:
+                continue  # an unreadable library base's __init__ ran first: it may have set it (nn.Linear: weight)
+            if not strict and self._declared_for_subclasses(ci, f, attr):
+                continue  # `x: T` in the class body, given a value by its subclasses: a contract
             if attr not in assigned_anywhere and attr not in ever_in_ctor:
                 if unknown and not strict:
                     continue
@@ -276,8 +295,16 @@ class Analyzer(ClassModel, ReadJudge):
                                            ctor.inlined, ctor.seen, ctor.deleted)
                     if fnd is not None:
                         findings.append(fnd)
+        if ctor.dynamic_dispatch and not strict:  # a method picked by name at run time may run inside construction
+            why = f"construction calls a method chosen by name at run time (getattr(self, ...), line {ctor.dynamic_dispatch})"
+            findings = [replace(x, severity=Severity.WARNING, why=f"{x.why}; {why}")
+                        if x.code == "PK001" and x.severity == Severity.ERROR else x for x in findings]
         if f.open and not strict:  # unknown is not wrong: say "could not prove", at info level
             findings = [replace(x, severity=Severity.INFO, why=f"{x.why} [open class: {f.open}]") for x in findings]
+        if not strict and not tmpl:  # an owner, a decorator or a helper sets it on the instance from outside
+            findings = demote_injected(self.project, f, findings)
+        if tmpl:  # the converter's input, never imported: the generated classes are the ones that run
+            findings = [replace(x, severity=Severity.INFO, why=f"{x.why} [{tmpl}]") for x in findings]
         return findings
 
 

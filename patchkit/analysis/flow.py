@@ -43,6 +43,9 @@ class Constructor(CallSemantics, CompoundStatements):
         self.is_noreturn_call = is_noreturn_call
         self.stack: list[tuple] = []
         self.external_init_ran = False
+        #: line of a ``getattr(self, <computed name>)`` seen during construction: a method chosen at
+        #: run time may run here (BaseHTTPRequestHandler.handle_one_request -> do_POST)
+        self.dynamic_dispatch: Optional[int] = None
         self.inlined: set[str] = set()
         self.resolve_setter = lambda name: next(((c, c.setters[name]) for c in mro
                                                  if isinstance(c, ClassInfo) and name in c.setters), None)
@@ -102,6 +105,12 @@ class Constructor(CallSemantics, CompoundStatements):
     def s_Assign(self, s, st, fr):
         st = self.expr(s.value, st, fr)
         for t in s.targets:
+            if isinstance(t, ast.Name):
+                v = s.value
+                if isinstance(v, ast.Attribute) and isinstance(v.value, ast.Call) and dotted(v.value.func) == "super":
+                    fr.bound_super[t.id] = v
+                else:
+                    fr.bound_super.pop(t.id, None)
             st = self.store(t, st, fr)
             st = self.record_value(t, s.value, st, fr)
         return Flow(normal=st)

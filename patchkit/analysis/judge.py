@@ -14,7 +14,7 @@ from .classmodel import ClassFacts, _unimplemented_abstract
 from .model import ClassInfo, dotted, fast_walk, first_param, self_attr
 from .scan import ensure_scanned
 from .reads import collect_reads
-from .severity import _RUN_BEFORE, _branch_only, _calls_super, _mode_split, _why
+from .severity import _RUN_BEFORE, _branch_only, _calls_super, _mode_split, _why, constant_flags
 
 
 class ReadJudge:
@@ -112,7 +112,7 @@ class ReadJudge:
         if attr in ever_in_ctor:
             why = _why(live[0], terminal, attr)
             sev = Severity.WARNING if not strict and (_mode_split(live, terminal, attr) or
-                                                      _branch_only(live, terminal, attr)) else Severity.ERROR
+                                                      _branch_only(live, terminal, attr, self._flags(ci))) else Severity.ERROR
             return M.maybe_unassigned(rel, r.node, ci.qualname, attr, why + in_sub, sev)
         if attr in assigned_anywhere:
             locs = assigned_anywhere[attr]
@@ -142,9 +142,17 @@ class ReadJudge:
                 live_locs.append((c, m, ln))
             if not live_locs and init_not_run:
                 c, m, ln = init_not_run[0]
+                later = self._deferred_init(ci, c)
+                if later:  # two-phase by design: Base.__init__(self) runs from a later set-up method
+                    sev = Severity.ERROR if self.settings.strict_two_phase else Severity.WARNING
+                    return M.two_phase(rel, r.node, ci.qualname, attr,
+                                       f"assigned in {c}.__init__ ({self._at(ci, c, rel, ln)}), which {later} runs "
+                                       f"after construction (deferred initialisation)" + in_sub, sev)
+                facade = (self._facade(ci, c) or self._through_library(ci, c)) if not strict else None
                 return M.never_assigned(rel, r.node, ci.qualname, attr,
                                         f"assigned in {c}.__init__ ({self._at(ci, c, rel, ln)}), which construction of {ci.qualname} "
-                                        f"never runs (missing super().__init__()?)" + in_sub)
+                                        f"never runs (missing super().__init__()?)" + in_sub + (f"; {facade}" if facade else ""),
+                                        "", Severity.WARNING if facade else Severity.ERROR)
             if not live_locs and shadowed:
                 c, m, ln = shadowed[0]
                 return M.never_assigned(rel, r.node, ci.qualname, attr,
@@ -164,11 +172,12 @@ class ReadJudge:
             return None
         if not strict and is_abstract_like() and (_unimplemented_abstract(self.facts(ci).classes) or
                                                 (self._descendant_provides(ci, attr)
-                                                 and not self._unrelated_assigner(ci, attr, owner))):
+                                                 and not (self._constructs(ci) and self._unrelated_assigner(ci, attr, owner)))):
             # a template base: a subclass provides it (and is judged on its own). Not when an
             # unrelated class of the module assigns it: that is the field bug's shape (the
             # assignment landed in EagleDraftWorker.__init__ while EAGLEWorkerV2, itself concrete,
-            # reads it), whatever its subclasses do.
+            # reads it), whatever its subclasses do. A base with no __init__ of its own builds
+            # nothing (timm's senet.Bottleneck: forward() only): its subclasses are its state.
             return None
         if any(e.kind == "unknown" for e in self.facts(ci).externals) and not strict:
             return None
@@ -219,12 +228,80 @@ class ReadJudge:
         if any(mname in refs for c in mine for m, refs in ensure_scanned(c).self_refs.items() if m != mname):
             return None
         keys = {c.key for c in mine}
+        # a base without an initialiser (a mixin) is written for its hosts: a host whose own
+        # methods set the attribute as instance state is enough, whoever calls the method on it
+        # (diffusers' processors call attn.get_attention_scores(...) on hosts that set attn.scale).
+        # Not for a name the hosts define as a method: that is the mixin's contract
+        # (DataCollatorMixin.__call__ dispatching to a numpy_call the subclass lacks).
+        mixin = "__init__" not in owner.methods
         for d in self._descendants(owner):
             if d.key in keys:
                 continue
             ensure_scanned(d)
             if (attr in d.assigned_in or attr in d.class_names) and any(mname in refs for refs in d.self_refs.values()):
                 return d.qualname
+            if mixin and attr in d.assigned_in and attr not in d.class_names:
+                return d.qualname
+        return None
+
+    def _through_library(self, ci: ClassInfo, base: str) -> Optional[str]:
+        """Construction called an unreadable library class's ``__init__`` that comes before
+        ``base`` in the MRO: a cooperative library initialiser (or none at all: the lookup goes on)
+        passes ``super().__init__()`` on to ``base.__init__`` (keras' TFOptimizer(KerasAutoTrackable,
+        BaseOptimizer) through tf's AutoTrackable)."""
+        if not getattr(self, "_ext_init_ran", False):
+            return None
+        for c in self.facts(ci).linear:
+            if getattr(c, "qualname", None) == base:
+                return None
+            if getattr(c, "kind", None) == "unknown":
+                return f"{c.name} (unreadable here) comes first in the MRO and may pass super().__init__() on to it"
+        return None
+
+    def _constructs(self, ci: ClassInfo) -> bool:
+        """A class of ``ci``'s MRO in the tree has an ``__init__`` (or generated fields)."""
+        f = self.facts(ci)
+        return bool(f.field_class) or any("__init__" in c.methods for c in f.classes if not c.module.external)
+
+    def _flags(self, ci: ClassInfo) -> frozenset:
+        got = self._flags_cache.get(ci.key) if hasattr(self, "_flags_cache") else None
+        if got is None:
+            self.__dict__.setdefault("_flags_cache", {})[ci.key] = got = constant_flags(self.facts(ci).classes)
+        return got
+
+    def _facade(self, ci: ClassInfo, base: str) -> Optional[str]:
+        """Why ``ci`` skips ``base.__init__`` on purpose: its classes above ``base`` re-implement at
+        least half (and 3 or more) of ``base``'s public methods, so it is a facade over other state
+        (EncoderDecoderCache over two sub-caches, aiohttp's EmptyStreamReader), and what is left of
+        ``base``'s methods may never be called on it. None when it is an ordinary subclass."""
+        classes = self.facts(ci).classes
+        b = next((c for c in classes if c.qualname == base), None)
+        if b is None:
+            return None
+        above = classes[:classes.index(b)]
+        public = {m for m in b.methods if not m.startswith("_") and b.method_kind.get(m) not in ("static", "class")}
+        redone = {m for m in public if any(m in c.methods for c in above)}
+        if len(redone) >= 3 and 2 * len(redone) >= len(public):
+            return (f"{ci.qualname} re-implements {len(redone)} of the {len(public)} public methods of {base} "
+                    f"without running its __init__ (a facade): the inherited method may never be called on it")
+        return None
+
+    def _deferred_init(self, ci: ClassInfo, base: str) -> Optional[str]:
+        """``Cls.method`` of ``ci``'s MRO, other than ``__init__``, that runs ``base.__init__`` on the
+        instance (``Base.__init__(self, ...)`` or ``super().__init__(...)``): the class defers its
+        base's initialiser to a set-up method (two-phase initialisation), it did not forget it."""
+        short = base.split(".")[-1]
+        for c in self.facts(ci).classes:
+            if c.module.external or c.qualname == base:
+                continue
+            for mname, fn in c.methods.items():
+                if mname == "__init__" or c.method_kind.get(mname) in ("static", "class"):
+                    continue
+                for node in fast_walk(fn):
+                    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "__init__":
+                        v = node.func.value
+                        if isinstance(v, ast.Call) and dotted(v.func) == "super" or (dotted(v) or "").split(".")[-1] == short:
+                            return f"{c.qualname}.{mname}"
         return None
 
     def _at(self, ci: ClassInfo, qualname: str, rel: str, line: int) -> str:

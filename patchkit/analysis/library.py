@@ -17,7 +17,8 @@ register_forward_hook state_dict load_state_dict parameters named_parameters buf
 named_children modules named_modules train eval requires_grad_ zero_grad share_memory extra_repr compile
 dump_patches _version _apply _call_impl _wrapped_call_impl _get_name _load_from_state_dict _save_to_state_dict
 _named_members _register_state_dict_hook _register_load_state_dict_pre_hook register_load_state_dict_post_hook
-_replicate_for_data_parallel __call__ __dict__ __class__""".split())
+_replicate_for_data_parallel __call__ __dict__ __class__ __getattr__ __setattr__ __delattr__ __dir__
+__setstate__ __getstate__ __repr__""".split())
 EXC_ATTRS = frozenset("args with_traceback add_note __traceback__ __cause__ __context__ __suppress_context__ __notes__ "
                       "errno strerror filename filename2 msg lineno offset text name obj path code value".split())
 THREAD_ATTRS = frozenset("name daemon ident native_id start run join is_alive isDaemon setDaemon getName setName "

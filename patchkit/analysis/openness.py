@@ -84,7 +84,7 @@ def _factories(mod: ModuleInfo) -> dict[str, int]:
     return got
 
 
-_TYPE_CALL = re.compile(r"\btype\([^,()\n]{1,200},\s*\(")
+_TYPE_CALL = re.compile(r"\btype\(\s*[^,()\n]{1,200},\s*\(")
 
 
 def open_reason(classes: list[ClassInfo]) -> Optional[str]:

@@ -294,6 +294,9 @@ def analyse_paths(paths: Iterable[Path], settings: Settings = Settings(), use_ca
     return reports
 
 
+_RANK = {"error": 0, "warning": 1, "info": 2}
+
+
 def _dedupe(raw: list[dict]) -> None:
     """One finding per (file, line, attribute, code) over the whole run: a base's read that
     several subclasses (each analysed with its own file) inherit is reported once, naming the
@@ -305,7 +308,12 @@ def _dedupe(raw: list[dict]) -> None:
         for f in d["findings"]:
             k = (f["path"], f["line"], f["attribute"], f["code"])
             if k in first:
-                if f["class"] != first[k]["class"] and f["class"] not in extra.setdefault(k, []):
+                old = first[k]
+                if _RANK.get(f.get("severity"), 3) < _RANK.get(old.get("severity"), 3):
+                    # the most severe class's finding is the one shown (a mixin's warning must not
+                    # hide a subclass's error on the same read)
+                    f, _ = dict(old), old.update(f)
+                if f["class"] != old["class"] and f["class"] not in extra.setdefault(k, []):
                     extra[k].append(f["class"])
                 continue
             first[k] = f

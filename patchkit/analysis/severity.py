@@ -88,10 +88,13 @@ def _mode_split(missing: list[State], terminal: list[State], attr: str) -> bool:
     return all(len(common - s.assigned) >= 3 for s in missing)
 
 
-def _branch_only(missing: list[State], terminal: list[State], attr: str) -> bool:
+def _branch_only(missing: list[State], terminal: list[State], attr: str, flags: frozenset = frozenset()) -> bool:
     """Every path that misses ``attr`` is told apart from those that have it only by a branch test
     (a configuration/mode choice), not by an exception, a loop that may not run, an unmatched
-    ``match`` or a deletion. Such reads are mode-dependent: a warning, unless strict."""
+    ``match`` or a deletion. Such reads are mode-dependent: a warning, unless strict. ``flags``:
+    (attribute, truth) pairs the class assigns as constants; a path that records itself in a flag
+    the class also sets the other way is a mode too (`self.disabled = True; return` on failure,
+    `self.disabled = False` once set up)."""
     having = [s for s in terminal if attr in s.assigned]
     if not having:
         return False
@@ -100,6 +103,8 @@ def _branch_only(missing: list[State], terminal: list[State], attr: str) -> bool
         distinct = [c for c in s.conds if (c[0], c[1]) not in common]
         if any(c[2] < 0 and (c[0], not c[1]) in common for c in distinct):
             continue  # the path records itself in a flag (`self.enabled = False; return`): a mode
+        if any(c[2] < 0 and (c[0], not c[1]) in flags for c in distinct):
+            continue  # the path sets a flag (`self.disabled = True; return`) that the class sets the other way elsewhere
         if any(c[0] in ("<except>", "<with>", "<match>") for c in distinct):
             return False  # an exception swallowed or no case matched: not a mode, a hole
     return True
@@ -133,3 +138,21 @@ def _suppressed(f: Finding, lines: dict[str, list[str]]) -> bool:
             codes = mt.group(1)
             return not codes or f.code in [x.strip() for x in codes.split(",")]
     return False
+
+
+def constant_flags(classes) -> frozenset:
+    """(attribute, truth) for every ``self.<a> = <constant>`` in the methods of ``classes``."""
+    out = set()
+    for c in classes:
+        if c.module.external:
+            continue
+        for fn in c.methods.values():
+            sn = fn.args.args[0].arg if fn.args.args else None
+            if sn is None:
+                continue
+            for node in fast_walk(fn):
+                if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant):
+                    for t in node.targets:
+                        if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == sn:
+                            out.add((t.attr, bool(node.value.value)))
+    return frozenset(out)

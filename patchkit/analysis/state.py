@@ -105,6 +105,9 @@ class Frame:
     consts: dict = field(default_factory=dict)
     #: functions defined in this function's body so far (a call runs their body now)
     local_funcs: dict = field(default_factory=dict)
+    #: locals bound to a super() method (``superinit = super(ArgumentParser, self).__init__``):
+    #: calling the local calls that method
+    bound_super: dict = field(default_factory=dict)
     #: conditions the states carried when this function was entered (older than its locals)
     entry_conds: frozenset = frozenset()
     #: locals stored under their own name (self.x = x): their facts outlive the call as facts

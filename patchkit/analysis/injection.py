@@ -1,0 +1,350 @@
+"""Attributes injected from outside the class: code elsewhere in the tree assigns ``obj.x = ...``
+(or ``setattr(obj, "x", ...)``) on an object that is, by evidence at the store, an instance of
+the class or of one of its bases. The owner sets the attribute up after construction
+(``HookRegistry.register_hook(hook: ModelHook)`` sets ``hook.fn_ref``; ``connect(worker=
+global_worker)`` sets ``worker.core_worker``; ``self.decoder._lm_head_ref = ...`` where
+``self.decoder = MBartDecoderNoPos(...)``; a decorator's wrapper sets ``instance.registry``
+before the wrapped ``__init__`` runs; ``start(self)`` hands the instance to a function that
+assigns it). A read of such an attribute is an ordering question (two-phase), not a hole.
+
+Evidence for the receiver's class, at the store: a parameter annotation or default naming it, a
+local or owner attribute constructed as it, a loop over ``.modules()`` for ``nn.Module``
+subclasses, the first parameter of a wrapper made by a decorator of one of its methods. A bare
+name with no evidence does not count (``.dtype = ...`` on some other object is not this
+class's)."""
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+from typing import Optional
+
+from .model import dotted
+
+MAX_FILES = 30000
+GENERIC = {"object", "Module", "ABC", "Generic", "Protocol", "Any"}
+_STORE = re.compile(r"\.\s*([A-Za-z_]\w*)\s*(?::[^=\n]+)?=(?!=)")
+_QUOTED = re.compile(r"[\"']([A-Za-z_]\w*)[\"']")
+_MODULE_ITER = {"modules", "children", "named_modules", "named_children"}
+
+
+class InjectionIndex:
+    """Per project: the tree's sources (read once) and where an attribute is stored from outside."""
+
+    def __init__(self, root: Optional[Path]):
+        self.root = root
+        self._texts: Optional[dict[str, str]] = None
+        self._store_index: dict[str, dict] = {}
+        self._by_attr: Optional[dict[str, list[str]]] = None
+        self._globals: dict[str, Optional[str]] = {}
+        self._parsed: dict[str, Optional[ast.Module]] = {}
+        self._class_files: dict[str, list[str]] = {}
+        self._hosts: dict[str, list] = {}
+        self._memo: dict[tuple, Optional[str]] = {}
+
+    def texts(self) -> dict[str, str]:
+        if self._texts is None:
+            self._texts = {}
+            if self.root is not None and self.root.is_dir():
+                for i, p in enumerate(sorted(self.root.rglob("*.py"))):
+                    if i >= MAX_FILES:
+                        break
+                    try:
+                        self._texts[p.relative_to(self.root).as_posix()] = p.read_text(encoding="utf-8", errors="replace")
+                    except OSError:
+                        continue
+        return self._texts
+
+    def injected(self, attr: str, names: set[str], torch_module: bool, decorators: set[str]) -> Optional[str]:
+        """``path:line`` of a store of ``attr`` on an object of one of the classes ``names``
+        (short names of the class and its bases), or None."""
+        names = {n for n in names if n not in GENERIC}
+        key = (attr, frozenset(names), torch_module, frozenset(decorators))
+        if key in self._memo:
+            return self._memo[key]
+        self._memo[key] = None
+        for rel in self.files_storing(attr):
+            for recv, fn, cls, outer, line, ctors in self._stores(rel).get(attr, ()):
+                if _is_instance(recv, fn, cls, outer, names, torch_module, decorators, _Ctors(ctors, self)):
+                    self._memo[key] = f"{rel}:{line}"
+                    return self._memo[key]
+        return None
+
+    def parsed(self, rel: str) -> Optional[ast.Module]:
+        if rel not in self._parsed:
+            try:
+                self._parsed[rel] = ast.parse(self.texts()[rel])
+            except (SyntaxError, ValueError, RecursionError):
+                self._parsed[rel] = None
+        return self._parsed[rel]
+
+    def hosts(self, short: str) -> list:
+        """(file, line, attributes its body assigns on self, its other bases) for every class
+        statement of the tree (nested ones too) that lists the class ``short`` (directly or under
+        an import alias) among two or more bases; one scan per class name."""
+        got = self._hosts.get(short)
+        if got is not None:
+            return got
+        got = self._hosts[short] = []
+        for rel, text in self.texts().items():
+            if short not in text or "class " not in text:
+                continue
+            tree = self.parsed(rel)
+            if tree is None:
+                continue
+            alias: dict[str, set] = {}  # `from .jax.trainer import JAXTrainer as Trainer` (one per backend branch)
+            for n in ast.walk(tree):
+                if isinstance(n, (ast.Import, ast.ImportFrom)):
+                    for a in n.names:
+                        if a.asname:
+                            alias.setdefault(a.asname, set()).add(a.name.split(".")[-1])
+            for node in ast.walk(tree):
+                if not isinstance(node, ast.ClassDef) or len(node.bases) < 2:
+                    continue
+                names = [(dotted(b) or "").split(".")[-1] for b in node.bases]
+                if not any(short == n or short in alias.get(n, ()) for n in names):
+                    continue
+                assigned = {t.attr for t in ast.walk(node) if isinstance(t, ast.Attribute) and isinstance(t.ctx, ast.Store)
+                            and isinstance(t.value, ast.Name) and t.value.id == "self"}
+                others = [n for n in names if n and n != short and short not in alias.get(n, ())]
+                got.append((rel, node.lineno, assigned, others))
+        return got
+
+    def class_files(self, name: str) -> list[str]:
+        """The files with a ``class <name>`` statement."""
+        if name not in self._class_files:
+            pat = re.compile(rf"^\s*class\s+{re.escape(name)}\b", re.M)
+            self._class_files[name] = [r for r, t in self.texts().items() if name in t and pat.search(t)]
+        return self._class_files[name]
+
+    def global_ctor(self, name: str) -> Optional[str]:
+        """``Cls`` of a module-level ``name = Cls(...)`` anywhere in the tree (an imported global)."""
+        if name not in self._globals:
+            pat = re.compile(rf"^{re.escape(name)}\s*(?::[^=\n]+)?=\s*([A-Za-z_][\w.]*)\(", re.M)
+            self._globals[name] = next((m.group(1).split(".")[-1] for t in self.texts().values()
+                                        if name in t for m in [pat.search(t)] if m), None)
+        return self._globals[name]
+
+    def files_storing(self, attr: str) -> list[str]:
+        """The files with a textual store of ``attr`` (``.attr =``, or a quoted name in a file
+        that calls setattr), from one regex pass over the tree."""
+        if self._by_attr is None:
+            self._by_attr = {}
+            for rel, text in self.texts().items():
+                found = set(_STORE.findall(text))
+                if "setattr(" in text:
+                    found |= set(_QUOTED.findall(text))
+                for a in found:
+                    self._by_attr.setdefault(a, []).append(rel)
+        return self._by_attr.get(attr, [])
+
+    def _stores(self, rel: str) -> dict[str, list]:
+        """attr -> [(receiver, function, class, outer function, line, module ctors)] of the
+        attribute stores (``obj.x = ...``, ``setattr(obj, "x", ...)``) in the file ``rel``."""
+        got = self._store_index.get(rel)
+        if got is not None:
+            return got
+        got = self._store_index[rel] = {}
+        try:
+            tree = ast.parse(self.texts()[rel])
+        except (SyntaxError, ValueError, RecursionError):
+            return got
+        ctors = _module_ctors(tree)
+        for cls, fn, outer in _functions(tree):
+            for node in _own_nodes(fn):
+                if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                    for t in (node.targets if isinstance(node, ast.Assign) else [node.target]):
+                        if isinstance(t, ast.Attribute):
+                            got.setdefault(t.attr, []).append((t.value, fn, cls, outer, node.lineno, ctors))
+                elif isinstance(node, ast.Call) and dotted(node.func) == "setattr" and len(node.args) >= 2 and \
+                        isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
+                    got.setdefault(node.args[1].value, []).append((node.args[0], fn, cls, outer, node.lineno, ctors))
+        return got
+
+
+class _Ctors(dict):
+    """The module's ``name = Cls(...)`` globals, falling back on the tree's (imported ones)."""
+
+    def __init__(self, own: dict, index: "InjectionIndex"):
+        super().__init__(own)
+        self.index = index
+
+    def get(self, name, default=None):
+        return super().get(name) or self.index.global_ctor(name) or default
+
+
+def _own_nodes(fn):
+    """The nodes of ``fn``'s body, not descending into nested functions or classes (they are
+    visited as functions of their own)."""
+    todo = list(fn.body)
+    while todo:
+        n = todo.pop()
+        yield n
+        for c in ast.iter_child_nodes(n):
+            if not isinstance(c, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                todo.append(c)
+
+
+def _functions(tree: ast.Module):
+    """(enclosing class or None, function, enclosing function or None) for every function."""
+    def visit(body, cls, outer):
+        for n in body:
+            if isinstance(n, ast.ClassDef):
+                yield from visit(n.body, n, None)
+            elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                yield cls, n, outer
+                yield from visit(n.body, None, n)
+            elif isinstance(n, (ast.If, ast.Try, ast.With)):
+                yield from visit(getattr(n, "body", []) + getattr(n, "orelse", []), cls, outer)
+    yield from visit(tree.body, None, None)
+
+
+def _names_in(expr: Optional[ast.AST]) -> set[str]:
+    if expr is None:
+        return set()
+    if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
+        return set(re.findall(r"[A-Za-z_]\w*", expr.value))
+    return {(dotted(n) or "").split(".")[-1] for n in ast.walk(expr) if isinstance(n, (ast.Name, ast.Attribute))}
+
+
+def _built_as(value: ast.AST) -> str:
+    return (dotted(value.func) or "").split(".")[-1] if isinstance(value, ast.Call) else ""
+
+
+def _module_ctors(tree: ast.Module) -> dict[str, str]:
+    """Module-level ``name = Cls(...)`` -> Cls."""
+    out = {}
+    for n in tree.body:
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) and _built_as(n.value):
+            out[n.targets[0].id] = _built_as(n.value)
+    return out
+
+
+def _is_instance(recv, fn, cls, outer, names, torch_module, decorators, ctors) -> bool:
+    args = fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs
+    selfname = args[0].arg if args and cls is not None else None
+    if isinstance(recv, ast.Name):
+        if recv.id == selfname:
+            return False  # the class's own assignment: the ordinary rules see it
+        defaults = dict(zip([a.arg for a in (fn.args.posonlyargs + fn.args.args)][::-1], fn.args.defaults[::-1]))
+        defaults.update({a.arg: d for a, d in zip(fn.args.kwonlyargs, fn.args.kw_defaults) if d is not None})
+        for a in args:
+            if a.arg == recv.id:
+                if _names_in(a.annotation) & names:
+                    return True
+                d = defaults.get(a.arg)
+                if isinstance(d, ast.Name) and ctors.get(d.id) in names:
+                    return True
+                # a decorator's wrapper: its first parameter is the decorated method's instance
+                if outer is not None and a is args[0] and outer.name in decorators:
+                    return True
+        for n in ast.walk(fn):
+            if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == recv.id for t in n.targets) \
+                    and _built_as(n.value) in names:
+                return True
+            if torch_module and isinstance(n, ast.For) and isinstance(n.iter, ast.Call) and \
+                    isinstance(n.iter.func, ast.Attribute) and n.iter.func.attr in _MODULE_ITER and \
+                    recv.id in {x.id for x in ast.walk(n.target) if isinstance(x, ast.Name)}:
+                return True
+        return False
+    # self.<owned>.x = ...: the owner built self.<owned> as one of the classes
+    if isinstance(recv, ast.Attribute) and isinstance(recv.value, ast.Name) and recv.value.id == selfname and cls is not None:
+        for n in ast.walk(cls):
+            if isinstance(n, (ast.Assign, ast.AnnAssign)):
+                for t in (n.targets if isinstance(n, ast.Assign) else [n.target]):
+                    if isinstance(t, ast.Attribute) and t.attr == recv.attr and n.value is not None and \
+                            (_built_as(n.value) in names or isinstance(n, ast.AnnAssign) and _names_in(n.annotation) & names):
+                        return True
+    return False
+
+
+def escape_assigns(project, ci_classes, attr: str) -> Optional[str]:
+    """``func(self)`` in a method of the MRO, where ``func`` (in the tree) assigns ``param.attr``
+    on the parameter that receives the instance: ``path:line`` of that store, or None."""
+    for c in ci_classes:
+        if c.module.external:
+            continue
+        for mname, fn in c.methods.items():
+            args = fn.args.posonlyargs + fn.args.args
+            if not args:
+                continue
+            sn = args[0].arg
+            for call in ast.walk(fn):
+                if not isinstance(call, ast.Call):
+                    continue
+                pos = [i for i, a in enumerate(call.args) if isinstance(a, ast.Name) and a.id == sn]
+                if not pos or not dotted(call.func):
+                    continue
+                r = project.resolve_function(c.module, dotted(call.func))
+                if r is None:
+                    continue
+                mod, target = r[0], r[1]
+                params = [a.arg for a in target.args.posonlyargs + target.args.args]
+                recv = {params[i] for i in pos if i < len(params)}
+                for n in ast.walk(target):
+                    if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store) and n.attr == attr and \
+                            isinstance(n.value, ast.Name) and n.value.id in recv:
+                        return f"{getattr(mod, 'rel', '?')}:{n.lineno}"
+    return None
+
+
+def demote_injected(project, facts, findings: list) -> list:
+    """Error findings (PK001/PK003) on attributes injected from outside become warnings that
+    name the store."""
+    from dataclasses import replace
+
+    from ..ftypes import Severity
+    todo = [x for x in findings if x.severity == Severity.ERROR and x.code in ("PK001", "PK003") and x.attr]
+    if not todo:
+        return findings
+    classes = [c for c in facts.classes if not c.module.external]
+    if not classes:
+        return findings
+    idx = _index_for(project, classes[0])
+    names = {c.qualname.split(".")[-1] for c in facts.classes} | {e.name.split(".")[-1] for e in facts.externals}
+    torch_module = any(e.kind == "module" for e in facts.externals)
+    decorators = {(dotted(d.func if isinstance(d, ast.Call) else d) or "").split(".")[-1]
+                  for c in classes for fn in c.methods.values() for d in fn.decorator_list}
+    memo: dict[str, Optional[str]] = {}
+    out = []
+    for x in findings:
+        if x in todo:
+            if x.attr not in memo:
+                where = escape_assigns(project, classes, x.attr) or idx.injected(x.attr, names, torch_module, decorators)
+                if where:
+                    memo[x.attr] = f"{where} assigns it on an instance from outside the class (set up after construction?)"
+                else:
+                    host = host_provides(project, classes[0], x.attr) if x.code == "PK003" else None
+                    memo[x.attr] = f"{host} mixes {classes[0].qualname} into a host whose other bases may provide it" if host else None
+            if memo[x.attr]:
+                x = replace(x, severity=Severity.WARNING, why=f"{x.why}; {memo[x.attr]}")
+        out.append(x)
+    return out
+
+
+def host_provides(project, ci, attr: str) -> Optional[str]:
+    """A class statement anywhere in the tree (a function's body included: ``build_policy``
+    factories) lists ``ci`` among two or more bases, and that host may provide ``attr``: its
+    body assigns ``self.attr``, or one of its other bases is not a class of the tree (a library
+    class, a factory's parameter), or that base's module assigns ``self.attr`` or defines it as a
+    method or property. ``path:line`` of
+    the host, or None."""
+    idx = _index_for(project, ci)
+    texts = idx.texts()
+    for rel, line, assigned, others in idx.hosts(ci.qualname.split(".")[-1]):
+        if attr in assigned:
+            return f"{rel}:{line}"
+        for other in others:
+            where = idx.class_files(other)
+            if not where or any(f"self.{attr} =" in texts[r] or f"def {attr}(" in texts[r] for r in where):
+                return f"{rel}:{line}"
+    return None
+
+
+def _index_for(project, ci) -> InjectionIndex:
+    top = ci.module.name.split(".")[0]
+    base = project.root / top if project.root is not None and (project.root / top).is_dir() else project.root
+    idx = project.__dict__.setdefault("_injection", {}).get(str(base))
+    if idx is None:
+        idx = project.__dict__["_injection"][str(base)] = InjectionIndex(base)
+    return idx

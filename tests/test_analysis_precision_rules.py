@@ -523,3 +523,31 @@ def test_one_finding_per_read_keeps_the_most_severe_class(tmp_path):
     reps = analyse_paths([root / "pkg"], use_cache=False)
     got = [(f.cls, f.severity) for r in reps for f in r.findings]
     assert got == [("Model", Severity.ERROR)]
+
+
+def test_a_base_called_BaseModel_is_pydantic_only_when_it_comes_from_pydantic(tmp_path):
+    """mmdet's largest false-positive group: mmengine's ``BaseModel`` (an nn.Module) was read as
+    pydantic's, so nn.Module's ``training`` and ``modules()`` looked unassigned. A qualified base is
+    a field base only when it comes from the library; pydantic's stays one."""
+    from patchkit.analysis.library import classify_external
+    assert classify_external("mmengine.model.BaseModel").kind == "unknown"
+    assert classify_external("pydantic.BaseModel").kind == "field"
+    assert classify_external("pydantic.main.BaseModel").kind == "field"
+    assert classify_external("typing.NamedTuple").kind == "field"
+    assert classify_external("BaseModel").kind == "field"  # import not resolved: as before
+    root = tree(tmp_path, {"pkg/__init__.py": "", "pkg/det.py": """\
+        from mmengine.model import BaseModel
+
+
+        class Detector(BaseModel):
+            def __init__(self, cfg):
+                super().__init__()
+                self.cfg = cfg
+
+            def step(self):
+                if self.training:
+                    return self.cfg
+                return list(self.modules())
+        """})
+    got = findings(root)
+    assert ("Detector", "training", "PK003") not in got and ("Detector", "modules", "PK003") not in got

@@ -46,13 +46,25 @@ class External:
 
 
 
+#: where a qualified field base must come from (mmengine's ``BaseModel`` is an nn.Module, not pydantic)
+FIELD_BASE_MODULES = {"pydantic": ("pydantic", "pydantic_settings", "sqlmodel", "beanie", "odmantic"),
+                      "msgspec": ("msgspec",), "namedtuple": ("typing", "typing_extensions", "collections")}
+
+
+def _from_library(name: str, library: str) -> bool:
+    """A bare name (its import not resolved) may be the library's; a qualified one must come from it."""
+    if "." not in name:
+        return True
+    return name.split(".")[0] in FIELD_BASE_MODULES.get(library, (library,))
+
+
 def classify_external(name: str) -> External:
     last = name.split(".")[-1]
     if name in ORDINARY or last in ("object", "ABC", "Generic"):
         return External(name, "ordinary")
     if last == "Module" and ("nn" in name or name == "Module" or name.startswith("torch")):
         return External(name, "module")
-    if last in FIELD_BASES:
+    if last in FIELD_BASES and _from_library(name, FIELD_BASES[last]):
         return External(name, "field")
     if last in SKIP_BASES:
         return External(name, "skip")

@@ -23,9 +23,15 @@ from .model import dotted
 
 MAX_FILES = 30000
 GENERIC = {"object", "Module", "ABC", "Generic", "Protocol", "Any"}
+#: a store ``<receiver>.attr = ...``; a bare ``self`` receiver is the class's own assignment, which
+#: the ordinary rules see (a function outside a class whose parameter is annotated ``self: C`` is
+#: the one case it could be evidence: kept by the annotation check below)
 _STORE = re.compile(r"\.\s*([A-Za-z_]\w*)\s*(?::[^=\n]+)?=(?!=)")
+_SELF_ANNOTATED = re.compile(r"\bself\s*:")
 _QUOTED = re.compile(r"[\"']([A-Za-z_]\w*)[\"']")
 _MODULE_ITER = {"modules", "children", "named_modules", "named_children"}
+#: a class statement whose bases hold a comma (two or more bases; keywords too, the AST decides)
+_MULTI_BASE = re.compile(r"^[ \t]*class\s+\w+\s*\([^)]*,", re.M)
 
 
 class InjectionIndex:
@@ -40,6 +46,7 @@ class InjectionIndex:
         self._parsed: dict[str, Optional[ast.Module]] = {}
         self._class_files: dict[str, list[str]] = {}
         self._hosts: dict[str, list] = {}
+        self._multi: Optional[list] = None
         self._memo: dict[tuple, Optional[str]] = {}
 
     def texts(self) -> dict[str, str]:
@@ -81,34 +88,44 @@ class InjectionIndex:
     def hosts(self, short: str) -> list:
         """(file, line, attributes its body assigns on self, its other bases) for every class
         statement of the tree (nested ones too) that lists the class ``short`` (directly or under
-        an import alias) among two or more bases; one scan per class name."""
+        an import alias) among two or more bases."""
         got = self._hosts.get(short)
         if got is not None:
             return got
         got = self._hosts[short] = []
-        for rel, text in self.texts().items():
-            if short not in text or "class " not in text:
+        for rel, line, names, alias, assigned in self._multi_base_classes():
+            if not any(short == n or short in alias.get(n, ()) for n in names):
                 continue
-            tree = self.parsed(rel)
-            if tree is None:
-                continue
-            alias: dict[str, set] = {}  # `from .jax.trainer import JAXTrainer as Trainer` (one per backend branch)
-            for n in ast.walk(tree):
-                if isinstance(n, (ast.Import, ast.ImportFrom)):
-                    for a in n.names:
-                        if a.asname:
-                            alias.setdefault(a.asname, set()).add(a.name.split(".")[-1])
-            for node in ast.walk(tree):
-                if not isinstance(node, ast.ClassDef) or len(node.bases) < 2:
-                    continue
-                names = [(dotted(b) or "").split(".")[-1] for b in node.bases]
-                if not any(short == n or short in alias.get(n, ()) for n in names):
-                    continue
-                assigned = {t.attr for t in ast.walk(node) if isinstance(t, ast.Attribute) and isinstance(t.ctx, ast.Store)
-                            and isinstance(t.value, ast.Name) and t.value.id == "self"}
-                others = [n for n in names if n and n != short and short not in alias.get(n, ())]
-                got.append((rel, node.lineno, assigned, others))
+            others = [n for n in names if n and n != short and short not in alias.get(n, ())]
+            got.append((rel, line, assigned, others))
         return got
+
+    def _multi_base_classes(self) -> list:
+        """(file, line, base short names, the file's import aliases, attributes the body assigns
+        on self) of every class statement with two or more bases: one walk of the tree."""
+        if self._multi is None:
+            self._multi = []
+            for rel, text in self.texts().items():
+                if not _MULTI_BASE.search(text):
+                    continue
+                tree = self.parsed(rel)
+                if tree is None:
+                    continue
+                alias: dict[str, set] = {}  # `from .jax.trainer import JAXTrainer as Trainer` (one per backend branch)
+                classes = []
+                for n in ast.walk(tree):
+                    if isinstance(n, (ast.Import, ast.ImportFrom)):
+                        for a in n.names:
+                            if a.asname:
+                                alias.setdefault(a.asname, set()).add(a.name.split(".")[-1])
+                    elif isinstance(n, ast.ClassDef) and len(n.bases) >= 2:
+                        classes.append(n)
+                for node in classes:
+                    names = [(dotted(b) or "").split(".")[-1] for b in node.bases]
+                    assigned = {t.attr for t in ast.walk(node) if isinstance(t, ast.Attribute)
+                                and isinstance(t.ctx, ast.Store) and isinstance(t.value, ast.Name) and t.value.id == "self"}
+                    self._multi.append((rel, node.lineno, names, alias, assigned))
+        return self._multi
 
     def class_files(self, name: str) -> list[str]:
         """The files with a ``class <name>`` statement."""
@@ -131,7 +148,8 @@ class InjectionIndex:
         if self._by_attr is None:
             self._by_attr = {}
             for rel, text in self.texts().items():
-                found = set(_STORE.findall(text))
+                keep_self = bool(_SELF_ANNOTATED.search(text))
+                found = {m.group(1) for m in _STORE.finditer(text) if keep_self or not _on_bare_self(text, m.start())}
                 if "setattr(" in text:
                     found |= set(_QUOTED.findall(text))
                 for a in found:
@@ -145,9 +163,8 @@ class InjectionIndex:
         if got is not None:
             return got
         got = self._store_index[rel] = {}
-        try:
-            tree = ast.parse(self.texts()[rel])
-        except (SyntaxError, ValueError, RecursionError):
+        tree = self.parsed(rel)
+        if tree is None:
             return got
         ctors = _module_ctors(tree)
         for cls, fn, outer in _functions(tree):
@@ -171,6 +188,14 @@ class _Ctors(dict):
 
     def get(self, name, default=None):
         return super().get(name) or self.index.global_ctor(name) or default
+
+
+def _on_bare_self(text: str, dot: int) -> bool:
+    """Whether the ``.`` at ``dot`` follows a bare ``self`` (``self.x =``, not ``myself.x =``)."""
+    i = dot
+    while i > 0 and text[i - 1] in " \t":
+        i -= 1
+    return text[max(0, i - 4):i] == "self" and (i < 5 or not (text[i - 5].isalnum() or text[i - 5] in "_."))
 
 
 def _own_nodes(fn):
@@ -264,28 +289,47 @@ def escape_assigns(project, ci_classes, attr: str) -> Optional[str]:
     for c in ci_classes:
         if c.module.external:
             continue
-        for mname, fn in c.methods.items():
-            args = fn.args.posonlyargs + fn.args.args
-            if not args:
-                continue
-            sn = args[0].arg
-            for call in ast.walk(fn):
-                if not isinstance(call, ast.Call):
-                    continue
-                pos = [i for i, a in enumerate(call.args) if isinstance(a, ast.Name) and a.id == sn]
-                if not pos or not dotted(call.func):
-                    continue
-                r = project.resolve_function(c.module, dotted(call.func))
-                if r is None:
-                    continue
-                mod, target = r[0], r[1]
-                params = [a.arg for a in target.args.posonlyargs + target.args.args]
-                recv = {params[i] for i in pos if i < len(params)}
-                for n in ast.walk(target):
-                    if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store) and n.attr == attr and \
-                            isinstance(n.value, ast.Name) and n.value.id in recv:
-                        return f"{getattr(mod, 'rel', '?')}:{n.lineno}"
+        for rel, stores in _escape_stores(project, c):
+            line = stores.get(attr)
+            if line is not None:
+                return f"{rel}:{line}"
     return None
+
+
+def _escape_stores(project, c) -> list:
+    """[(file, {attr: first line})] of the stores each ``func(self)`` call in a method of ``c``
+    makes on the parameter that receives the instance (once per class, whatever the attribute)."""
+    memo = project.__dict__.setdefault("_escape_stores", {})
+    key = id(c)
+    if key in memo and memo[key][0] is c:
+        return memo[key][1]
+    out = []
+    for _mname, fn in c.methods.items():
+        args = fn.args.posonlyargs + fn.args.args
+        if not args:
+            continue
+        sn = args[0].arg
+        for call in ast.walk(fn):
+            if not isinstance(call, ast.Call):
+                continue
+            pos = [i for i, a in enumerate(call.args) if isinstance(a, ast.Name) and a.id == sn]
+            if not pos or not dotted(call.func):
+                continue
+            r = project.resolve_function(c.module, dotted(call.func))
+            if r is None:
+                continue
+            mod, target = r[0], r[1]
+            params = [a.arg for a in target.args.posonlyargs + target.args.args]
+            recv = {params[i] for i in pos if i < len(params)}
+            stores: dict[str, int] = {}
+            for n in ast.walk(target):
+                if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store) and \
+                        isinstance(n.value, ast.Name) and n.value.id in recv:
+                    stores.setdefault(n.attr, n.lineno)
+            if stores:
+                out.append((getattr(mod, "rel", "?"), stores))
+    memo[key] = (c, out)
+    return out
 
 
 def demote_injected(project, facts, findings: list) -> list:
@@ -341,10 +385,37 @@ def host_provides(project, ci, attr: str) -> Optional[str]:
     return None
 
 
+#: one index per package folder and process, reused by every project (file) analysed in it while
+#: the folder's files are unchanged (their names, sizes and mtimes)
+_SHARED: dict[str, tuple] = {}
+
+
+def _fingerprint(base: Optional[Path]) -> tuple:
+    if base is None or not base.is_dir():
+        return ()
+    out = []
+    for i, p in enumerate(sorted(base.rglob("*.py"))):
+        if i >= MAX_FILES:
+            break
+        try:
+            st = p.stat()
+        except OSError:
+            continue
+        out.append((str(p), st.st_size, st.st_mtime_ns))
+    return tuple(out)
+
+
 def _index_for(project, ci) -> InjectionIndex:
     top = ci.module.name.split(".")[0]
     base = project.root / top if project.root is not None and (project.root / top).is_dir() else project.root
     idx = project.__dict__.setdefault("_injection", {}).get(str(base))
     if idx is None:
-        idx = project.__dict__["_injection"][str(base)] = InjectionIndex(base)
+        fp = _fingerprint(base)
+        shared = _SHARED.get(str(base))
+        if shared is not None and shared[0] == fp:
+            idx = shared[1]
+        else:
+            idx = InjectionIndex(base)
+            _SHARED[str(base)] = (fp, idx)
+        project.__dict__["_injection"][str(base)] = idx
     return idx

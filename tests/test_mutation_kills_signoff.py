@@ -1,0 +1,274 @@
+"""Tests written to kill mutants that the rest of the suite let live (issue 21, item 7): a
+sign-off with ``passed: false`` must never sign a target off, and the hashes of the journalled
+files must be compared (not only their presence); the gate's stages run on a toy target (a
+patch plugin written to a temporary folder), each with the known-bad input it must catch."""
+from __future__ import annotations
+
+import copy
+import dataclasses
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from patchkit import __version__, engine, gate, journal as jr, signoff
+from patchkit.ftypes import Target, TargetKind
+
+from test_engine import BASE, REL, make_patch
+
+STAGES = [{"name": "boot", "passed": True, "detail": "", "seconds": 1.0}]
+
+
+def record(t: Target, passed: bool = True, failure=None, env=None, stages=None) -> dict:
+    env = dict(env if env is not None else signoff.environment_now())
+    return signoff.build(t, passed, env, {"tp": 1}, copy.deepcopy(stages if stages is not None else STAGES), {},
+                         failure)
+
+
+@pytest.fixture
+def toy(tmp_path) -> Target:
+    (tmp_path / "toy").mkdir()
+    (tmp_path / REL).write_text(BASE)
+    (tmp_path / "toy" / "other.py").write_text("X = 1\n")
+    t = Target("toy", "1.2", tmp_path, TargetKind.DIRECTORY)
+    engine.apply(make_patch(), t)
+    return t
+
+
+# ---------------------------------------------------------------------------- passed: false
+def test_a_failed_signoff_never_signs_the_target_off(toy, tmp_path):
+    """Kills: a sign-off with ``passed: false`` accepted (everything else about it matches)."""
+    env = {"torch": None, "gpu_model": None}
+    failed = record(toy, False, {"stage": "first-decode", "message": "boom", "location": "w.py:3"}, env,
+                    [{"name": "boot", "passed": True}, {"name": "first-decode", "passed": False}])
+    assert signoff.validate(failed) is failed  # a well-formed record of a failed run
+    why = signoff.mismatch(failed, toy, tp=1, environment=env)
+    assert why == "the sign-off on record failed at stage 'first-decode': boom"
+    ok = record(toy, True, None, env)
+    assert signoff.mismatch(ok, toy, tp=1, environment=env) is None  # the same record, passing
+    # a failed record without a failure block still fails (the stage is unknown)
+    bare = dict(ok, passed=False)
+    assert signoff.mismatch(bare, toy, environment=env) == "the sign-off on record failed at stage '?': "
+
+
+def test_the_gate_signoff_stage_fails_on_a_failed_record(toy, tmp_path):
+    path = tmp_path / "so.json"
+    signoff.write(record(toy, False, {"stage": "ready", "message": "exited 1", "location": ""},
+                         stages=[{"name": "ready", "passed": False}]), path)
+    verdict, detail = gate._signoff(toy, path, 1)
+    assert verdict == gate.FAIL and "failed at stage 'ready': exited 1" in detail and str(path) in detail
+    signoff.write(record(toy), path)
+    verdict, detail = gate._signoff(toy, path, 1)
+    assert verdict == gate.PASS and "1 package files" not in detail and "2 package files" in detail
+    verdict, detail = gate._signoff(toy, path, 2)
+    assert verdict == gate.FAIL and "--tp 1, this launch uses --tp 2" in detail
+    (path.parent / "nothing.json").unlink(missing_ok=True)
+    verdict, detail = gate._signoff(toy, path.parent / "nothing.json", 1)
+    assert verdict == gate.FAIL and "no sign-off on record" in detail
+    path.write_text("{not json")
+    verdict, detail = gate._signoff(toy, path, 1)
+    assert verdict == gate.FAIL and "malformed sign-off" in detail
+
+
+# ---------------------------------------------------------------------------- file hashes
+@pytest.fixture
+def two_packages(tmp_path) -> Target:
+    """A distribution whose import package is ``toyx`` while the patch edits ``toy/worker.py``,
+    another top-level package of the same distribution: only the sign-off's ``files`` binds it."""
+    (tmp_path / "toy").mkdir()
+    (tmp_path / REL).write_text(BASE)
+    (tmp_path / "toyx").mkdir()
+    (tmp_path / "toyx" / "__init__.py").write_text("")
+    t = Target("toyx", "1.2", tmp_path, TargetKind.DIRECTORY)
+    engine.apply(dataclasses.replace(make_patch(), distribution="toyx"), t)
+    return t
+
+
+def test_signoff_compares_the_hash_of_every_journalled_file(two_packages):
+    """Kills: sign-off file hashes not compared (only the set of names)."""
+    t = two_packages
+    env = {"torch": None, "gpu_model": None}
+    rec = record(t, env=env)
+    assert set(rec["files"]) == {REL} and REL not in rec["package"]["hashes"]
+    assert signoff.mismatch(rec, t, environment=env) is None
+    edited = t.file(REL).read_text() + "\nEXTRA = 1\n"
+    t.file(REL).write_text(edited)  # a hand edit after the smoke test, outside the import package
+    why = signoff.mismatch(rec, t, environment=env)
+    assert why is not None and why.startswith(f"{REL}: sha256 ") and "file changed since the smoke test" in why
+    assert rec["files"][REL][:12] in why
+    # the same record after the smoke test is re-run on the edited file passes again
+    assert signoff.mismatch(record(t, env=env), t, environment=env) is None
+
+
+def test_signoff_files_must_name_the_same_files(two_packages):
+    t = two_packages
+    env = {"torch": None, "gpu_model": None}
+    rec = record(t, env=env)
+    more = copy.deepcopy(rec)
+    more["files"]["toy/other.py"] = "0" * 64
+    assert "the sign-off covers files" in signoff.mismatch(more, t, environment=env)
+    t.file(REL).unlink()
+    why = signoff.mismatch(rec, t, environment=env)
+    assert why.startswith(f"{REL}: sha256 missing")
+
+
+def test_current_files_lists_each_patch_once(toy):
+    files, patches = signoff.current_files(toy)
+    assert list(files) == [REL] and files[REL] == jr.load(toy).entries[0].sha_after
+    assert patches == [{"name": "toy-threshold", "version": "1.0", "strategy": "only"}]
+
+
+def test_the_target_version_is_bound(toy):
+    env = {"torch": None, "gpu_model": None}
+    rec = record(toy, env=env)
+    rec["target"]["version"] = "1.1"
+    assert signoff.mismatch(rec, toy, environment=env) == "the sign-off is for toy 1.1, the target is 1.2"
+
+
+def test_a_record_with_cells_passes_only_when_every_cell_did(toy):
+    rec = record(toy, env={"torch": None, "gpu_model": None})
+    rec["cells"] = [{"name": "a", "verdict": "pass"}, {"name": "b", "verdict": "refused"}]
+    assert signoff.validate(rec) is rec
+    rec["cells"][1]["verdict"] = "fail"
+    with pytest.raises(Exception, match="a cell did not pass"):
+        signoff.validate(rec)
+    rec["cells"] = []
+    with pytest.raises(Exception, match="a cell did not pass"):
+        signoff.validate(rec)
+
+
+def test_signature_problems_are_named(toy):
+    rec = record(toy, env={"torch": None, "gpu_model": None})
+    assert "not signed" in signoff.signature_problem(rec, "k")
+    signed = signoff.sign(rec, "k")
+    assert signoff.signature_problem(signed, "k") is None
+    assert "needs the key" in signoff.signature_problem(signed, None)
+    assert "another key" in signoff.signature_problem(signed, "other")
+    tampered = dict(signed, created="2000-01-01T00:00:00+00:00")
+    assert "does not match" in signoff.signature_problem(tampered, "k")
+    assert signoff.mismatch(tampered, toy, key="k", environment={"torch": None, "gpu_model": None}) \
+        == "the signature does not match the record (edited after signing?)"
+
+
+# ---------------------------------------------------------------------------- the gate on a toy target
+PLUGIN = '''
+from packaging.specifiers import SpecifierSet
+from patchkit import codemod as cm
+from patchkit.ftypes import Anchor, AnchorNotFound
+from patchkit.patchdef import Edit, Patch, Strategy
+
+REL = "toy/worker.py"
+INVARIANT = {invariant!r}
+
+
+def transform(module):
+    fn = cm.find_method(REL, module, "Worker", "__init__")
+    return cm.insert(module, cm.find_stmt(REL, fn, cm.assigns_self_attr("steps"), "Worker.__init__"),
+                     cm.statements({line!r}), after=True)
+
+
+def applied(module):
+    try:
+        return cm.contains_stmt(cm.find_method(REL, module, "Worker", "__init__"), cm.assigns_self_attr("limit"))
+    except AnchorNotFound:
+        return False
+
+
+def check(read):
+    return None if INVARIANT in read(REL) else f"{{REL}} lacks {{INVARIANT!r}}"
+
+
+EDIT = Edit(REL, "assign self.limit", (Anchor(REL, "Worker", "__init__", "self.steps = ..."),), transform, applied)
+PATCH = Patch("toy-gate", "1.0", "toy", "toy", SpecifierSet(">=1.0,<2"),
+              lambda v, r: Strategy("only", (EDIT,), "toy"), invariants=(("carries the limit", check),))
+'''
+
+
+def gate_toy(tmp_path, monkeypatch, line="self.limit = 4", invariant="self.limit = 4") -> tuple[Target, object]:
+    plugins = tmp_path / "plugins" / "toy_gate"
+    plugins.mkdir(parents=True)
+    (plugins / "__init__.py").write_text(PLUGIN.format(line=line, invariant=invariant))
+    monkeypatch.setenv("PATCHKIT_PATCH_PATH", str(plugins.parent))
+    root = tmp_path / "site"
+    (root / "toy").mkdir(parents=True)
+    (root / REL).write_text(BASE)
+    (root / "toy" / "other.py").write_text("X = 1\n")
+    t = Target("toy", "1.2", root, TargetKind.DIRECTORY)
+    from patchkit import registry
+    p = registry.patch("toy-gate")
+    engine.apply(p, t, run_check=False)
+    return t, p
+
+
+def verdicts(res) -> list[tuple[str, str]]:
+    return [(s.name, s.verdict) for s in res.stages]
+
+
+def test_gate_passes_a_clean_toy_and_names_each_stage(tmp_path, monkeypatch):
+    t, _p = gate_toy(tmp_path, monkeypatch)
+    res = gate.run(t)
+    assert verdicts(res) == [(n, "pass") for n in gate.STAGES[:-1]] and res.exit_code == 0
+    assert res.failed_stage is None and res.to_dict()["passed"] is True
+    res = gate.run(t, require_signoff=True)
+    assert verdicts(res)[-1] == ("signoff", "fail") and res.exit_code == 1
+    assert res.failed_stage.name == "signoff" and res.to_dict()["passed"] is False
+    signoff.write(record(t), signoff.default_path(t))
+    assert gate.run(t, require_signoff=True, tp=1).exit_code == 0
+
+
+def test_gate_hashes_stage_tells_a_hand_edit_from_a_reinstall(tmp_path, monkeypatch):
+    t, _p = gate_toy(tmp_path, monkeypatch)
+    patched = t.file(REL).read_text()
+    t.file(REL).write_text(patched + "# edited\n")
+    res = gate.run(t)
+    assert verdicts(res) == [("range", "pass"), ("hashes", "fail")] and res.exit_code == 1
+    assert "changed since patch toy-gate was applied" in res.stages[-1].detail
+    t.file(REL).write_text(BASE)
+    res = gate.run(t)
+    assert verdicts(res)[-1] == ("hashes", "fail") and "unpatched original again" in res.stages[-1].detail
+    t.file(REL).unlink()
+    res = gate.run(t)
+    assert verdicts(res)[-1] == ("hashes", "fail") and "patched file is missing" in res.stages[-1].detail
+
+
+def _rejournal(t: Target, text: str) -> None:
+    """Write ``text`` as the patched file and make the journal agree (a bad patch, applied)."""
+    t.file(REL).write_text(text)
+    j = jr.load(t)
+    j.entries = [dataclasses.replace(e, sha_after=signoff.sha256_bytes(text.encode())) for e in j.entries]
+    j.save()
+
+
+def test_gate_compile_lint_analyzer_and_invariant_stages_catch_their_bad_input(tmp_path, monkeypatch):
+    t, _p = gate_toy(tmp_path, monkeypatch)
+    good = t.file(REL).read_text()
+    _rejournal(t, good.replace("self.limit = 4", "self.limit = (4"))
+    res = gate.run(t)
+    assert verdicts(res)[-1] == ("compile", "fail") and res.stages[-1].detail.startswith(f"{REL}:")
+    _rejournal(t, good.replace("self.limit = 4", "self.limit = undefined_name"))
+    res = gate.run(t)
+    assert verdicts(res)[-1] == ("lint", "fail") and "undefined_name" in res.stages[-1].detail
+    _rejournal(t, good.replace("self.limit = 4", "self.limit = self.cap"))
+    res = gate.run(t)
+    assert verdicts(res)[-1] == ("analyzer", "fail") and "self.cap" in res.stages[-1].detail
+    _rejournal(t, good.replace("self.limit = 4", "self.limit = 5"))
+    res = gate.run(t)
+    assert verdicts(res)[-1] == ("invariants", "fail") and "carries the limit" in res.stages[-1].detail
+    _rejournal(t, good)
+    assert gate.run(t).exit_code == 0
+
+
+def test_gate_without_a_journal_or_out_of_range_is_named(tmp_path, monkeypatch):
+    t, _p = gate_toy(tmp_path, monkeypatch)
+    res = gate.run(Target("toy", "2.0", t.root, TargetKind.DIRECTORY))
+    assert verdicts(res) == [("journal", "error")] and res.exit_code == 2  # journal for 1.2
+    j = jr.load(t)
+    j.version = "2.0"
+    j.save()
+    res = gate.run(Target("toy", "2.0", t.root, TargetKind.DIRECTORY))
+    assert verdicts(res) == [("range", "fail")] and "patch toy-gate supports toy" in res.stages[0].detail
+    j.entries = []
+    j.save()
+    res = gate.run(Target("toy", "2.0", t.root, TargetKind.DIRECTORY))
+    assert verdicts(res) == [("journal", "error")] and "lists no applied patch" in res.stages[0].detail

@@ -1,0 +1,255 @@
+"""Mutation score of the engine, journal, file utilities, gate, sign-off and smoke harness, with
+mutmut 3.2.3 from the package registry (issue 21, item 7).
+
+    pip install mutmut==3.2.3            # (a venv with --system-site-packages is enough)
+    python3 bench/mutation.py --mutmut /path/to/venv/bin/mutmut --sample 480 --seed 21
+
+What it does, one step at a time (nothing is written in the repository except the results):
+
+1. stages a copy of the repository in a scratch folder (``--stage``): the package, ``patches/``,
+   ``checks/``, ``fixtures/`` and only the FAST test files named in ``TESTS`` (the machine is
+   shared: the full suite never runs per mutant), plus a ``[tool.mutmut]`` section that mutates
+   the modules in ``MODULES`` and copies every other module unmutated;
+2. generates every mutant (mutmut's own generator), then samples ``--sample`` of them uniformly
+   (``random.Random(seed).sample``; all of them when there are fewer), recorded with the seed;
+3. runs ``mutmut run --max-children 1 <names>``: one mutant at a time; mutmut runs only the tests
+   that execute the mutated function and kills a mutant whose tests run past 4x their clean time
+   (reported as 'timeout');
+4. reads each module's ``.meta`` (mutmut's exit code per mutant), applies the triage in
+   ``bench/mutation_triage.json`` (mutant -> why it is equivalent) and writes
+   ``bench/results/mutation-score.{json,md}`` (``--tag`` names the run, e.g. before/after).
+
+Tests that start ``python -m patchkit`` (or pass PYTHONPATH to a child that imports patchkit) are
+deselected in the stage: mutmut 3 records its statistics through a trampoline that a child
+process cannot reach. Their kills are not counted here (the score is a floor).
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import datetime as _dt
+import glob
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+MODULES = ("patchkit/engine.py", "patchkit/journal.py", "patchkit/fsutil.py", "patchkit/gate.py",
+           "patchkit/signoff.py", "patchkit/smoke/server.py", "patchkit/smoke/run.py")
+#: the fast tests that exercise MODULES in-process (a few seconds each)
+TESTS = ("conftest.py", "test_engine.py", "test_engine_new_file.py", "test_engine_bad_inputs.py",
+         "test_signoff.py", "test_mutation_kills_engine.py", "test_mutation_kills_signoff.py",
+         "test_mutation_kills_smoke.py", "test_mutation_kills_journal.py", "test_mutation_kills_run.py")
+#: source text that marks a test whose child process imports patchkit (see the docstring)
+CHILD_IMPORTS = ("_cli(", "PYTHONPATH", "str(script)")
+#: fixtures that need a child process or a real release copy (slow): their tests are deselected too
+SLOW_FIXTURES = ("tmpfs", "sglang_scratch", "patched")
+#: property tests run at most this many examples per mutant (the stage's copies only)
+MAX_EXAMPLES = 20
+#: mutmut 3.2.3 records a test's duration from its teardown phase (about 0 s), which would make its
+#: timeout (4 x (estimate + 1) s) kill slow survivors as 'killed'; the stage sets every test's
+#: estimate to this floor (seconds) instead, and a SIGXCPU (-24) counts as a timeout here
+DURATION_FLOOR_S = 3.0
+TRIAGE = ROOT / "bench" / "mutation_triage.json"
+RESULTS = ROOT / "bench" / "results"
+STATUS = {1: "killed", 3: "killed", -24: "timeout", 0: "survived", 5: "no tests", 33: "no tests",
+          34: "skipped", 35: "suspicious", 36: "timeout", 24: "timeout", 152: "timeout", 255: "timeout",
+          None: "not checked"}
+
+DESELECT_PLUGIN = '''
+
+# ---- added by bench/mutation.py: deselect tests whose child process imports patchkit
+import inspect as _inspect
+
+_CHILD_IMPORTS = {child!r}
+
+
+def pytest_collection_modifyitems(config, items):
+    keep, drop = [], []
+    for item in items:
+        fn = getattr(item, "function", None)
+        try:
+            src = _inspect.getsource(fn) if fn is not None else ""
+        except (OSError, TypeError):
+            src = ""
+        names = set(getattr(item, "fixturenames", ()))
+        (drop if any(c in src for c in _CHILD_IMPORTS) or names & {slow!r}
+         else keep).append(item)
+    items[:] = keep
+    config.hook.pytest_deselected(items=drop)
+'''
+
+
+def stage(dest: Path, without_new: bool = False) -> list[str]:
+    """Copy what the tests need into ``dest``; return the staged test files."""
+    if dest.exists():
+        shutil.rmtree(dest)
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    for part in ("patchkit", "patches", "checks", "fixtures"):
+        shutil.copytree(ROOT / part, dest / part, ignore=ignore)
+    (dest / "tests").mkdir()
+    staged = []
+    for name in TESTS:
+        if without_new and name.startswith("test_mutation_kills_"):
+            continue
+        src = ROOT / "tests" / name
+        if src.exists():
+            text = re.sub(r"max_examples=(\d+)", lambda m: f"max_examples={min(int(m.group(1)), MAX_EXAMPLES)}",
+                          src.read_text())
+            (dest / "tests" / name).write_text(text)
+            staged.append(name)
+    with open(dest / "tests" / "conftest.py", "a") as f:
+        f.write(DESELECT_PLUGIN.format(child=CHILD_IMPORTS, slow=set(SLOW_FIXTURES)))
+    others = sorted(p for p in glob.glob("patchkit/**/*.py", root_dir=dest, recursive=True) if p not in MODULES)
+    py = (ROOT / "pyproject.toml").read_text()
+    py += ("\n[tool.mutmut]\npaths_to_mutate = [\"patchkit/\"]\n"
+           "also_copy = [\"patches/\", \"checks/\", \"fixtures/\"]\n"
+           f"do_not_mutate = {json.dumps(others)}\n")
+    (dest / "pyproject.toml").write_text(py)
+    return staged
+
+
+def generate(dest: Path, mutmut_python: str) -> None:
+    """mutmut's own generator (``create_mutants``) without running anything."""
+    code = ("import os, mutmut.__main__ as m; os.environ['MUTANT_UNDER_TEST'] = 'mutant_generation'; "
+            "m.read_config(); os.makedirs('mutants', exist_ok=True); m.create_mutants(); m.copy_also_copy_files()")
+    subprocess.run([mutmut_python, "-c", code], cwd=dest, check=True, stdout=subprocess.DEVNULL)
+
+
+def collect_stats(dest: Path, mutmut: str) -> int:
+    """Run mutmut's statistics pass (which tests execute which function) once, then give every
+    test the duration floor; returns the number of tests."""
+    code = ("import os, sys; sys.path.insert(0, os.path.abspath('mutants')); import mutmut.__main__ as m; "
+            "m.read_config(); r = m.PytestRunner(); r.prepare_main_test_run(); m.run_stats_collection(r); "
+            "m.save_stats()")  # what 'mutmut run' does first, with the mutants on the path as it puts them
+    subprocess.run([str(Path(mutmut).parent / "python"), "-c", code], cwd=dest, check=True,
+                   stdout=subprocess.DEVNULL)
+    path = dest / "mutants" / "mutmut-stats.json"
+    stats = json.loads(path.read_text())
+    stats["duration_by_test"] = {k: max(v, DURATION_FLOOR_S) for k, v in stats["duration_by_test"].items()}
+    path.write_text(json.dumps(stats, indent=1))
+    if not stats["tests_by_mangled_function_name"]:
+        raise SystemExit(f"{path}: the statistics pass saw no mutated function run (is patchkit imported from "
+                         f"the stage?)")
+    return len(stats["duration_by_test"])
+
+
+def metas(dest: Path) -> dict[str, dict]:
+    out = {}
+    for mod in MODULES:
+        meta = dest / "mutants" / (mod + ".meta")
+        out[mod] = json.loads(meta.read_text())["exit_code_by_key"] if meta.exists() else {}
+    return out
+
+
+def module_of(name: str) -> str:
+    dotted = name.split(".x_")[0].split(".xǁ")[0]
+    return dotted.replace(".", "/") + ".py"
+
+
+def diff_of(dest: Path, mutmut: str, name: str) -> str:
+    r = subprocess.run([mutmut, "show", name], cwd=dest, capture_output=True, text=True)
+    lines = [ln for ln in r.stdout.splitlines() if ln.startswith(("-", "+")) and not ln.startswith(("---", "+++"))]
+    return "\n".join(lines)
+
+
+def score(per: dict) -> float | None:
+    denom = per["total"] - per["equivalent"]
+    return round(100.0 * per["killed"] / denom, 1) if denom else None
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--mutmut", default=shutil.which("mutmut") or "mutmut", help="the mutmut 3.2.3 executable")
+    ap.add_argument("--stage", type=Path, default=Path(tempfile.gettempdir()) / "patchkit-mutation-stage")
+    ap.add_argument("--sample", type=int, default=480, help="mutants to run, sampled uniformly (0: all)")
+    ap.add_argument("--seed", type=int, default=21)
+    ap.add_argument("--tag", default="after", help="name of this run in the results (before / after)")
+    ap.add_argument("--only", nargs="*", default=(), help="run only these mutant names (re-check survivors)")
+    ap.add_argument("--without-new-tests", action="store_true",
+                    help="stage the suite as it was before tests/test_mutation_kills_*.py (the 'before' score)")
+    ap.add_argument("--no-run", action="store_true", help="re-read the stage's results without running")
+    args = ap.parse_args()
+    mutmut = os.path.abspath(args.mutmut) if os.sep in args.mutmut else args.mutmut
+    mutmut_python = str(Path(shutil.which(mutmut) or mutmut).parent / "python")
+    dest = args.stage.resolve()
+    t0 = time.monotonic()
+    if not args.no_run:
+        staged = stage(dest, args.without_new_tests)
+        generate(dest, mutmut_python)
+        n_tests = collect_stats(dest, mutmut)
+        everything = sorted(k for m in metas(dest).values() for k in m)
+        if args.only:
+            chosen = sorted(set(args.only))
+        elif args.sample and len(everything) > args.sample:
+            chosen = sorted(random.Random(args.seed).sample(everything, args.sample))
+        else:
+            chosen = everything
+        (dest / "chosen.json").write_text(json.dumps({"seed": args.seed, "sample": args.sample, "staged_tests": staged,
+                                                      "generated": len(everything), "tests": n_tests,
+                                                      "chosen": chosen}))
+        print(f"{len(everything)} mutants generated in {len(MODULES)} modules, {n_tests} tests; running {len(chosen)} "
+              f"(seed {args.seed}), one at a time", flush=True)
+        log = open(dest / "mutmut-run.log", "w")
+        r = subprocess.run([mutmut, "run", "--max-children", "1", *chosen], cwd=dest, stdout=log,
+                           stderr=subprocess.STDOUT)
+        log.close()
+        if r.returncode != 0:
+            print((dest / "mutmut-run.log").read_text()[-3000:])
+            print(f"mutmut run exited {r.returncode}")
+            return 2
+    info = json.loads((dest / "chosen.json").read_text())
+    chosen = set(info["chosen"])
+    triage = json.loads(TRIAGE.read_text()) if TRIAGE.exists() else {}
+    per: dict[str, dict] = {}
+    survivors = []
+    for mod, codes in metas(dest).items():
+        row = {"generated": len(codes), "total": 0, "killed": 0, "survived": 0, "equivalent": 0, "timeout": 0,
+               "no_tests": 0}
+        for name, code in sorted(codes.items()):
+            if name not in chosen:
+                continue
+            status = STATUS.get(code, f"exit {code}")
+            row["total"] += 1
+            if status == "killed":
+                row["killed"] += 1
+            elif status == "timeout":
+                row["timeout"] += 1
+            elif name in triage:
+                row["equivalent"] += 1
+                survivors.append({"mutant": name, "module": mod, "status": status, "triage": "equivalent",
+                                  "why": triage[name], "diff": diff_of(dest, mutmut, name)})
+            else:
+                row["survived" if status != "no tests" else "no_tests"] += 1
+                survivors.append({"mutant": name, "module": mod, "status": status, "triage": "open",
+                                  "why": "", "diff": diff_of(dest, mutmut, name)})
+        row["score_pct"] = score(row)
+        per[mod] = row
+    tot = {k: sum(r[k] for r in per.values()) for k in ("generated", "total", "killed", "survived", "equivalent",
+                                                         "timeout", "no_tests")}
+    tot["score_pct"] = score(tot)
+    doc = {"tool": "mutmut 3.2.3", "tag": args.tag, "seed": info["seed"], "sample": info["sample"],
+           "generated": info["generated"], "run": len(chosen), "staged_tests": info["staged_tests"],
+           "tests_selected": info.get("tests"), "max_examples": MAX_EXAMPLES, "duration_floor_s": DURATION_FLOOR_S,
+           "deselected_markers": list(CHILD_IMPORTS), "deselected_fixtures": list(SLOW_FIXTURES),
+           "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+           "wall_s": round(time.monotonic() - t0, 1),
+           "score_definition": "killed / (total - equivalent); a timeout is counted apart (neither killed nor survived)",
+           "modules": per, "total": tot, "survivors": survivors}
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    out = RESULTS / f"mutation-score-{args.tag}.json"
+    out.write_text(json.dumps(doc, indent=2) + "\n")
+    print(json.dumps({"modules": per, "total": tot}, indent=1))
+    print(f"wrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -165,18 +165,79 @@ def score(per: dict) -> float | None:
     return round(100.0 * per["killed"] / denom, 1) if denom else None
 
 
+def report() -> Path:
+    """bench/results/mutation-score.{json,md} from the 'before' and 'after' runs."""
+    runs = {tag: json.loads((RESULTS / f"mutation-score-{tag}.json").read_text())
+            for tag in ("before", "after") if (RESULTS / f"mutation-score-{tag}.json").exists()}
+    after = runs.get("after") or runs["before"]
+    doc = dict(after, before={k: runs["before"][k] for k in ("modules", "total", "staged_tests")} if "before" in runs
+               else None)
+    (RESULTS / "mutation-score.json").write_text(json.dumps(doc, indent=2) + "\n")
+    md = ["# Mutation score (issue 21, item 7)", "",
+          f"Tool: {after['tool']} from the package registry, driven by `bench/mutation.py`. "
+          f"{after['generated']} mutants generated in {len(after['modules'])} modules; "
+          f"{after['run']} run: {after['sample']} sampled uniformly (`random.Random({after['seed']}).sample`), "
+          f"of which {after['run']} drawn uniformly again (seed + 1; `--subsample`), run one at a time, "
+          f"each against the staged tests that execute the mutated function.", "",
+          "Score = killed / (total - equivalent). A timeout (a mutant whose tests ran past mutmut's limit) is "
+          "counted apart: neither killed nor survived. 'no tests' = no staged test runs the mutated function "
+          "(counted as survived).", "",
+          "Reproduce (about 15-25 minutes on one core):", "",
+          "    python3 -m venv --system-site-packages /tmp/mmvenv && /tmp/mmvenv/bin/pip install mutmut==3.2.3",
+          f"    python3 bench/mutation.py --mutmut /tmp/mmvenv/bin/mutmut --sample {after['sample']} "
+          f"--seed {after['seed']} --subsample {after.get('subsample', 0)} --tag before --without-new-tests",
+          f"    python3 bench/mutation.py --mutmut /tmp/mmvenv/bin/mutmut --sample {after['sample']} "
+          f"--seed {after['seed']} --subsample {after.get('subsample', 0)} --tag after",
+          "    python3 bench/mutation.py --report", "",
+          "| module | run (of generated) | killed | survived | no tests | timeout | equivalent | score before | score after |",
+          "|---|---|---|---|---|---|---|---|---|"]
+    for mod, row in list(after["modules"].items()) + [("**all**", after["total"])]:
+        b = (runs.get("before", {}).get("modules", {}).get(mod) if mod != "**all**"
+             else runs.get("before", {}).get("total")) or {}
+        md.append(f"| {mod} | {row['total']} ({row['generated']}) | {row['killed']} | {row['survived']} | "
+                  f"{row['no_tests']} | {row['timeout']} | {row['equivalent']} | "
+                  f"{b.get('score_pct', '-')} % | {row['score_pct']} % |")
+    md += ["", f"Staged tests (after): {', '.join(after['staged_tests'])}; property tests capped at "
+           f"{after.get('max_examples')} examples in the stage; tests that start a child process importing "
+           f"patchkit, or that need a real SGLang release copy, are deselected (their kills are not counted).", ""]
+    if "before" in runs:
+        md += [f"Staged tests (before): {', '.join(runs['before']['staged_tests'])}.", ""]
+    md += ["## Survivors and their triage", ""]
+    for sv in after["survivors"]:
+        md.append(f"- `{sv['mutant']}` ({sv['status']}, {sv['triage']}){': ' + sv['why'] if sv['why'] else ''}")
+        for line in sv["diff"].splitlines()[:6]:
+            md.append(f"  `{line.strip()[:150]}`")
+    (RESULTS / "mutation-score.md").write_text("\n".join(md) + "\n")
+    return RESULTS / "mutation-score.md"
+
+
+def pick(everything: list[str], sample: int, subsample: int, seed: int) -> list[str]:
+    """``sample`` mutants drawn uniformly with ``seed``, then (``subsample``) a uniform part of
+    them drawn with ``seed + 1``: a run on the part is comparable with a run on the whole sample."""
+    chosen = sorted(random.Random(seed).sample(everything, sample)) if 0 < sample < len(everything) else everything
+    if 0 < subsample < len(chosen):
+        chosen = sorted(random.Random(seed + 1).sample(chosen, subsample))
+    return chosen
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--mutmut", default=shutil.which("mutmut") or "mutmut", help="the mutmut 3.2.3 executable")
     ap.add_argument("--stage", type=Path, default=Path(tempfile.gettempdir()) / "patchkit-mutation-stage")
     ap.add_argument("--sample", type=int, default=480, help="mutants to run, sampled uniformly (0: all)")
     ap.add_argument("--seed", type=int, default=21)
+    ap.add_argument("--subsample", type=int, default=0,
+                    help="run only this many of the sampled mutants (drawn uniformly with seed + 1)")
     ap.add_argument("--tag", default="after", help="name of this run in the results (before / after)")
     ap.add_argument("--only", nargs="*", default=(), help="run only these mutant names (re-check survivors)")
     ap.add_argument("--without-new-tests", action="store_true",
                     help="stage the suite as it was before tests/test_mutation_kills_*.py (the 'before' score)")
     ap.add_argument("--no-run", action="store_true", help="re-read the stage's results without running")
+    ap.add_argument("--report", action="store_true", help="only write mutation-score.{json,md} from the runs")
     args = ap.parse_args()
+    if args.report:
+        print(f"wrote {report()}")
+        return 0
     mutmut = os.path.abspath(args.mutmut) if os.sep in args.mutmut else args.mutmut
     mutmut_python = str(Path(shutil.which(mutmut) or mutmut).parent / "python")
     dest = args.stage.resolve()
@@ -188,11 +249,10 @@ def main() -> int:
         everything = sorted(k for m in metas(dest).values() for k in m)
         if args.only:
             chosen = sorted(set(args.only))
-        elif args.sample and len(everything) > args.sample:
-            chosen = sorted(random.Random(args.seed).sample(everything, args.sample))
         else:
-            chosen = everything
-        (dest / "chosen.json").write_text(json.dumps({"seed": args.seed, "sample": args.sample, "staged_tests": staged,
+            chosen = pick(everything, args.sample, args.subsample, args.seed)
+        (dest / "chosen.json").write_text(json.dumps({"seed": args.seed, "sample": args.sample,
+                                                      "subsample": args.subsample, "staged_tests": staged,
                                                       "generated": len(everything), "tests": n_tests,
                                                       "chosen": chosen}))
         print(f"{len(everything)} mutants generated in {len(MODULES)} modules, {n_tests} tests; running {len(chosen)} "
@@ -207,6 +267,9 @@ def main() -> int:
             return 2
     info = json.loads((dest / "chosen.json").read_text())
     chosen = set(info["chosen"])
+    if args.no_run and args.subsample:  # re-read a run on the part of its sample a later run used
+        chosen = set(pick(sorted(chosen), 0, args.subsample, info["seed"]))
+        info.update(subsample=args.subsample)
     triage = json.loads(TRIAGE.read_text()) if TRIAGE.exists() else {}
     per: dict[str, dict] = {}
     survivors = []
@@ -236,6 +299,7 @@ def main() -> int:
                                                          "timeout", "no_tests")}
     tot["score_pct"] = score(tot)
     doc = {"tool": "mutmut 3.2.3", "tag": args.tag, "seed": info["seed"], "sample": info["sample"],
+           "subsample": info.get("subsample", 0),
            "generated": info["generated"], "run": len(chosen), "staged_tests": info["staged_tests"],
            "tests_selected": info.get("tests"), "max_examples": MAX_EXAMPLES, "duration_floor_s": DURATION_FLOOR_S,
            "deselected_markers": list(CHILD_IMPORTS), "deselected_fixtures": list(SLOW_FIXTURES),

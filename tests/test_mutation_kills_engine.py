@@ -365,3 +365,155 @@ def test_two_edits_apply_and_revert_whole(toy):
     assert engine.revert(p, toy).outcome is Outcome.REVERTED
     assert toy.file(REL).read_text() == BASE
     assert engine.transform(p, toy)[2] == "pending"
+
+
+# ---------------------------------------------------------------------------- survivors of the mutmut run
+def test_remove_names_the_path_when_it_cannot_unlink(tmp_path, monkeypatch):
+    f = tmp_path / "f"
+    f.write_bytes(b"x")
+
+    def unlink(path, *a, **k):
+        raise OSError(errno.EIO, "Input/output error")
+
+    monkeypatch.setattr(os, "unlink", unlink)
+    with pytest.raises(WriteFailed) as info:
+        fsutil.remove(f)
+    assert str(info.value) == f"{f}: Input/output error while removing it"
+
+
+def test_journal_entry_fields_are_validated_by_name(toy):
+    good = {"patch": "p", "patch_version": "1", "strategy": "s", "distribution": "toy", "target_version": "1.2",
+            "file": REL, "sha_before": "0" * 64, "sha_after": "1" * 64, "anchors": [], "time": "t"}
+    assert jr.validate_entry(dict(good)).file == REL
+    for change, why in [({"patch": ""}, "'patch' must be a string, got ''"),
+                        ({"strategy": 3}, "'strategy' must be a string, got 3"),
+                        ({"extra": 1}, "unknown field(s) extra"),
+                        ({"sha_after": "created"}, "'sha_after' must be a sha256"),
+                        ({"sha_before": "created"}, None)]:
+        d = dict(good, **change)
+        if why is None:
+            assert jr.validate_entry(d).created
+            continue
+        with pytest.raises(ValueError) as info:
+            jr.validate_entry(d)
+        assert str(info.value).startswith(why)
+    d = dict(good)
+    del d["time"]
+    with pytest.raises(ValueError, match="missing field"):
+        jr.validate_entry(d)
+    with pytest.raises(ValueError, match="must be an object, got list"):
+        jr.validate_entry([])
+
+
+@pytest.mark.parametrize("raw,name", [(5, "?"), (["p"], "?"), ({"patch": 7}, "?"), ({"patch": "mine"}, "mine")])
+def test_a_bad_journal_entry_names_its_index_and_patch(toy, raw, name):
+    jp = toy.root / ".patchkit" / "journal.json"
+    jp.parent.mkdir()
+    jp.write_text(json.dumps({"schema": 1, "distribution": "toy", "version": "1.2", "entries": [raw]}))
+    with pytest.raises(JournalError) as info:
+        jr.load(toy)
+    assert f"journal entry 0 (patch {name}): " in str(info.value)
+
+
+def test_a_rollback_refusal_names_the_current_hash(toy):
+    from patchkit.ftypes import RecoveryError
+    p = make_patch()
+    engine.apply(p, toy)
+    j = jr.load(toy)
+    entries = tuple(j.entries)
+    j.entries = []
+    j.save()
+    jr.begin(toy, jr.Intent("apply", p.name, entries))
+    toy.file(REL).write_text("# someone else\n")
+    with pytest.raises(RecoveryError) as info:
+        jr.recover(toy)
+    assert f"(sha256 {fsutil.sha256_bytes(b'# someone else' + bytes([10]))[:12]})" in str(info.value)
+    assert str(j.original_path(entries[0].sha_before)) in str(info.value)
+
+
+def test_diff_is_the_unified_diff_of_the_original(toy):
+    import difflib
+    p = make_patch()
+    engine.apply(p, toy)
+    after = toy.file(REL).read_text()
+    want = "".join(difflib.unified_diff(BASE.splitlines(True), after.splitlines(True), f"a/{REL}", f"b/{REL}"))
+    assert engine.diff(p, toy) == want and "+        self.limit = 4\n" in want
+    with pytest.raises(JournalError, match="is not applied"):
+        engine.diff(make_patch(name="other"), toy)
+
+
+def test_dry_run_revert_says_what_it_would_do_and_writes_nothing(toy):
+    p = make_patch()
+    engine.apply(p, toy)
+    patched = toy.file(REL).read_bytes()
+    r = engine.revert(p, toy, dry_run=True)
+    assert r.outcome is Outcome.WOULD_APPLY and r.reason == "would revert" and r.strategy == "only"
+    assert [(c.rel, c.after) for c in r.changes] == [(REL, BASE)]
+    assert toy.file(REL).read_bytes() == patched and jr.load(toy).for_patch(p.name)
+
+
+def test_revert_of_an_applied_but_unjournalled_patch_is_drift(toy):
+    p = make_patch()
+    engine.apply(p, toy)
+    import shutil
+    shutil.rmtree(toy.root / ".patchkit")  # as if applied by hand
+    with pytest.raises(DriftError, match=r"carries it \(applied\)"):
+        engine.revert(p, toy)
+    rows = engine.status([p], toy)
+    assert [(r.state, r.files) for r in rows] == [("applied-unjournalled", (REL,))]
+
+
+def test_status_reads_once_when_nothing_changes(toy, monkeypatch):
+    p = make_patch()
+    engine.apply(p, toy)
+    calls = []
+    real = engine._status_rows
+    monkeypatch.setattr(engine, "_status_rows", lambda *a: calls.append(1) or real(*a))
+    rows = engine.status([p], toy)
+    assert len(calls) == 1 and rows[0].state == "applied"
+
+
+def test_status_rows_for_each_kind_of_patch(toy):
+    applied, refused, other_dist = make_patch(), make_patch(name="old", spec="<1.0"), make_patch(name="x")
+    other_dist = dataclasses_replace(other_dist, distribution="other")
+    pending = make_patch(name="pend", attr="cap", method="__init__")
+    engine.apply(applied, toy)
+    rows = engine.status([refused, applied, other_dist], toy)
+    assert [(r.patch, r.state) for r in rows] == [("old", "refused"), ("toy-threshold", "applied")]
+    assert rows[0].detail.startswith("patch old supports toy<1.0")
+    assert rows[1].files == (REL,) and rows[1].strategy == "only"
+    toy.file(REL).write_text(toy.file(REL).read_text() + "# edit\n")
+    rows = engine.status([applied], toy)
+    assert rows[0].state == "drifted" and rows[0].detail == f"changed since apply: {REL}" and rows[0].files == (REL,)
+    engine.revert(applied, toy, force=True)
+    rows = engine.status([pending], toy)
+    assert rows[0].state == "not-applied" and rows[0].files == (REL,)
+
+
+def test_status_of_a_journal_entry_through_a_symlink_is_an_error_row(toy, tmp_path_factory):
+    p = make_patch()
+    engine.apply(p, toy)
+    outside = tmp_path_factory.mktemp("outside")
+    (outside / "worker.py").write_text("x = 1\n")
+    real = toy.root / "toy"
+    real.rename(toy.root / "toy-real")
+    (toy.root / "toy").symlink_to(outside)
+    rows = engine.status([p], toy)
+    assert rows[0].state == "error" and "outside the target root" in rows[0].detail
+
+
+def test_status_partial_names_what_is_done_and_what_is_not(toy):
+    from test_engine_new_file import NEW, patch_with_file
+    p = patch_with_file()
+    engine.apply(p, toy)
+    import shutil
+    shutil.rmtree(toy.root / ".patchkit")
+    toy.file(NEW).unlink()
+    rows = engine.status([p], toy)
+    assert rows[0].state == "partial"
+    assert rows[0].detail == f"not journalled: {REL} carry the patch, {NEW} do not (apply finishes it)"
+
+
+def dataclasses_replace(obj, **kw):
+    import dataclasses
+    return dataclasses.replace(obj, **kw)

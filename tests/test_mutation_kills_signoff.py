@@ -190,6 +190,7 @@ def gate_toy(tmp_path, monkeypatch, line="self.limit = 4", invariant="self.limit
     plugins.mkdir(parents=True)
     (plugins / "__init__.py").write_text(PLUGIN.format(line=line, invariant=invariant))
     monkeypatch.setenv("PATCHKIT_PATCH_PATH", str(plugins.parent))
+    monkeypatch.setenv("PATCHKIT_CACHE_DIR", str(tmp_path / "cache"))  # the analyzer's cache stays here
     root = tmp_path / "site"
     (root / "toy").mkdir(parents=True)
     (root / REL).write_text(BASE)
@@ -272,3 +273,158 @@ def test_gate_without_a_journal_or_out_of_range_is_named(tmp_path, monkeypatch):
     j.save()
     res = gate.run(Target("toy", "2.0", t.root, TargetKind.DIRECTORY))
     assert verdicts(res) == [("journal", "error")] and "lists no applied patch" in res.stages[0].detail
+
+
+# ---------------------------------------------------------------------------- survivors of the mutmut run
+def test_the_signature_is_an_hmac_of_the_documented_canonical_json(toy):
+    """The signature format is a contract (a CI host may verify records without patchkit):
+    HMAC-SHA256 over the JSON of every other field, sorted keys, compact separators, ASCII."""
+    import hashlib
+    import hmac
+    rec = record(toy, env={"torch": None, "gpu_model": "GPU é"})
+    signed = signoff.sign(rec, "secret")
+    body = json.dumps(rec, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()
+    assert signed["signature"] == {"alg": "hmac-sha256", "key_id": signoff.key_id("secret"),
+                                   "value": hmac.new(b"secret", body, hashlib.sha256).hexdigest()}
+    assert signoff.key_id("secret") == hashlib.sha256(b"patchkit-signoff-key:secret").hexdigest()[:16]
+
+
+@pytest.mark.parametrize("field,value,why", [
+    ("patchkit", 1, "'patchkit' must be str, got 1"),
+    ("created", None, "'created' must be str, got null"),
+    ("target", [], "'target' must be dict, got []"),
+    ("patches", {}, "'patches' must be list, got {}"),
+    ("files", [], "'files' must be dict, got []"),
+    ("environment", "x", "'environment' must be dict, got \"x\""),
+    ("config", None, "'config' must be dict, got null"),
+    ("stages", {}, "'stages' must be list, got {}"),
+    ("timings", [], "'timings' must be dict, got []"),
+    ("failure", "boom", "'failure' must be dict or null, got \"boom\""),
+])
+def test_each_top_level_field_is_typed_and_named(toy, field, value, why):
+    rec = record(toy, env={"torch": None, "gpu_model": None})
+    rec[field] = value
+    with pytest.raises(Exception) as info:
+        signoff.validate(rec)
+    assert type(info.value).__name__ == "SignoffError" and str(info.value) == why
+
+
+@pytest.mark.parametrize("mutate,why", [
+    (lambda r: r["target"].update(version=1), "'target.version' must be str, got 1"),
+    (lambda r: r["patches"].append("x"), "'patches[1]' must be dict, got \"x\""),
+    (lambda r: r["patches"][0].update(strategy=None), "'patches[0].strategy' must be str, got null"),
+    (lambda r: r["package"].update(folder=3), "'package.folder' must be str, got 3"),
+    (lambda r: r["package"].update(count="2"), "'package.count' must be int, got \"2\""),
+    (lambda r: r["package"].update(sha256="abc"), "'package.sha256' must be a sha256, got \"abc\""),
+    (lambda r: r["package"].update(sha256=5), "'package.sha256' must be a sha256, got 5"),
+    (lambda r: r["package"]["hashes"].update({REL: "nope"}), "'package.hashes' must hold 'count' sha256 values"),
+    (lambda r: r["environment"].update(torch=2), "'environment.torch' must be str or null, got 2"),
+    (lambda r: r["config"].update(tp=True), "'config.tp' must be int or null, got true"),
+    (lambda r: r["stages"].append({"name": 1, "passed": True}), "'stages[1].name' must be str, got 1"),
+    (lambda r: r.update(failure={"stage": "x", "message": 2}), "'failure.message' must be str, got 2"),
+    (lambda r: r.update(failure={"stage": None, "message": "m"}), "'failure.stage' must be str, got null"),
+    (lambda r: r.update(cells={}), "'cells' must be list, got {}"),
+    (lambda r: r.update(cells=[{"name": "a", "verdict": 1}]), "'cells[0].verdict' must be str, got 1"),
+    (lambda r: r.update(cells=[{"name": 2, "verdict": "pass"}]), "'cells[0].name' must be str, got 2"),
+    (lambda r: r.update(plan=[]), "'plan' must be dict, got []"),
+    (lambda r: r.update(signature={"alg": "md5", "key_id": "k", "value": "v"}),
+     "'signature' must be {alg: hmac-sha256, key_id, value}"),
+    (lambda r: r.update(signature={"alg": "hmac-sha256", "key_id": 1, "value": "v"}),
+     "'signature' must be {alg: hmac-sha256, key_id, value}"),
+    (lambda r: r.update(signature={"alg": "hmac-sha256", "key_id": "k", "value": None}),
+     "'signature' must be {alg: hmac-sha256, key_id, value}"),
+    (lambda r: r.update(signature="sig"), "'signature' must be dict, got \"sig\""),
+])
+def test_nested_fields_are_typed_and_named(toy, mutate, why):
+    rec = record(toy, env={"torch": None, "gpu_model": None})
+    mutate(rec)
+    with pytest.raises(Exception) as info:
+        signoff.validate(rec)
+    assert type(info.value).__name__ == "SignoffError" and str(info.value) == why
+
+
+def test_validate_accepts_the_optional_fields_when_well_formed(toy):
+    rec = record(toy, env={"torch": "2.9", "gpu_model": None})
+    rec.update(plan={"cells": 1}, signature={"alg": "hmac-sha256", "key_id": "k", "value": "v"})
+    rec["config"]["tp"] = None
+    rec["files"][REL] = "missing"
+    assert signoff.validate(rec) is rec
+    assert signoff.validate(dict(rec, passed=False, failure=None)) is not None
+
+
+def test_an_equal_environment_is_not_a_mismatch(toy):
+    env = {"torch": "2.9.1", "gpu_model": "NVIDIA H200"}
+    rec = record(toy, env=env)
+    assert signoff.mismatch(rec, toy, environment=dict(env)) is None
+    assert "this host has torch 2.9.0" in signoff.mismatch(rec, toy, environment=dict(env, torch="2.9.0"))
+
+
+def test_write_creates_the_folder_and_signs_with_the_environment_key(toy, tmp_path, monkeypatch):
+    path = tmp_path / "a" / "b" / "so.json"
+    monkeypatch.setenv(signoff.KEY_ENV, "envkey")
+    signoff.write(record(toy), path)
+    doc = json.loads(path.read_text())
+    assert doc["signature"]["key_id"] == signoff.key_id("envkey")
+    assert signoff.signature_problem(doc, "envkey") is None
+    assert path.read_text().endswith("}\n") and oct(path.stat().st_mode & 0o777) == "0o644"
+    monkeypatch.delenv(signoff.KEY_ENV)
+    signoff.write(record(toy), path)
+    assert "signature" not in json.loads(path.read_text())
+
+
+def test_write_refuses_a_symlinked_state_folder(toy, tmp_path):
+    from patchkit.ftypes import OutsideTarget
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    link_root = tmp_path / "linked"
+    link_root.mkdir()
+    (link_root / ".patchkit").symlink_to(elsewhere)
+    with pytest.raises(OutsideTarget, match="symlink"):
+        signoff.write(record(toy), link_root / ".patchkit" / "signoff.json")
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_the_manifest_binds_symlinks_by_their_target_and_skips_temp_files(toy):
+    pkg = toy.root / "toy"
+    (pkg / "link.py").symlink_to("other.py")
+    (pkg / f".x{signoff.TMP_SUFFIX}").write_bytes(b"half")
+    (pkg / "sub").mkdir()
+    (pkg / "sub" / "m.py").write_bytes(b"M = 1\n")
+    (pkg / ".patchkit").mkdir()
+    (pkg / ".patchkit" / "j").write_bytes(b"state")
+    man = signoff.package_manifest(toy)
+    assert man["folder"] == "toy" and man["count"] == 4
+    assert man["hashes"]["toy/link.py"] == signoff.sha256_bytes(b"symlink:other.py")
+    assert man["hashes"]["toy/sub/m.py"] == signoff.sha256_bytes(b"M = 1\n")
+    assert man["hashes"]["toy/other.py"] == signoff.sha256_bytes(b"X = 1\n")
+    lines = "".join(f"{rel}\0{man['hashes'][rel]}\n" for rel in sorted(man["hashes"]))
+    assert man["sha256"] == signoff.sha256_bytes(lines.encode()) and list(man["hashes"]) == sorted(man["hashes"])
+    (pkg / "link.py").unlink()
+    (pkg / "link.py").symlink_to("sub/m.py")
+    assert signoff.package_manifest(toy)["sha256"] != man["sha256"]
+
+
+def test_config_sha_and_default_path(toy, tmp_path):
+    assert signoff.config_sha(None) is None and signoff.config_sha(str(tmp_path / "none")) is None
+    (tmp_path / "config.json").write_bytes(b"{}")
+    assert signoff.config_sha(str(tmp_path)) == signoff.sha256_bytes(b"{}")
+    assert signoff.default_path(toy) == toy.root / ".patchkit" / "signoff.json"
+
+
+def test_current_files_marks_missing_and_unreadable_journals(toy):
+    toy.file(REL).unlink()
+    files, patches = signoff.current_files(toy)
+    assert files == {REL: "missing"} and len(patches) == 1
+    (toy.root / ".patchkit" / "journal.json").write_text("{broken")
+    assert signoff.current_files(toy) == ({}, [])
+
+
+def test_read_rejects_non_json_and_symlinks(tmp_path):
+    from patchkit.ftypes import SignoffError
+    bad = tmp_path / "bad.json"
+    bad.write_bytes(b"\xff\xfe")
+    with pytest.raises(SignoffError, match="not JSON"):
+        signoff.read(bad)
+    (tmp_path / "ln.json").symlink_to(bad)
+    with pytest.raises(SignoffError, match="symlink"):
+        signoff.read(tmp_path / "ln.json")

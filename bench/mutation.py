@@ -46,7 +46,8 @@ MODULES = ("patchkit/engine.py", "patchkit/journal.py", "patchkit/fsutil.py", "p
 #: the fast tests that exercise MODULES in-process (a few seconds each)
 TESTS = ("conftest.py", "test_engine.py", "test_engine_new_file.py", "test_engine_bad_inputs.py",
          "test_signoff.py", "test_mutation_kills_engine.py", "test_mutation_kills_signoff.py",
-         "test_mutation_kills_smoke.py", "test_mutation_kills_journal.py", "test_mutation_kills_run.py")
+         "test_mutation_kills_smoke.py", "test_mutation_kills_journal.py", "test_mutation_kills_run.py",
+         "test_mutation_kills_server.py")
 #: source text that marks a test whose child process imports patchkit (see the docstring)
 CHILD_IMPORTS = ("_cli(", "PYTHONPATH", "str(script)")
 #: fixtures that need a child process or a real release copy (slow): their tests are deselected too

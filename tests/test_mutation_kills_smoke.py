@@ -135,9 +135,52 @@ def test_a_run_whose_server_survives_teardown_fails_at_teardown(tmp_path, standi
     assert smoke.stages[0]["passed"] is True and smoke.stages[1]["passed"] is False
 
 
-def test_a_clean_run_passes_its_teardown(tmp_path, standin):
+def test_a_clean_run_passes_its_teardown_and_builds_the_record(tmp_path, standin):
     smoke = _smoke(standin, tmp_path)
+    rec = smoke.run()
+    assert rec["passed"] is True and rec["failure"] is None
+    assert [s["name"] for s in rec["stages"]] == ["ready", "teardown"]
+    td = rec["stages"][-1]
+    assert td["passed"] is True and td["detail"]["leftover_pids"] == [] and td["detail"]["clean"] is True
+    assert rec["config"]["tp"] == 1 and rec["config"]["threshold"] == 4 and rec["config"]["model_path"] == str(standin.root)
+    assert rec["target"] == {"distribution": "sglang", "version": "0.5.12"}
+    assert rec["timings"]["time_to_ready_s"] >= 0 and rec["timings"]["total_s"] >= rec["timings"]["time_to_ready_s"]
+    assert smoke.command[smoke.command.index("--port") + 1] == smoke.base.rsplit(":", 1)[1]
+    assert (tmp_path / "logs" / "server.log").read_text().startswith("$ ")
+
+
+def test_a_server_that_exits_at_start_fails_ready_with_its_code(tmp_path, standin):
+    smoke = _smoke(standin, tmp_path)
+    smoke.cfg.env = {"STANDIN_EXIT_AT_START": "2"}
     out = smoke.run_cell()
-    assert out == {"passed": True, "failure": None, "verdict": "pass"}
-    td = smoke.stages[-1]
-    assert td["name"] == "teardown" and td["passed"] is True and td["detail"]["leftover_pids"] == []
+    assert out["passed"] is False and out["verdict"] == "fail"
+    assert out["failure"]["stage"] == "ready" and out["failure"]["message"].startswith("server exited with code 2")
+    assert "failing at start on purpose" in out["failure"]["message"]
+
+
+def test_a_cancelled_cell_stops_before_its_next_stage(tmp_path, standin):
+    import threading
+    smoke = _smoke(standin, tmp_path)
+    smoke.cfg.stages = ("ready", "first-decode")
+    smoke.cfg.cancel = threading.Event()
+    smoke.cfg.cancel.set()
+    out = smoke.run_cell()
+    assert out["verdict"] == "cancelled" and out["passed"] is False
+    assert out["failure"] == {"stage": "first-decode", "message": "cancelled: another cell failed first", "location": ""}
+    assert [s["name"] for s in smoke.stages] == ["ready", "teardown"] and smoke.stages[-1]["passed"] is True
+
+
+def test_a_given_command_gets_the_cell_port(tmp_path, standin):
+    smoke = _smoke(standin, tmp_path)
+    smoke.cfg.port = _free_port()
+    cmd = [sys.executable, "-m", "sglang.launch_server", "--model-path", str(standin.root), "--host", "127.0.0.1",
+           "--port", "1", "--tp-size", "1"]
+    out = smoke.run_cell(list(cmd))
+    assert out["passed"] is True
+    assert smoke.command[smoke.command.index("--port") + 1] == str(smoke.cfg.port)
+    assert smoke.base == f"http://127.0.0.1:{smoke.cfg.port}"
+
+
+def _free_port() -> int:
+    from patchkit.smoke.run import free_port
+    return free_port()

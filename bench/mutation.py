@@ -54,10 +54,13 @@ CHILD_IMPORTS = ("_cli(", "PYTHONPATH", "str(script)")
 SLOW_FIXTURES = ("tmpfs", "sglang_scratch", "patched")
 #: property tests run at most this many examples per mutant (the stage's copies only)
 MAX_EXAMPLES = 20
-#: mutmut 3.2.3 records a test's duration from its teardown phase (about 0 s), which would make its
-#: timeout (4 x (estimate + 1) s) kill slow survivors as 'killed'; the stage sets every test's
-#: estimate to this floor (seconds) instead, and a SIGXCPU (-24) counts as a timeout here
-DURATION_FLOOR_S = 3.0
+#: mutmut 3.2.3 records a test's duration from its teardown phase (about 0 s), and its timeout
+#: thread compares every running mutant of a file with the SMALLEST estimate of any mutant of that
+#: file (4 x (estimate + 1) s; 4 s for a mutant with no tests), then sends SIGXCPU, which mutmut
+#: counts as 'killed'. So the stage gives every test this duration floor (seconds), mutants whose
+#: function no staged test runs are not handed to mutmut (they are 'no tests' here), and a
+#: SIGXCPU (-24) counts as a timeout, never as a kill
+DURATION_FLOOR_S = 30.0
 TRIAGE = ROOT / "bench" / "mutation_triage.json"
 RESULTS = ROOT / "bench" / "results"
 STATUS = {1: "killed", 3: "killed", -24: "timeout", 0: "survived", 5: "no tests", 33: "no tests",
@@ -142,6 +145,15 @@ def collect_stats(dest: Path, mutmut: str) -> int:
     return len(stats["duration_by_test"])
 
 
+def function_of(mutant: str) -> str:
+    return mutant.rsplit("__mutmut_", 1)[0]
+
+
+def tested_functions(dest: Path) -> set[str]:
+    stats = json.loads((dest / "mutants" / "mutmut-stats.json").read_text())
+    return {k for k, v in stats["tests_by_mangled_function_name"].items() if v}
+
+
 def metas(dest: Path) -> dict[str, dict]:
     out = {}
     for mod in MODULES:
@@ -155,10 +167,35 @@ def module_of(name: str) -> str:
     return dotted.replace(".", "/") + ".py"
 
 
-def diff_of(dest: Path, mutmut: str, name: str) -> str:
-    r = subprocess.run([mutmut, "show", name], cwd=dest, capture_output=True, text=True)
-    lines = [ln for ln in r.stdout.splitlines() if ln.startswith(("-", "+")) and not ln.startswith(("---", "+++"))]
-    return "\n".join(lines)
+_DIFFS = """
+import json, sys
+from difflib import unified_diff
+from pathlib import Path
+import mutmut.__main__ as m
+m.read_config()
+out, trees = {}, {}
+for name, path in json.load(sys.stdin):
+    if path not in trees:
+        trees[path] = m.read_mutants_ast(Path(path))
+    tree = trees[path]
+    try:
+        a = m.read_original_ast_node(tree, name).get_code().strip().split("\\n")
+        b = m.read_mutant_ast_node(tree, name).get_code().strip().split("\\n")
+    except Exception as exc:
+        out[name] = [f"(no diff: {type(exc).__name__}: {exc})"]
+        continue
+    out[name] = [ln for ln in unified_diff(a, b, lineterm="") if ln[:1] in "-+" and ln[:3] not in ("---", "+++")]
+json.dump(out, sys.stdout)
+"""
+
+
+def diffs_of(dest: Path, mutmut_python: str, names: list[tuple[str, str]]) -> dict[str, str]:
+    """{mutant: its -/+ lines} for (mutant, module path) pairs, in one process (mutmut's own parser)."""
+    if not names:
+        return {}
+    r = subprocess.run([mutmut_python, "-c", _DIFFS], cwd=dest, input=json.dumps(names), capture_output=True,
+                       text=True, check=True)
+    return {k: "\n".join(v) for k, v in json.loads(r.stdout).items()}
 
 
 def score(per: dict) -> float | None:
@@ -256,11 +293,13 @@ def main() -> int:
                                                       "subsample": args.subsample, "staged_tests": staged,
                                                       "generated": len(everything), "tests": n_tests,
                                                       "chosen": chosen}))
-        print(f"{len(everything)} mutants generated in {len(MODULES)} modules, {n_tests} tests; running {len(chosen)} "
-              f"(seed {args.seed}), one at a time", flush=True)
+        tested = tested_functions(dest)
+        runnable = [m for m in chosen if function_of(m) in tested]
+        print(f"{len(everything)} mutants generated in {len(MODULES)} modules, {n_tests} tests; {len(chosen)} chosen "
+              f"(seed {args.seed}), {len(runnable)} with tests, run one at a time", flush=True)
         log = open(dest / "mutmut-run.log", "w")
-        r = subprocess.run([mutmut, "run", "--max-children", "1", *chosen], cwd=dest, stdout=log,
-                           stderr=subprocess.STDOUT)
+        r = subprocess.run([mutmut, "run", "--max-children", "1", *runnable], cwd=dest, stdout=log,
+                           stderr=subprocess.STDOUT) if runnable else subprocess.CompletedProcess([], 0)
         log.close()
         if r.returncode != 0:
             print((dest / "mutmut-run.log").read_text()[-3000:])
@@ -277,10 +316,11 @@ def main() -> int:
     for mod, codes in metas(dest).items():
         row = {"generated": len(codes), "total": 0, "killed": 0, "survived": 0, "equivalent": 0, "timeout": 0,
                "no_tests": 0}
+        tested = tested_functions(dest)
         for name, code in sorted(codes.items()):
             if name not in chosen:
                 continue
-            status = STATUS.get(code, f"exit {code}")
+            status = STATUS.get(code, f"exit {code}") if function_of(name) in tested else "no tests"
             row["total"] += 1
             if status == "killed":
                 row["killed"] += 1
@@ -289,13 +329,15 @@ def main() -> int:
             elif name in triage:
                 row["equivalent"] += 1
                 survivors.append({"mutant": name, "module": mod, "status": status, "triage": "equivalent",
-                                  "why": triage[name], "diff": diff_of(dest, mutmut, name)})
+                                  "why": triage[name]})
             else:
                 row["survived" if status != "no tests" else "no_tests"] += 1
-                survivors.append({"mutant": name, "module": mod, "status": status, "triage": "open",
-                                  "why": "", "diff": diff_of(dest, mutmut, name)})
+                survivors.append({"mutant": name, "module": mod, "status": status, "triage": "open", "why": ""})
         row["score_pct"] = score(row)
         per[mod] = row
+    diffs = diffs_of(dest, mutmut_python, [(sv["mutant"], sv["module"]) for sv in survivors])
+    for sv in survivors:
+        sv["diff"] = diffs.get(sv["mutant"], "")
     tot = {k: sum(r[k] for r in per.values()) for k in ("generated", "total", "killed", "survived", "equivalent",
                                                          "timeout", "no_tests")}
     tot["score_pct"] = score(tot)

@@ -181,9 +181,17 @@ for name, path in json.load(sys.stdin):
     try:
         a = m.read_original_ast_node(tree, name).get_code().strip().split("\\n")
         b = m.read_mutant_ast_node(tree, name).get_code().strip().split("\\n")
-    except Exception as exc:
-        out[name] = [f"(no diff: {type(exc).__name__}: {exc})"]
-        continue
+    except Exception:  # mutmut 3.2.3 cannot find some functions by name: read both defs with ast
+        import ast
+        fn = name.rsplit(".", 1)[-1]
+        defs = {n.name: n for n in ast.walk(ast.parse((Path("mutants") / path).read_text()))
+                if isinstance(n, ast.FunctionDef)}
+        orig, mut = defs.get(fn.rsplit("__mutmut_", 1)[0] + "__mutmut_orig"), defs.get(fn)
+        if orig is None or mut is None:
+            out[name] = ["(no diff found)"]
+            continue
+        mut.name = orig.name
+        a, b = ast.unparse(orig).split("\\n"), ast.unparse(mut).split("\\n")
     out[name] = [ln for ln in unified_diff(a, b, lineterm="") if ln[:1] in "-+" and ln[:3] not in ("---", "+++")]
 json.dump(out, sys.stdout)
 """
@@ -271,6 +279,8 @@ def main() -> int:
     ap.add_argument("--without-new-tests", action="store_true",
                     help="stage the suite as it was before tests/test_mutation_kills_*.py (the 'before' score)")
     ap.add_argument("--no-run", action="store_true", help="re-read the stage's results without running")
+    ap.add_argument("--rerun-timeouts", action="store_true",
+                    help="run again, in the existing stage, the chosen mutants that timed out (SIGXCPU)")
     ap.add_argument("--report", action="store_true", help="only write mutation-score.{json,md} from the runs")
     args = ap.parse_args()
     if args.report:
@@ -280,6 +290,21 @@ def main() -> int:
     mutmut_python = str(Path(shutil.which(mutmut) or mutmut).parent / "python")
     dest = args.stage.resolve()
     t0 = time.monotonic()
+    if args.rerun_timeouts:
+        info = json.loads((dest / "chosen.json").read_text())
+        chosen = set(pick(info["chosen"], 0, args.subsample, info["seed"])) if args.subsample else set(info["chosen"])
+        path = dest / "mutants" / "mutmut-stats.json"
+        stats = json.loads(path.read_text())
+        stats["duration_by_test"] = {k: max(v, DURATION_FLOOR_S) for k, v in stats["duration_by_test"].items()}
+        path.write_text(json.dumps(stats, indent=1))
+        again = sorted(k for codes in metas(dest).values() for k, v in codes.items()
+                       if k in chosen and STATUS.get(v) == "timeout")
+        print(f"running {len(again)} timed-out mutants again", flush=True)
+        if again:
+            with open(dest / "mutmut-rerun.log", "w") as log:
+                subprocess.run([mutmut, "run", "--max-children", "1", *again], cwd=dest, stdout=log,
+                               stderr=subprocess.STDOUT)
+        args.no_run = True
     if not args.no_run:
         staged = stage(dest, args.without_new_tests)
         generate(dest, mutmut_python)

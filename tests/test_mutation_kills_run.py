@@ -211,3 +211,42 @@ def test_environment_names_python_and_gpus():
     env = R.environment()
     assert env["python"] == sys.version.split()[0]
     assert env["gpu_count"] == len(R.signoff.gpus()) and "torch" in env and "cuda" in env
+
+
+def test_wait_ready_says_it_waits_and_names_the_stage_on_timeout(tmp_path, monkeypatch):
+    import itertools
+    import types
+    from patchkit.smoke import server as S
+    clock = itertools.count(start=0.0, step=1.0)
+    monkeypatch.setattr(S, "time", types.SimpleNamespace(monotonic=lambda: next(clock), sleep=lambda s: None))
+    said = []
+    smoke = R.Smoke(cfg(log_dir=tmp_path, timeout=40), Target("sglang", "0.5.12", tmp_path, TargetKind.DIRECTORY),
+                    said.append)
+    srv = S.Server([sys.executable, "-c", "import time; time.sleep(60)"], tmp_path / "s.log", "http://127.0.0.1:9")
+    srv.start()
+    try:
+        with pytest.raises(R.StageFailed) as info:
+            R.wait_ready(smoke, srv, "ready")
+    finally:
+        monkeypatch.undo()
+        srv.stop(grace=5)
+    assert info.value.stage == "ready" and info.value.message == "server not ready after 40s"
+    waits = [m for m in said if m.startswith("waiting for the server")]
+    assert waits and all(int(m.split("(")[1].rstrip("s)")) % 15 == 0 for m in waits)
+
+
+def test_environment_reads_cuda_from_nvcc(monkeypatch):
+    import subprocess
+
+    def fake_run(cmd, **kw):
+        if cmd[0] == "nvcc":
+            return subprocess.CompletedProcess(cmd, 0, stdout="nvcc: NVIDIA\nCuda compilation tools, release 12.4\n", stderr="")
+        return subprocess.CompletedProcess(cmd, 0, stdout="NVIDIA H200, 550.54\n", stderr="")
+
+    monkeypatch.setattr(subprocess, "run", fake_run)
+    env = R.environment()
+    assert env["cuda"] == "Cuda compilation tools, release 12.4"
+    assert env["gpu_count"] == 1 and env["driver"] == "550.54" and env["gpu_model"] == "NVIDIA H200"
+    monkeypatch.setattr(subprocess, "run", lambda cmd, **kw: subprocess.CompletedProcess(cmd, 1, stdout="x\n", stderr=""))
+    env = R.environment()
+    assert env["cuda"] is None and env["gpu_count"] == 0 and env["driver"] is None

@@ -158,3 +158,8 @@ def test_wait_gpu_released_compares_with_the_baseline(monkeypatch):
     assert S.wait_gpu_released([1000], timeout=5) == (True, [2024])  # within the default slack
     monkeypatch.setattr(S, "gpu_memory_used_mib", lambda: None)
     assert S.wait_gpu_released([1000], timeout=5) == (True, None)
+
+
+def test_wait_gpu_released_with_no_time_left_reports_the_reading(monkeypatch):
+    monkeypatch.setattr(S, "gpu_memory_used_mib", lambda: [7000])
+    assert S.wait_gpu_released([1000], timeout=0) == (False, [7000])

@@ -428,3 +428,58 @@ def test_read_rejects_non_json_and_symlinks(tmp_path):
     (tmp_path / "ln.json").symlink_to(bad)
     with pytest.raises(SignoffError, match="symlink"):
         signoff.read(tmp_path / "ln.json")
+
+
+def test_gate_messages_name_the_hashes_and_the_invariant_count(tmp_path, monkeypatch):
+    t, _p = gate_toy(tmp_path, monkeypatch)
+    res = gate.run(t)
+    assert res.stages[-1].detail == "1 invariant(s) hold"
+    assert res.stages[1].detail == "1 file(s) match the journal"
+    after = jr.load(t).entries[0].sha_after
+    t.file(REL).write_text(t.file(REL).read_text() + "# edited\n")
+    now = signoff.sha256_file(t.file(REL))
+    assert gate.run(t).stages[-1].detail == \
+        f"{REL}: changed since patch toy-gate was applied (sha256 {now[:12]} != {after[:12]}; hand edit?)"
+
+
+def test_gate_without_a_journal_says_so(tmp_path):
+    (tmp_path / "toy").mkdir()
+    (tmp_path / REL).write_text(BASE)
+    res = gate.run(Target("toy", "1.2", tmp_path, TargetKind.DIRECTORY))
+    assert [(s.name, s.verdict) for s in res.stages] == [("journal", "error")] and res.exit_code == 2
+    assert "no journal; nothing was applied" in res.stages[0].detail
+
+
+def test_an_os_error_in_a_stage_is_an_error_naming_the_file(tmp_path, monkeypatch):
+    t, _p = gate_toy(tmp_path, monkeypatch)
+
+    def unreadable(j, target):
+        raise PermissionError(13, "Permission denied", "/somewhere/worker.py")
+
+    monkeypatch.setattr(gate, "_lint", unreadable)
+    res = gate.run(t)
+    assert verdicts(res)[-1] == ("lint", "error") and res.exit_code == 2
+    assert res.stages[-1].detail == "/somewhere/worker.py: Permission denied"
+
+
+def test_gpus_and_the_environment_come_from_nvidia_smi(monkeypatch):
+    import subprocess
+    calls = []
+
+    def fake_run(cmd, **kw):
+        calls.append(cmd)
+        return subprocess.CompletedProcess(cmd, 0, stdout="NVIDIA H200, 550.54\n\nNVIDIA H100, 550.54\n", stderr="")
+
+    monkeypatch.setattr(signoff.subprocess, "run", fake_run)
+    assert signoff.gpus() == [("NVIDIA H200", "550.54"), ("NVIDIA H100", "550.54")]
+    assert calls[0][0] == "nvidia-smi" and "--query-gpu=name,driver_version" in calls[0]
+    assert signoff.environment_now()["gpu_model"] == "NVIDIA H200"
+    monkeypatch.setattr(signoff.subprocess, "run",
+                        lambda cmd, **kw: subprocess.CompletedProcess(cmd, 6, stdout="NVIDIA H200, 1\n", stderr=""))
+    assert signoff.gpus() == [] and signoff.environment_now()["gpu_model"] is None
+
+    def missing(cmd, **kw):
+        raise FileNotFoundError(cmd[0])
+
+    monkeypatch.setattr(signoff.subprocess, "run", missing)
+    assert signoff.gpus() == []

@@ -98,7 +98,31 @@ def stage(dest: Path, without_new: bool = False) -> list[str]:
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
     for part in ("patchkit", "patches", "checks", "fixtures"):
         shutil.copytree(ROOT / part, dest / part, ignore=ignore)
-    (dest / "tests").mkdir()
+    staged = stage_tests(dest, without_new)
+    others = sorted(p for p in glob.glob("patchkit/**/*.py", root_dir=dest, recursive=True) if p not in MODULES)
+    py = (ROOT / "pyproject.toml").read_text()
+    py += ("\n[tool.mutmut]\npaths_to_mutate = [\"patchkit/\"]\n"
+           "also_copy = [\"patches/\", \"checks/\", \"fixtures/\"]\n"
+           f"do_not_mutate = {json.dumps(others)}\n")
+    (dest / "pyproject.toml").write_text(py)
+    return staged
+
+
+def stage_tests(dest: Path, without_new: bool = False) -> list[str]:
+    """(Re)write the staged test files in ``dest/tests`` (and in ``dest/mutants/tests`` when the
+    mutants exist)."""
+    staged = []
+    for folder in (dest / "tests", dest / "mutants" / "tests"):
+        if folder.parent.name == "mutants" and not folder.parent.exists():
+            continue
+        if folder.exists():
+            shutil.rmtree(folder)
+        folder.mkdir(parents=True)
+        staged = _write_tests(folder, without_new)
+    return staged
+
+
+def _write_tests(folder: Path, without_new: bool) -> list[str]:
     staged = []
     for name in TESTS:
         if without_new and name.startswith("test_mutation_kills_"):
@@ -107,16 +131,10 @@ def stage(dest: Path, without_new: bool = False) -> list[str]:
         if src.exists():
             text = re.sub(r"max_examples=(\d+)", lambda m: f"max_examples={min(int(m.group(1)), MAX_EXAMPLES)}",
                           src.read_text())
-            (dest / "tests" / name).write_text(text)
+            (folder / name).write_text(text)
             staged.append(name)
-    with open(dest / "tests" / "conftest.py", "a") as f:
+    with open(folder / "conftest.py", "a") as f:
         f.write(DESELECT_PLUGIN.format(child=CHILD_IMPORTS, slow=set(SLOW_FIXTURES)))
-    others = sorted(p for p in glob.glob("patchkit/**/*.py", root_dir=dest, recursive=True) if p not in MODULES)
-    py = (ROOT / "pyproject.toml").read_text()
-    py += ("\n[tool.mutmut]\npaths_to_mutate = [\"patchkit/\"]\n"
-           "also_copy = [\"patches/\", \"checks/\", \"fixtures/\"]\n"
-           f"do_not_mutate = {json.dumps(others)}\n")
-    (dest / "pyproject.toml").write_text(py)
     return staged
 
 
@@ -279,6 +297,8 @@ def main() -> int:
     ap.add_argument("--without-new-tests", action="store_true",
                     help="stage the suite as it was before tests/test_mutation_kills_*.py (the 'before' score)")
     ap.add_argument("--no-run", action="store_true", help="re-read the stage's results without running")
+    ap.add_argument("--recheck", action="store_true",
+                    help="in the existing stage: restage the tests, then run the chosen survivors again")
     ap.add_argument("--rerun-timeouts", action="store_true",
                     help="run again, in the existing stage, the chosen mutants that timed out (SIGXCPU)")
     ap.add_argument("--report", action="store_true", help="only write mutation-score.{json,md} from the runs")
@@ -290,6 +310,21 @@ def main() -> int:
     mutmut_python = str(Path(shutil.which(mutmut) or mutmut).parent / "python")
     dest = args.stage.resolve()
     t0 = time.monotonic()
+    if args.recheck:  # the tests changed: new statistics, then the chosen survivors again
+        info = json.loads((dest / "chosen.json").read_text())
+        info["staged_tests"] = stage_tests(dest)
+        (dest / "mutants" / "mutmut-stats.json").unlink(missing_ok=True)
+        info["tests"] = collect_stats(dest, mutmut)
+        (dest / "chosen.json").write_text(json.dumps(info))
+        tested = tested_functions(dest)
+        again = sorted(k for codes in metas(dest).values() for k, v in codes.items()
+                       if k in set(info["chosen"]) and STATUS.get(v) != "killed" and function_of(k) in tested)
+        print(f"re-checking {len(again)} surviving mutants with the current tests", flush=True)
+        if again:
+            with open(dest / "mutmut-recheck.log", "w") as log:
+                subprocess.run([mutmut, "run", "--max-children", "1", *again], cwd=dest, stdout=log,
+                               stderr=subprocess.STDOUT)
+        args.no_run = True
     if args.rerun_timeouts:
         info = json.loads((dest / "chosen.json").read_text())
         chosen = set(pick(info["chosen"], 0, args.subsample, info["seed"])) if args.subsample else set(info["chosen"])

@@ -517,3 +517,28 @@ def test_status_partial_names_what_is_done_and_what_is_not(toy):
 def dataclasses_replace(obj, **kw):
     import dataclasses
     return dataclasses.replace(obj, **kw)
+
+
+def test_a_check_finding_stops_the_apply_and_names_the_first_finding(toy):
+    from patchkit import codemod as cm
+    from patchkit.ftypes import Anchor, CheckFailed
+    from patchkit.patchdef import Edit
+
+    def transform(module):
+        fn = cm.find_method(REL, module, "Worker", "__init__")
+        return cm.insert(module, cm.find_stmt(REL, fn, cm.assigns_self_attr("steps"), "Worker.__init__"),
+                         cm.statements("self.limit = self.cap"), after=True)
+
+    def applied(module):
+        return "self.limit = self.cap" in module.code
+
+    edit = Edit(REL, "read cap", (Anchor(REL, "Worker", "__init__", "self.steps = ..."),), transform, applied)
+    p = Patch("toy-bad-read", "1.0", "toy", "toy", SpecifierSet(">=1.0,<2"), lambda v, r: Strategy("only", (edit,), "toy"))
+    for dry in (True, False):
+        with pytest.raises(CheckFailed) as info:
+            engine.apply(p, toy, dry_run=dry)
+        msg = str(info.value)
+        assert msg.startswith("patch toy-bad-read: check failed on the patched code, nothing written: ")
+        assert "self.cap" in msg and "(+" not in msg
+    assert toy.file(REL).read_text() == BASE and not (toy.root / ".patchkit" / "journal.json").exists()
+    assert engine.apply(p, toy, run_check=False).outcome is Outcome.APPLIED  # the check is what refused it

@@ -163,3 +163,22 @@ def test_wait_gpu_released_compares_with_the_baseline(monkeypatch):
 def test_wait_gpu_released_with_no_time_left_reports_the_reading(monkeypatch):
     monkeypatch.setattr(S, "gpu_memory_used_mib", lambda: [7000])
     assert S.wait_gpu_released([1000], timeout=0) == (False, [7000])
+
+
+def test_the_process_table_reads_names_with_a_parenthesis(tmp_path):
+    """/proc/<pid>/stat holds ``pid (comm) state ppid pgid``; a command name may itself hold ')'."""
+    import os
+    import signal
+    odd = tmp_path / "py)x"
+    odd.symlink_to(sys.executable)  # the kernel names the process after the path it was started by
+    proc = subprocess.Popen([str(odd), "-c", "import time; print('up', flush=True); time.sleep(30)"],
+                            stdout=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        assert proc.stdout.readline().strip() == "up"
+        with open(f"/proc/{proc.pid}/stat") as f:
+            assert "(py)x)" in f.read()
+        assert (proc.pid, os.getpid(), proc.pid) in S._proc_table()
+        assert S.group_members(proc.pid) == [proc.pid] and proc.pid in S.descendants(os.getpid())
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(10)

@@ -483,3 +483,39 @@ def test_gpus_and_the_environment_come_from_nvidia_smi(monkeypatch):
 
     monkeypatch.setattr(signoff.subprocess, "run", missing)
     assert signoff.gpus() == []
+
+
+def test_current_files_goes_on_after_an_entry_outside_the_target(toy, tmp_path):
+    outside = tmp_path.parent / (tmp_path.name + "-outside")
+    outside.mkdir(exist_ok=True)
+    try:
+        (toy.root / "esc").symlink_to(outside)
+        j = jr.load(toy)
+        e = j.entries[0]
+        j.entries = [dataclasses.replace(e, file="esc/x.py", patch="escaper")] + j.entries
+        j.save()
+        files, patches = signoff.current_files(toy)
+        assert files == {"esc/x.py": "outside", REL: e.sha_after}
+        assert [p["name"] for p in patches] == ["toy-threshold"]
+    finally:
+        (toy.root / "esc").unlink()
+        outside.rmdir()
+
+
+def test_gate_analyzer_judges_a_subclass_in_another_module(tmp_path, monkeypatch):
+    """The patch makes Worker.__init__ call a hook that a subclass in another file overrides and
+    that reads an attribute the subclass sets only after super().__init__(): the finding is in
+    the unpatched file, and the baseline (the unpatched originals) does not have it."""
+    t, _p = gate_toy(tmp_path, monkeypatch)
+    (t.root / "toy" / "__init__.py").write_text("")  # a regular package: toy.worker resolves
+    (t.root / "toy" / "sub.py").write_text(
+        "from toy.worker import Worker\n\n\nclass Sub(Worker):\n    def __init__(self, a):\n"
+        "        super().__init__(a)\n        self.cap = 2\n\n    def extra(self):\n        return self.cap\n")
+    assert gate.run(t).exit_code == 0
+    good = t.file(REL).read_text()
+    assert good.endswith("        return batch\n")
+    _rejournal(t, good.replace("self.limit = 4", "self.limit = self.extra()")
+               + "\n    def extra(self):\n        return 4\n")
+    res = gate.run(t)
+    assert verdicts(res)[-1] == ("analyzer", "fail"), res.stages[-1]
+    assert "Sub" in res.stages[-1].detail and "cap" in res.stages[-1].detail

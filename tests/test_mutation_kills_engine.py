@@ -542,3 +542,37 @@ def test_a_check_finding_stops_the_apply_and_names_the_first_finding(toy):
         assert "self.cap" in msg and "(+" not in msg
     assert toy.file(REL).read_text() == BASE and not (toy.root / ".patchkit" / "journal.json").exists()
     assert engine.apply(p, toy, run_check=False).outcome is Outcome.APPLIED  # the check is what refused it
+
+
+def test_apply_checks_every_file_is_writable_before_it_starts(toy, monkeypatch):
+    seen = []
+
+    def not_writable(path):
+        seen.append(path)
+        raise NotWritable(f"{path}: file is not writable")
+
+    monkeypatch.setattr(engine, "check_writable", not_writable)
+    with pytest.raises(NotWritable):
+        engine.apply(make_patch(), toy)
+    assert seen == [toy.root / REL]
+    assert not (toy.root / ".patchkit").exists() and toy.file(REL).read_text() == BASE  # refused before the lock
+
+
+def test_reader_prefers_the_overlay(toy):
+    read = engine.reader(toy, {REL: "OVERLAY", "toy/new.py": "NEW"})
+    assert read(REL) == "OVERLAY" and read("toy/new.py") == "NEW"
+    assert engine.reader(toy)(REL) == BASE and engine.reader(toy)("toy/absent.py") is None
+
+
+def test_atomic_write_does_not_collide_with_stale_temp_files(tmp_path):
+    """A stale temp file of an earlier process with the same pid must not block the write: the
+    temp name carries a clock value wide enough that a few stale names never all collide."""
+    dest = tmp_path / "f.py"
+    stale = [tmp_path / f".f.py.{os.getpid()}.{k * 9}{fsutil.TMP_SUFFIX}" for k in range(10)]
+    stale += [tmp_path / f".f.py.{os.getpid()}.{k}{fsutil.TMP_SUFFIX}" for k in range(100)]
+    for s in stale:
+        s.write_bytes(b"stale")
+    for i in range(5):
+        fsutil.atomic_write(dest, b"v%d" % i)
+        assert dest.read_bytes() == b"v%d" % i
+    assert all(s.read_bytes() == b"stale" for s in stale)

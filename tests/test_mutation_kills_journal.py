@@ -170,3 +170,35 @@ def test_created_entries_and_state_paths(toy):
     assert jr.journal_path(toy) == toy.root / ".patchkit" / "journal.json"
     assert j.original_path("a" * 64) == toy.root / ".patchkit" / "originals" / ("a" * 64)
     assert set(os.listdir(toy.root / ".patchkit" / "originals")) == {e.sha_before for e in j.entries if not e.created}
+
+
+def test_apply_reports_what_it_recovered_first(toy):
+    p, entries = interrupted_apply(toy, committed=False)
+    r = engine.apply(p, toy, dry_run=True)  # a dry run recovers too (it takes the lock only for that)
+    assert r.outcome is Outcome.WOULD_APPLY and r.recovered.action == "rolled back"
+    engine.apply(p, toy)
+    j = jr.load(toy)
+    j.entries = []
+    j.save()
+    jr.begin(toy, jr.Intent("apply", p.name, entries))  # uncommitted again
+    r = engine.apply(p, toy)
+    assert r.outcome is Outcome.APPLIED and r.recovered.action == "rolled back" and r.recovered.patch == p.name
+
+
+def test_already_applied_reports_a_finished_recovery(toy):
+    p, entries = interrupted_apply(toy, committed=True)
+    r = engine.apply(p, toy)
+    assert r.outcome is Outcome.ALREADY_APPLIED and r.recovered.action == "finished"
+
+
+def test_an_unreadable_journal_is_one_journal_error(toy, monkeypatch):
+    from patchkit.ftypes import JournalError
+    engine.apply(make_patch(), toy)
+
+    def denied(path):
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(jr, "read_nofollow", denied)
+    with pytest.raises(JournalError) as info:
+        jr.load(toy)
+    assert str(info.value) == f"{jr.journal_path(toy)}: unreadable (Permission denied)"

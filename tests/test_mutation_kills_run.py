@@ -250,3 +250,15 @@ def test_environment_reads_cuda_from_nvcc(monkeypatch):
     monkeypatch.setattr(subprocess, "run", lambda cmd, **kw: subprocess.CompletedProcess(cmd, 1, stdout="x\n", stderr=""))
     env = R.environment()
     assert env["cuda"] is None and env["gpu_count"] == 0 and env["driver"] is None
+
+
+def test_report_scans_the_given_or_the_current_server_log(smoke, tmp_path):
+    from patchkit.smoke.server import Server
+    log = tmp_path / "s.log"
+    log.write_text("boot\nTraceback (most recent call last):\n  File \"w.py\", line 3, in f\n"
+                   "AttributeError: 'W' object has no attribute 'cap'\n")
+    srv = Server(["x"], log, "")
+    assert "AttributeError" in (smoke.report(srv).exception or "")
+    assert not smoke.report().exception  # no server yet: nothing to scan
+    smoke.server = srv
+    assert "AttributeError" in (smoke.report().exception or "")

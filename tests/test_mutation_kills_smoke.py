@@ -184,3 +184,17 @@ def test_a_given_command_gets_the_cell_port(tmp_path, standin):
 def _free_port() -> int:
     from patchkit.smoke.run import free_port
     return free_port()
+
+
+def test_compare_no_spec_runs_a_reference_server_and_compares(tmp_path, standin):
+    smoke = _smoke(standin, tmp_path)
+    smoke.cfg.stages = ("ready", "greedy-equivalence")
+    smoke.cfg.compare_no_spec = True
+    out = smoke.run_cell()
+    names = [s["name"] for s in smoke.stages]
+    assert names == ["ready", "greedy-equivalence", "teardown", "no-spec-equivalence"], smoke.stages
+    nospec = smoke.stages[-1]
+    assert out["passed"] is True and nospec["passed"] is True
+    assert nospec["detail"]["identical"] + len(nospec["detail"]["divergences"]) == 6
+    assert (tmp_path / "logs" / "server-nospec.log").read_text().startswith("$ ")
+    assert "--speculative-algorithm" not in (tmp_path / "logs" / "server-nospec.log").read_text().splitlines()[0]

@@ -552,8 +552,10 @@ def test_apply_checks_every_file_is_writable_before_it_starts(toy, monkeypatch):
         raise NotWritable(f"{path}: file is not writable")
 
     monkeypatch.setattr(engine, "check_writable", not_writable)
+    base = make_patch()
+    reading = dataclasses_replace(base, select=lambda v, read: read(REL) and base.select(v, read))  # plans read the code
     with pytest.raises(NotWritable):
-        engine.apply(make_patch(), toy)
+        engine.apply(reading, toy)
     assert seen == [toy.root / REL]
     assert not (toy.root / ".patchkit").exists() and toy.file(REL).read_text() == BASE  # refused before the lock
 

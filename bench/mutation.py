@@ -138,11 +138,39 @@ def _write_tests(folder: Path, without_new: bool) -> list[str]:
     return staged
 
 
+#: mutmut 3.2.3's trampoline calls a METHOD's mutant without ``self`` (the mutants live in a class
+#: attribute dict of plain functions), so every method mutant fails with a TypeError and counts as
+#: killed. The stage binds the mutant to the instance the original is bound to.
+_CALL = "    result = mutants[mutant_name](*args, **kwargs)"
+_BOUND_CALL = ("    _m = mutants[mutant_name]\n"
+               "    if hasattr(orig, '__self__') and hasattr(_m, '__get__'):\n"
+               "        _m = _m.__get__(orig.__self__)\n"
+               "    result = _m(*args, **kwargs)")
+
+
+def fix_trampolines(dest: Path) -> int:
+    """Patch the method-call bug in every generated module (keeping its mtime, which mutmut
+    compares with the source's to decide whether to regenerate); returns the modules patched."""
+    n = 0
+    for mod in MODULES:
+        out = dest / "mutants" / mod
+        text = out.read_text()
+        fixed = text.replace(_CALL, _BOUND_CALL).replace(_CALL.replace("result = ", "result = yield from "),
+                                                        _BOUND_CALL.replace("result = ", "result = yield from "))
+        if fixed != text:
+            st = os.stat(out)
+            out.write_text(fixed)
+            os.utime(out, ns=(st.st_atime_ns, st.st_mtime_ns))
+            n += 1
+    return n
+
+
 def generate(dest: Path, mutmut_python: str) -> None:
     """mutmut's own generator (``create_mutants``) without running anything."""
     code = ("import os, mutmut.__main__ as m; os.environ['MUTANT_UNDER_TEST'] = 'mutant_generation'; "
             "m.read_config(); os.makedirs('mutants', exist_ok=True); m.create_mutants(); m.copy_also_copy_files()")
     subprocess.run([mutmut_python, "-c", code], cwd=dest, check=True, stdout=subprocess.DEVNULL)
+    fix_trampolines(dest)
 
 
 def collect_stats(dest: Path, mutmut: str) -> int:
@@ -299,6 +327,8 @@ def main() -> int:
     ap.add_argument("--no-run", action="store_true", help="re-read the stage's results without running")
     ap.add_argument("--recheck", action="store_true",
                     help="in the existing stage: restage the tests, then run the chosen survivors again")
+    ap.add_argument("--methods", action="store_true",
+                    help="with --recheck: run every method mutant again (after the trampoline fix)")
     ap.add_argument("--rerun-timeouts", action="store_true",
                     help="run again, in the existing stage, the chosen mutants that timed out (SIGXCPU)")
     ap.add_argument("--report", action="store_true", help="only write mutation-score.{json,md} from the runs")
@@ -317,8 +347,10 @@ def main() -> int:
         info["tests"] = collect_stats(dest, mutmut)
         (dest / "chosen.json").write_text(json.dumps(info))
         tested = tested_functions(dest)
+        fix_trampolines(dest)
         again = sorted(k for codes in metas(dest).values() for k, v in codes.items()
-                       if k in set(info["chosen"]) and STATUS.get(v) != "killed" and function_of(k) in tested)
+                       if k in set(info["chosen"]) and function_of(k) in tested
+                       and (STATUS.get(v) != "killed" or (args.methods and "ǁ" in k)))
         print(f"re-checking {len(again)} surviving mutants with the current tests", flush=True)
         if again:
             with open(dest / "mutmut-recheck.log", "w") as log:

@@ -172,7 +172,7 @@ def test_stage_turns_a_request_error_into_a_failed_stage(smoke, monkeypatch):
 
     with pytest.raises(R.StageFailed) as info:
         smoke.stage("second", boom)
-    assert info.value.stage == "second" and "request failed: URLError" in info.value.message
+    assert info.value.stage == "second" and info.value.message.startswith("request failed: URLError")
     assert smoke.stages[-1] == {"name": "second", "passed": False, "seconds": smoke.stages[-1]["seconds"]}
 
     def failed():
@@ -180,6 +180,7 @@ def test_stage_turns_a_request_error_into_a_failed_stage(smoke, monkeypatch):
 
     with pytest.raises(R.StageFailed, match="bad"):
         smoke.stage("third", failed)
+    assert set(smoke.stages[-1]) == {"name", "passed", "seconds"}
     assert smoke.stages[-1]["name"] == "third" and smoke.stages[-1]["passed"] is False
 
 
@@ -205,6 +206,9 @@ def test_config_names_the_launch(smoke, tmp_path):
     c = smoke._config()
     assert c["tp"] == 2 and c["threshold"] == 7 and c["patch"] == "toy-spec" and c["model_path"] == str(tmp_path)
     assert c["model_config_sha256"] and c["draft_config_sha256"] is None
+    assert c["draft_model_path"] == "/m/draft" and c["server_args"] == []
+    assert set(c) == {"tp", "model_path", "model_config_sha256", "draft_model_path", "draft_config_sha256",
+                      "threshold", "server_args", "patch"}
 
 
 def test_environment_names_python_and_gpus():

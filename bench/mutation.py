@@ -294,7 +294,21 @@ def report() -> Path:
            f"patchkit, or that need a real SGLang release copy, are deselected (their kills are not counted).", ""]
     if "before" in runs:
         md += [f"Staged tests (before): {', '.join(runs['before']['staged_tests'])}.", ""]
-    md += ["## Survivors and their triage", ""]
+    md += ["## mutmut 3.2.3 in this tree: what the runner works around", "",
+           "- a test's duration is recorded from its teardown phase (about 0 s), and the timeout thread compares "
+           "every running mutant of a file with the smallest estimate in that file, then sends SIGXCPU, which "
+           "mutmut counts as killed: the stage gives every test a 30 s floor, mutants without tests are not "
+           "handed to mutmut, and a SIGXCPU counts here as a timeout;",
+           "- the trampoline calls a method's mutant without `self` (a TypeError, counted as killed): the stage "
+           "binds the mutant to the instance (`fix_trampolines`); before that fix, all 18 sampled method mutants "
+           "of run.py were 'killed' by the TypeError;",
+           "- tests whose child process imports patchkit cannot reach mutmut's trampoline: deselected in the stage.",
+           "",
+           "The 'after' column is the after run followed by `--recheck` passes (restage the current tests, "
+           "recollect mutmut's statistics, run every chosen mutant that was not killed again) while the "
+           "survivors were triaged; a fresh after run with the final tests runs the same mutants against the same "
+           "tests.", "",
+           "## Survivors and their triage", ""]
     for sv in after["survivors"]:
         md.append(f"- `{sv['mutant']}` ({sv['status']}, {sv['triage']}){': ' + sv['why'] if sv['why'] else ''}")
         for line in sv["diff"].splitlines()[:6]:

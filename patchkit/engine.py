@@ -398,6 +398,9 @@ def _refuse_unjournalled(patch: Patch, target: Target) -> None:
     instead of 'not applied'."""
     try:
         _, _, state = transform(patch, target)
+    except DriftError as exc:  # one file carries part of the patch: not 'not applied' either
+        raise DriftError(f"patch {patch.name}: the code carries part of it but the journal has no entry ({exc}); "
+                         f"reinstall the package to get the originals back") from None
     except PatchkitError:
         return
     if state in ("applied", "partial"):

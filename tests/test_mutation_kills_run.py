@@ -194,7 +194,7 @@ def test_teardown_fails_when_gpu_memory_is_not_released(smoke, monkeypatch):
         def stop(self):
             return {"pgid": 1, "leftover_pids": [], "exit_code": 0}
 
-    monkeypatch.setattr(R, "wait_gpu_released", lambda baseline: (False, [9000]))
+    monkeypatch.setattr(R, "wait_gpu_released", lambda baseline, *_a, **_k: (False, [9000]))
     detail = smoke._teardown(Stopped(), [100])
     assert detail["clean"] is False and detail["message"] == "GPU memory not released: [9000] MiB vs [100] MiB before"
     assert smoke.stages[-1]["passed"] is False and smoke.stages[-1]["name"] == "teardown"

@@ -68,7 +68,9 @@ def test_attention_backend_flag_and_what_the_server_really_ran():
     assert st.backend_args("default") == []
     assert st.backend_args("flashinfer") == ["--attention-backend", "flashinfer"]
     assert "--attention-backend" not in st.BASE_ARGS
-    log = (ROOT / "bench" / "results" / "gpu" / "server-0.5.16.log").read_text(errors="replace")
+    import gzip
+    log = gzip.decompress((ROOT / "bench" / "results" / "gpu" / "server-0.5.16.log.gz").read_bytes()).decode(
+        errors="replace")
     facts = st.launch_facts(log)
     assert facts["attention_backend"] == "triton" and facts["page_size"] == 1 and facts["topk"] == 1
     assert facts["decode_backend"] is None

@@ -1,0 +1,26 @@
+"""The working tree must leave room for the GPU bundle: the device tool carries at most 64 MiB per
+call (tracked files + the bundle), and the SGLang 0.5.16 bundle is 58.9 MiB. Large evidence files
+(server logs, records) are committed gzipped."""
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+BUDGET_MIB = 5.0
+
+
+def test_tracked_files_leave_room_for_the_gpu_bundle():
+    try:
+        out = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, timeout=60, check=True).stdout
+    except (OSError, subprocess.CalledProcessError) as exc:
+        pytest.skip(f"not a git checkout: {exc}")
+    files = [ROOT / f for f in out.decode().split("\0") if f]
+    sizes = {f: f.stat().st_size for f in files if f.is_file()}
+    total = sum(sizes.values()) / 2**20
+    big = sorted(sizes, key=sizes.get, reverse=True)[:3]
+    assert total <= BUDGET_MIB, (f"tracked files are {total:.2f} MiB (budget {BUDGET_MIB}); largest: "
+                                 + ", ".join(f"{p.relative_to(ROOT)} ({sizes[p] // 1024} KiB)" for p in big))
+    assert not [p for p in files if p.suffix == ".log" and "bench/results" in p.as_posix()], "gzip result logs"

@@ -173,14 +173,16 @@ def test_stage_turns_a_request_error_into_a_failed_stage(smoke, monkeypatch):
     with pytest.raises(R.StageFailed) as info:
         smoke.stage("second", boom)
     assert info.value.stage == "second" and info.value.message.startswith("request failed: URLError")
-    assert smoke.stages[-1] == {"name": "second", "passed": False, "seconds": smoke.stages[-1]["seconds"]}
+    last = smoke.stages[-1]
+    assert {k: v for k, v in last.items() if k != "seconds"} == {"name": "second", "passed": False}
+    assert isinstance(last["seconds"], float)  # recorded, not judged
 
     def failed():
         raise R.StageFailed("third", "bad", "w.py:1")
 
     with pytest.raises(R.StageFailed, match="bad"):
         smoke.stage("third", failed)
-    assert set(smoke.stages[-1]) == {"name", "passed", "seconds"}
+    assert sorted(smoke.stages[-1]) == ["name", "passed", "seconds"]  # no detail on a failed stage
     assert smoke.stages[-1]["name"] == "third" and smoke.stages[-1]["passed"] is False
 
 

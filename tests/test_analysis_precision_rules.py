@@ -551,3 +551,26 @@ def test_a_base_called_BaseModel_is_pydantic_only_when_it_comes_from_pydantic(tm
         """})
     got = findings(root)
     assert ("Detector", "training", "PK003") not in got and ("Detector", "modules", "PK003") not in got
+
+
+def test_the_tree_wide_injection_index_is_rebuilt_for_each_run(tmp_path):
+    """The index is shared by every file of one run (speed) but never reused by the next run of the
+    same process: an owner store added between two runs is seen by the second."""
+    files = {"pkg/__init__.py": "", "pkg/hook.py": """\
+        class Hook:
+            def __init__(self):
+                self.name = "h"
+
+            def fire(self):
+                return self.fn_ref()
+        """}
+    root = tree(tmp_path, files)
+    assert findings(root)[("Hook", "fn_ref", "PK003")] == Severity.ERROR
+    (root / "pkg" / "registry.py").write_text(textwrap.dedent("""\
+        from .hook import Hook
+
+
+        def register(hook: Hook, fn):
+            hook.fn_ref = fn
+        """))
+    assert findings(root)[("Hook", "fn_ref", "PK003")] == Severity.WARNING

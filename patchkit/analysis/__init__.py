@@ -18,6 +18,8 @@ def analyse_source(rel: str, source: str, root: Optional[Path] = None,
     """Findings for one module's source. ``root`` lets bases in other modules resolve; with a
     root, the classes of other modules that inherit from this module's classes (the impact set)
     are judged too, so an edit that breaks a subclass elsewhere is seen here."""
+    from .injection import new_chunk
+    new_chunk()  # the tree may have changed since the last call (apply, then check)
     overlay = dict(overlay or {})
     overlay[rel] = source
     project = Project(root, overlay)

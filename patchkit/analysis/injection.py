@@ -385,24 +385,13 @@ def host_provides(project, ci, attr: str) -> Optional[str]:
     return None
 
 
-#: one index per package folder and process, reused by every project (file) analysed in it while
-#: the folder's files are unchanged (their names, sizes and mtimes)
-_SHARED: dict[str, tuple] = {}
+#: one index per package folder for the chunk of files being analysed (``runner`` starts each chunk
+#: with :func:`new_chunk`, so a long-lived process never reads a tree as it was in an earlier run)
+_SHARED: dict[str, InjectionIndex] = {}
 
 
-def _fingerprint(base: Optional[Path]) -> tuple:
-    if base is None or not base.is_dir():
-        return ()
-    out = []
-    for i, p in enumerate(sorted(base.rglob("*.py"))):
-        if i >= MAX_FILES:
-            break
-        try:
-            st = p.stat()
-        except OSError:
-            continue
-        out.append((str(p), st.st_size, st.st_mtime_ns))
-    return tuple(out)
+def new_chunk() -> None:
+    _SHARED.clear()
 
 
 def _index_for(project, ci) -> InjectionIndex:
@@ -410,12 +399,8 @@ def _index_for(project, ci) -> InjectionIndex:
     base = project.root / top if project.root is not None and (project.root / top).is_dir() else project.root
     idx = project.__dict__.setdefault("_injection", {}).get(str(base))
     if idx is None:
-        fp = _fingerprint(base)
-        shared = _SHARED.get(str(base))
-        if shared is not None and shared[0] == fp:
-            idx = shared[1]
-        else:
-            idx = InjectionIndex(base)
-            _SHARED[str(base)] = (fp, idx)
+        idx = _SHARED.get(str(base))
+        if idx is None:
+            idx = _SHARED[str(base)] = InjectionIndex(base)
         project.__dict__["_injection"][str(base)] = idx
     return idx

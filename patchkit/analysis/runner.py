@@ -166,6 +166,8 @@ _KEEP: list = []
 def _analyse_chunk_inner(args) -> tuple[list[dict], dict]:
     """Analyse files (the cache was consulted by the caller) and add the results to the cache."""
     files, settings, use_cache = args
+    from .injection import new_chunk
+    new_chunk()  # tree-wide indexes are built once per chunk, never reused from an earlier run
     cdir = cache_dir() / "analysis"
     out = []
     projects: dict[Path, Project] = {}

@@ -268,3 +268,18 @@ def test_report_scans_the_given_or_the_current_server_log(smoke, tmp_path):
     assert not smoke.report().exception  # no server yet: nothing to scan
     smoke.server = srv
     assert "AttributeError" in (smoke.report().exception or "")
+
+
+def test_a_server_dying_mid_response_fails_the_stage_not_the_run(smoke, monkeypatch):
+    """Seen in CI: the stand-in killed by its KV-page checker mid-response left http.client's
+    IncompleteRead, which escaped the stage and crashed the cell instead of failing it."""
+    import http.client
+    monkeypatch.setattr(R.time, "sleep", lambda s: None)
+
+    def cut():
+        raise http.client.IncompleteRead(b"", 368)
+
+    with pytest.raises(R.StageFailed) as info:
+        smoke.stage("threshold-crossings", cut)
+    assert info.value.stage == "threshold-crossings" and "IncompleteRead" in info.value.message
+    assert smoke.stages[-1]["name"] == "threshold-crossings" and smoke.stages[-1]["passed"] is False

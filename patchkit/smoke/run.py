@@ -4,6 +4,7 @@ the patch's smoke spec (``patchkit.smoke.spec``); the stages live in ``patchkit.
 from __future__ import annotations
 
 import os
+import http.client
 import random
 import shlex
 import socket
@@ -281,7 +282,9 @@ class Smoke:
         except StageFailed:
             self.stages.append({"name": name, "passed": False, "seconds": round(time.monotonic() - t0, 2)})
             raise
-        except (urllib.error.URLError, ConnectionError, OSError, TimeoutError, ValueError, KeyError, TypeError) as exc:
+        # a server that dies mid-response leaves http.client's IncompleteRead / RemoteDisconnected
+        except (urllib.error.URLError, http.client.HTTPException, ConnectionError, OSError, TimeoutError, ValueError,
+                KeyError, TypeError) as exc:
             self.stages.append({"name": name, "passed": False, "seconds": round(time.monotonic() - t0, 2)})
             raise StageFailed(name, *self._server_failure(f"request failed: {type(exc).__name__}: {exc}")) from None
         kept = {k: v for k, v in detail.items() if not k.startswith("_")} if isinstance(detail, dict) else detail

@@ -172,3 +172,57 @@ def test_resume_long_requests_grow_until_they_outlive_enough_transitions(length,
         assert n == max(length, min(cap, 2 * length))
     elif lived < needed and cap >= length * (needed + 2) / lived:
         assert n * lived >= length * (needed + 2)
+
+
+from patchkit.smoke.stages.resume import compare_request  # noqa: E402
+
+
+def _model(prefix: tuple) -> int:
+    """A deterministic 'reference model': the next greedy token of a prefix."""
+    return (sum((i + 1) * t for i, t in enumerate(prefix)) * 7919 + len(prefix)) % 97
+
+
+def _greedy(prefix: list[int], n: int) -> list[int]:
+    seq = list(prefix)
+    for _ in range(n):
+        seq.append(_model(tuple(seq)))
+    return seq[len(prefix):]
+
+
+@given(prompt=st.lists(st.integers(0, 96), min_size=1, max_size=5), n=st.integers(1, 60),
+       flips=st.dictionaries(st.integers(0, 59), st.booleans(), max_size=12), max_ties=st.integers(1, 10))
+def test_resume_compare_follows_a_request_past_explained_near_ties(prompt, n, flips, max_ties):
+    """The patched server follows the reference model except at the positions in ``flips``, where it
+    emits another token (explained as a near-tie when the flag is True). The walk reports each flip
+    in order, re-seeds the reference from the patched prefix after an explained one (so a tie early
+    in a request does not leave the rest unchecked), fails at the first unexplained flip, and stops
+    following a request only after ``max_ties`` explained ones."""
+    out: list[int] = []
+    for pos in range(n):
+        tok = _model(tuple(prompt + out))
+        out.append((tok + 1) % 97 if pos in flips else tok)
+    wanted = sorted(p for p in flips if p < n)
+    judged: list[int] = []
+
+    def judge_at(pos, a, b):
+        assert a == out[pos] and b == _model(tuple(prompt + out[:pos]))  # judged at the true position
+        judged.append(pos)
+        return {"explained": flips[pos], "patched": {"margin_between_tokens": 0.0},
+                "reference": {"margin_between_tokens": 0.0, "tie_threshold": 0.05}}
+
+    verdicts, failure, upto = compare_request(out, _greedy(prompt, n), lambda pos: _greedy(prompt + out[:pos], n - pos),
+                                              judge_at, max_ties=max_ties)
+    assert [v["position"] for v in verdicts] == judged
+    expected: list[int] = []
+    for p in wanted:
+        expected.append(p)
+        if not flips[p] or len(expected) >= max_ties:
+            break
+    assert judged == expected
+    first_bad = next((p for p in expected if not flips[p]), None)
+    if first_bad is not None:
+        assert failure.startswith(f"diverges at token {first_bad}:") and upto == first_bad
+    else:
+        assert failure == ""
+        stopped_early = len(expected) >= max_ties and expected[-1] + 1 < n
+        assert upto == (expected[-1] + 1 if stopped_early else n)

@@ -1,8 +1,10 @@
 """resume-equivalence: long greedy requests stay alive while short bursts push the batch over the
 threshold and let it fall back, >= ``transitions`` OFF->ON switches; each long output is compared
-token by token with a speculation-off server of the same release. The first divergence of each
-request is judged at that position on both servers: when both rank the two tokens within a bf16
-near-tie of each other it is explained, anything else fails the stage."""
+token by token with a speculation-off server of the same release. Each divergence is judged at that
+position on both servers: when both rank the two tokens within a bf16 near-tie of each other it is
+explained, and the reference continues greedily from the patched prefix, so the rest of the request
+is still compared (with realistic weights near-ties happen; one must not end the comparison). Any
+other divergence fails the stage."""
 from __future__ import annotations
 
 import threading
@@ -57,6 +59,41 @@ def judge(cfg, a: int, b: int, patched: dict, ref: dict) -> dict:
 
 #: the longest a long request may grow (the tiny model's context is 4096 tokens, prompts are short)
 LONG_TOKENS_CAP = 3500
+
+
+#: explained near-ties after which one request is no longer followed (recorded as such)
+MAX_TIES = 8
+
+
+def compare_request(out: list[int], ref: list[int], continue_ref, judge_at, max_ties: int = MAX_TIES):
+    """Walk the patched tokens ``out`` against the reference's greedy tokens ``ref`` for the same prompt.
+    ``judge_at(pos, a, b)`` judges a divergence (patched ``a``, reference ``b`` at ``pos``) and returns
+    a verdict with ``explained``; after an explained one, ``continue_ref(pos)`` gives the reference's
+    greedy tokens for positions ``pos..`` from the patched prefix ``out[:pos]``, and the walk goes on.
+    Returns (verdicts, failure message or "", positions compared)."""
+    verdicts: list[dict] = []
+    base = 0
+    while True:
+        d = first_divergence(out[base:], ref)
+        if d is None:
+            return verdicts, "", len(out)
+        pos = base + d
+        if d >= min(len(out) - base, len(ref)):
+            return verdicts, f"the reference returned {base + len(ref)} tokens", pos
+        verdict = judge_at(pos, out[pos], ref[d])
+        verdict.update(position=pos)
+        verdicts.append(verdict)
+        if not verdict["explained"]:
+            return verdicts, (f"diverges at token {pos}: patched {out[pos]}, reference {ref[d]}, "
+                              f"margins patched={verdict['patched']['margin_between_tokens']} "
+                              f"reference={verdict['reference']['margin_between_tokens']} "
+                              f"(tie threshold {verdict['reference']['tie_threshold']})"), pos
+        base = pos + 1
+        if base >= len(out):
+            return verdicts, "", len(out)
+        if len(verdicts) >= max_ties:
+            return verdicts, "", base  # followed up to here; the record says so
+        ref = continue_ref(base)
 
 
 def next_length(length: int, lived: int, needed: int, cap: int = LONG_TOKENS_CAP) -> int:
@@ -132,31 +169,31 @@ def resume_equivalence(ctx):
         raise StageFailed(STAGE, f"the long requests lived through at most {transitions} OFF->ON transitions "
                                  f"(needed {cfg.transitions}) in {rounds} rounds")
     ref_outputs = [cfg.reference.greedy(p, n) for p, n in zip(long_prompts, asked)]
-    divergences, failures = [], []
+    divergences, failures, compared = [], [], []
     for i, (p, n, r, ref) in enumerate(zip(long_prompts, asked, results, ref_outputs)):
         out = r.get("output_ids") or []
         if len(out) != n:
             failures.append(f"request {i}: asked {n} tokens, got {len(out)}")
             continue
-        d = first_divergence(out, ref)
-        if d is None:
-            continue
-        if d >= min(len(out), len(ref)):
-            failures.append(f"request {i}: the reference returned {len(ref)} tokens")
-            continue
-        prefix = list(p) + out[:d]
-        a, b = out[d], ref[d]
-        verdict = judge(cfg, a, b, position_logprobs(ctx.base, prefix, [a, b]),
-                        position_logprobs(cfg.reference.base, prefix, [a, b]))
-        verdict.update(request=i, position=d)
-        divergences.append(verdict)
-        if not verdict["explained"]:
-            failures.append(f"request {i} diverges at token {d}: patched {a}, reference {b}, "
-                            f"margins patched={verdict['patched']['margin_between_tokens']} "
-                            f"reference={verdict['reference']['margin_between_tokens']} "
-                            f"(tie threshold {verdict['reference']['tie_threshold']})")
+
+        def judge_at(pos, a, b, p=p, out=out):
+            prefix = list(p) + out[:pos]
+            return judge(cfg, a, b, position_logprobs(ctx.base, prefix, [a, b]),
+                         position_logprobs(cfg.reference.base, prefix, [a, b]))
+
+        def continue_ref(pos, p=p, out=out, n=n):
+            return cfg.reference.greedy(list(p) + out[:pos], n - pos)
+
+        verdicts, failure, upto = compare_request(out, ref, continue_ref, judge_at)
+        compared.append(upto)
+        for v in verdicts:
+            v.update(request=i)
+        divergences.extend(verdicts)
+        if failure:
+            failures.append(f"request {i} {failure}")
     if failures:
         raise StageFailed(STAGE, "; ".join(failures[:3]))
     return {"requests": len(results), "tokens_each": cfg.long_tokens, "tokens_last_round": length, "transitions_lived": transitions,
-            "rounds": rounds, "identical": len(results) - len(divergences), "explained_divergences": divergences,
+            "rounds": rounds, "identical": sum(1 for i in range(len(results)) if not any(v["request"] == i for v in divergences)),
+            "explained_divergences": divergences, "tokens_compared": compared,
             "seconds": round(time.monotonic() - t0, 1)}

@@ -568,6 +568,7 @@ class SmokeRequest:
     no_gate: bool = False
     matrix: Optional[str] = None
     parallel: int = 1
+    mem_total: float = 0.8
     cells: tuple = ()
     launch_cell: str = ""
     plan_only: bool = False
@@ -621,6 +622,7 @@ def smoke(req: SmokeRequest, hooks: Hooks = Hooks()) -> SmokeReport:
                                  threshold=req.threshold, crossings=req.crossings or 10,
                                  server_args=list(req.server_args), timeout=req.timeout, log_dir=log_dir,
                                  parallel=req.parallel, only=tuple(req.cells), matrix=req.matrix,
+                                 mem_total=req.mem_total,
                                  launch_cell=req.launch_cell, soak_seconds=req.soak_seconds,
                                  long_tokens=req.long_tokens, transitions=req.transitions,
                                  skip_stages=tuple(req.skip_stages), model_config=req.model_config,

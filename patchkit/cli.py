@@ -487,6 +487,8 @@ def launch(target, require_signoff, signoff_path, tp, verify_signature, command)
               help="run a matrix of cells: a TOML/JSON file, or 'default' for the patch's default matrix "
                    "(also when pyproject.toml has [tool.patchkit.smoke])")
 @click.option("--parallel", type=int, default=1, show_default=True, help="cells served at once on the GPU")
+@click.option("--mem-total", type=click.FloatRange(0.05, 0.95), default=0.8, show_default=True,
+              help="GPU memory fraction a matrix's servers share (each gets it / --parallel as --mem-fraction-static)")
 @click.option("--cell", "cells", multiple=True, help="run only this cell (repeatable); its result replaces the "
                                                      "cell in an existing record")
 @click.option("--launch-cell", default="", help="add the cell of this launch command ('python -m sglang.launch_server ...')")

@@ -199,3 +199,22 @@ def test_pyproject_section_and_launch_cell_join_the_plan(tmp_path):
     assert ours.flag_on and "--disable-cuda-graph" in ours.args
     with pytest.raises(UsageError, match="--cell nope: no such cell"):
         make_plan(SPEC, t, MatrixOptions("/m", matrix_section=sec, only=("nope",)))
+
+
+@given(total=st.floats(0.05, 0.95), parallel=st.integers(1, 8))
+@settings(max_examples=25, deadline=None)
+def test_mem_total_is_shared_by_the_cells_served_at_once(total, parallel):
+    """`patchkit smoke --mem-total F --parallel N`: each cell's server gets F/N of the GPU (never under
+    0.05) as --mem-fraction-static, so two matrices can share one GPU."""
+    from patchkit.ftypes import Target, TargetKind
+    from patchkit.smoke.command import matrix_options
+    from patchkit.smoke.matrixrun import cell_config, make_plan
+    t = Target("sglang", "0.5.12", STANDIN, TargetKind.DIRECTORY)
+    opts = matrix_options(t, SPEC, model_path="/m", draft_model_path="/d", eagle_draft_path="/e", tiny=False, tp=1,
+                          threshold=None, crossings=10, server_args=[], timeout=60, log_dir=Path("/nonexistent"),
+                          parallel=parallel, only=(), matrix="default", launch_cell="", soak_seconds=1,
+                          long_tokens=10, transitions=10, mem_total=total)
+    plan = make_plan(SPEC, t, opts)
+    args = cell_config(SPEC, opts, plan, plan.cells[0], None).server_args
+    mem = float(args[args.index("--mem-fraction-static") + 1])
+    assert mem == round(max(0.05, total / parallel), 3) and args.count("--mem-fraction-static") == 1

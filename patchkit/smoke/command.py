@@ -59,7 +59,8 @@ def matrix_options(target: Target, spec: SmokeSpec, *, model_path: Optional[str]
                    server_args: list[str], timeout: float, log_dir: Path, parallel: int, only: tuple,
                    matrix: Optional[str], launch_cell: str, soak_seconds: float, long_tokens: int,
                    transitions: int, skip_stages: tuple = (), start: Path = Path.cwd(),
-                   model_config: Optional[str] = None, layers: Optional[int] = None) -> MatrixOptions:
+                   model_config: Optional[str] = None, layers: Optional[int] = None,
+                   mem_total: float = 0.8) -> MatrixOptions:
     base = list(server_args)
     shape: dict = {}
     if model_config:
@@ -83,7 +84,7 @@ def matrix_options(target: Target, spec: SmokeSpec, *, model_path: Optional[str]
     return MatrixOptions(model_path, models, tp, threshold if threshold is not None else spec.threshold, crossings,
                          timeout, log_dir, base, max(1, parallel), tuple(only), matrix_file,
                          section, launch_cell, soak_seconds, long_tokens,
-                         transitions, skip_stages=tuple(skip_stages), shape=shape)
+                         transitions, skip_stages=tuple(skip_stages), shape=shape, mem_total=mem_total)
 
 
 def plan_and_run(spec: SmokeSpec, target: Target, opts: MatrixOptions, signoff_path: Path,

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from patchkit.smoke.server import WEIGHT_HOOK_DIR, WEIGHTS_ENV, server_env
+from patchkit.smoke.server import WEIGHT_HOOK_DIR, WEIGHTS_ENV, server_env, weights_setting
 
 FAKE_TORCH = '''
 float16 = "float16"
@@ -81,8 +81,8 @@ def run(site: Path, weights: str) -> tuple[dict, str]:
     return json.loads(calls), other
 
 
-def test_without_the_setting_upstream_dummy_weights_stay(fake_site):
-    calls, other = run(fake_site, "")
+def test_with_dummy_asked_for_upstream_dummy_weights_stay(fake_site):
+    calls, other = run(fake_site, "dummy")
     assert calls["lm_head.weight"] == [["upstream", -1e-3, 1e-3]]
     assert other == "1"
 
@@ -106,7 +106,13 @@ def test_scale_is_configurable(fake_site):
     assert calls["lm_head.weight"][0][2] == pytest.approx(0.05 * 3 ** 0.5)
 
 
-def test_server_env_puts_the_hook_first_only_when_asked():
-    assert server_env({"PYTHONPATH": "/x"}) == {"PYTHONPATH": "/x"}
-    env = server_env({"PYTHONPATH": "/x", WEIGHTS_ENV: "random"})
-    assert env["PYTHONPATH"].split(":") == [str(WEIGHT_HOOK_DIR), "/x"]
+def test_server_env_puts_the_hook_first_unless_dummy_is_asked_for():
+    """Random weights are the default (the one-token-off-by-one mutant survives SGLang's dummy weights
+    on an H200); PATCHKIT_SMOKE_WEIGHTS=dummy keeps SGLang's initialiser untouched."""
+    assert server_env({"PYTHONPATH": "/x", WEIGHTS_ENV: "dummy"}) == {"PYTHONPATH": "/x", WEIGHTS_ENV: "dummy"}
+    for env in ({"PYTHONPATH": "/x"}, {"PYTHONPATH": "/x", WEIGHTS_ENV: "random"}):
+        out = server_env(env)
+        assert out["PYTHONPATH"].split(":") == [str(WEIGHT_HOOK_DIR), "/x"]
+        assert out[WEIGHTS_ENV] == "random:0.02"
+    assert server_env({WEIGHTS_ENV: "random:0.1"})[WEIGHTS_ENV] == "random:0.1"
+    assert weights_setting({}) == "random:0.02" and weights_setting({WEIGHTS_ENV: "dummy"}) == "dummy"

@@ -117,13 +117,28 @@ class Server:
 #: the folder whose sitecustomize gives smoke servers seeded random weights (weighthook/sitecustomize.py)
 WEIGHT_HOOK_DIR = Path(__file__).resolve().parent / "weighthook"
 WEIGHTS_ENV = "PATCHKIT_SMOKE_WEIGHTS"
+#: what ``--load-format dummy`` servers get unless PATCHKIT_SMOKE_WEIGHTS says otherwise ("dummy": SGLang's
+#: own near-constant weights). On H200s (0.5.12, 0.5.16) only seeded random weights let the smoke test
+#: catch the one-token-off-by-one mutant; the unmutated matrices pass with them (bench/results/smoke2/).
+DEFAULT_WEIGHTS = "random"
+
+
+def weights_setting(env: dict) -> str:
+    """The weights smoke servers load under ``--load-format dummy``: 'random:STD' or 'dummy'."""
+    value = (env.get(WEIGHTS_ENV) or DEFAULT_WEIGHTS).strip()
+    kind, _, std = value.partition(":")
+    return f"random:{std or '0.02'}" if kind == "random" else "dummy"
 
 
 def server_env(env: dict) -> dict:
-    """The server's environment: with ``PATCHKIT_SMOKE_WEIGHTS=random[:STD]`` the weight hook goes
-    first on PYTHONPATH, so every server of a run (patched, reference, no-spec) gets the same weights."""
-    if not env.get(WEIGHTS_ENV, "").startswith("random"):
+    """The server's environment: with random weights (the default; ``PATCHKIT_SMOKE_WEIGHTS=random[:STD]``)
+    the weight hook goes first on PYTHONPATH, so every server of a run (patched, reference, no-spec) gets
+    the same weights; ``PATCHKIT_SMOKE_WEIGHTS=dummy`` keeps SGLang's. Real checkpoints are not touched
+    (the hook only replaces SGLang's dummy initialiser)."""
+    setting = weights_setting(env)
+    if not setting.startswith("random"):
         return env
+    env = {**env, WEIGHTS_ENV: setting}
     rest = env.get("PYTHONPATH", "")
     return {**env, "PYTHONPATH": os.pathsep.join(filter(None, [str(WEIGHT_HOOK_DIR), rest]))}
 

@@ -3,8 +3,9 @@ draft (configs only; the server loads them with ``--load-format dummy``). Our ow
 on demand. STANDALONE drafts with the target itself.
 
 SGLang's dummy weights are nearly constant (uniform +-1e-3, one seed for every tensor), which makes
-attention almost uniform: ``PATCHKIT_SMOKE_WEIGHTS=random`` gives every server of a run seeded random
-weights at a real initialiser scale instead (``weighthook/sitecustomize.py``; not yet run on a GPU)."""
+attention almost uniform, so smoke servers get seeded random weights at a real initialiser scale
+instead (``weighthook/sitecustomize.py``; ``PATCHKIT_SMOKE_WEIGHTS=dummy`` keeps SGLang's). On H200s
+this is what let the resume stage catch the one-token-off-by-one mutant (bench/results/smoke2/)."""
 from __future__ import annotations
 
 import json

@@ -47,6 +47,22 @@ CODEBASES = {  # name -> (requirement, package folder inside the unpacked releas
     "datasets": ("datasets==5.2.0", "datasets"),
     "mmdet": ("mmdet==3.3.0", "mmdet"),
     "nemo": ("nemo_toolkit==3.0.0", "nemo"),
+    # session 6: never looked at before this measurement (picked for their size and class count)
+    "monai": ("monai==1.6.1", "monai"),
+    "speechbrain": ("speechbrain==1.1.2", "speechbrain"),
+    "espnet": ("espnet==202511", "espnet2"),
+    "kornia": ("kornia==0.9.0", "kornia"),
+    "pyro": ("pyro-ppl==1.9.2", "pyro"),
+    "lightning": ("lightning==2.6.6", "lightning"),
+    "flax": ("flax==0.12.8", "flax"),
+    "sympy": ("sympy==1.14.0", "sympy"),
+    "django": ("django==5.2.19", "django"),
+    "matplotlib": ("matplotlib==3.11.2", "matplotlib"),
+    "twisted": ("twisted==26.10.0", "twisted"),
+    "sqlalchemy": ("sqlalchemy==2.1.9", "sqlalchemy"),
+    "nltk": ("nltk==3.10.4", "nltk"),
+    "sphinx": ("sphinx==9.0.4", "sphinx"),
+    "ansible": ("ansible-core==2.19.14", "ansible"),
 }
 DEFAULT = ("deepspeed", "diffusers", "ray", "transformers", "vllm")
 # lightning==2.6.6 (266 files) was tried too: 1 error group in all, too few to sample.
@@ -64,10 +80,14 @@ def fetch(name: str, cache: Path = CACHE) -> Path:
         return dest / pkg
     dl = cache / "dl"
     dl.mkdir(parents=True, exist_ok=True)
-    have = [p for p in dl.iterdir() if p.name.lower().startswith(req.replace("==", "-").lower())]
+    stem = req.replace("==", "-").replace("-", "_").lower()  # wheel names spell "pyro-ppl" "pyro_ppl"
+
+    def matching():
+        return [p for p in dl.iterdir() if p.name.lower().replace("-", "_").startswith(stem)]
+    have = matching()
     if not have:
         subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "-q", "-d", str(dl), req], check=True)
-        have = [p for p in dl.iterdir() if p.name.lower().startswith(req.replace("==", "-").lower())]
+        have = matching()
     archive = have[0]
     tmp = dest.with_name(dest.name + ".part")
     tmp.mkdir(parents=True, exist_ok=True)

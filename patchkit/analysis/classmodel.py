@@ -40,6 +40,14 @@ class ClassModel:
 
     # ------------------------------------------------------------------ MRO
     def resolve_base(self, ci: ClassInfo, base: str):
+        parent, _, _ = ci.qualname.rpartition(".")
+        head, _, rest = base.partition(".")
+        if parent in ci.module.classes and f"{parent}.{head}" in ci.module.classes:
+            # a class statement in a class body evaluates its bases in that body: `class Mask: class
+            # Mixin: ...; class Sync(Mixin, TestCase)` means Mask.Mixin (only the immediate parent's names)
+            nested = ci.module.classes.get(f"{parent}.{base}")
+            if nested is not None and nested.key != ci.key:
+                return nested
         r = self.project.resolve_class(ci.module, base)
         if isinstance(r, ClassInfo) and r.key == ci.key:
             # `class X(X):` — the base expression runs before the new name is bound: the import

@@ -249,14 +249,25 @@ class ReadJudge:
         ``base`` in the MRO: a cooperative library initialiser (or none at all: the lookup goes on)
         passes ``super().__init__()`` on to ``base.__init__`` (keras' TFOptimizer(KerasAutoTrackable,
         BaseOptimizer) through tf's AutoTrackable)."""
-        if not getattr(self, "_ext_init_ran", False):
+        if not getattr(self, "_ext_init_ran", False) and not self._init_lookup_reaches_unknown(ci):
             return None
         for c in self.facts(ci).linear:
             if getattr(c, "qualname", None) == base:
                 return None
             if getattr(c, "kind", None) == "unknown":
-                return f"{c.name} (unreadable here) comes first in the MRO and may pass super().__init__() on to it"
+                return f"{c.name} (unreadable here) comes first in the MRO: its __init__, if it has one, may pass the call on"
         return None
+
+    def _init_lookup_reaches_unknown(self, ci: ClassInfo) -> bool:
+        """No class before an unreadable library base in the MRO defines ``__init__``: the lookup
+        goes into that base, which may define none (the lookup goes on: monai's ``CameraDataset(
+        IterableDataset, VideoDataset)`` runs ``VideoDataset.__init__``) or pass it on."""
+        for c in self.facts(ci).linear:
+            if isinstance(c, ClassInfo) and "__init__" in c.methods:
+                return False
+            if getattr(c, "kind", None) == "unknown":
+                return True
+        return False
 
     def _constructs(self, ci: ClassInfo) -> bool:
         """A class of ``ci``'s MRO in the tree has an ``__init__`` (or generated fields)."""

@@ -263,8 +263,10 @@ def _collect_body(ci: ClassInfo, body: list[ast.stmt], qual: str) -> None:
                          for n in _decorator_names(st) if "." not in n}
     for stmt in body:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            ci.class_names.add(stmt.name)
             decos = _decorator_names(stmt)
+            if any(d.split(".")[-1] == "overload" for d in decos):
+                continue  # a typing.overload signature: the implementation below it is what runs
+            ci.class_names.add(stmt.name)
             kind = "static" if stmt.name in used_as_decorator and not decos else "method"
             for d in decos:
                 last = d.split(".")[-1]
@@ -313,6 +315,8 @@ def _collect_body(ci: ClassInfo, body: list[ast.stmt], qual: str) -> None:
         elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
             for a in stmt.names:
                 ci.class_names.add((a.asname or a.name).split(".")[0])
+        elif isinstance(stmt, ast.If) and (dotted(stmt.test) or "").split(".")[-1] == "TYPE_CHECKING":
+            _collect_body(ci, list(stmt.orelse), qual)  # the body is a stub for the type checker: never defined
         elif isinstance(stmt, (ast.If, ast.Try, ast.With)):
             inner = list(stmt.body) + list(getattr(stmt, "orelse", [])) + list(getattr(stmt, "finalbody", []))
             for h in getattr(stmt, "handlers", []):

@@ -1,0 +1,164 @@
+"""What a class defines at run time: an ``__init__`` (or any method) under ``if TYPE_CHECKING:`` or
+decorated ``@typing.overload`` is a signature for the type checker, never the class's own method, so
+the base's initialiser still runs (sqlalchemy's DDL compilers and PGUuid were flagged: 11 of 82 false
+positives on 13 untuned codebases). A real override that skips the base stays an error."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from patchkit.analysis.runner import analyse_paths
+
+BASE = '''
+class Compiled:
+    def __init__(self, dialect):
+        self.dialect = dialect
+'''
+
+SUB = '''
+from typing import TYPE_CHECKING, overload
+from .base import Compiled
+
+
+class StubOnly(Compiled):
+    if TYPE_CHECKING:
+        def __init__(self, dialect, statement): ...
+
+    def visit(self):
+        return self.dialect
+
+
+class OverloadOnly(Compiled):
+    @overload
+    def __init__(self, dialect: int) -> None: ...
+
+    def visit(self):
+        return self.dialect
+
+
+class RuntimeElse(Compiled):
+    if TYPE_CHECKING:
+        def __init__(self, dialect): ...
+    else:
+        def __init__(self, dialect):
+            self.other = dialect
+
+    def visit(self):
+        return self.dialect
+
+
+class Real(Compiled):
+    def __init__(self, dialect):
+        self.other = dialect
+
+    def visit(self):
+        return self.dialect
+'''
+
+
+def _errors(tmp_path: Path) -> set[tuple[str, str]]:
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "base.py").write_text(BASE)
+    (pkg / "sub.py").write_text(SUB)
+    out = set()
+    for rep in analyse_paths([pkg], use_cache=False, jobs=1):
+        for f in rep.findings:
+            if f.severity == "error":
+                out.add((f.cls.split(".")[-1], f.attr))
+    return out
+
+
+def test_type_checking_and_overload_stubs_are_not_the_classes_init(tmp_path):
+    errors = _errors(tmp_path)
+    assert ("StubOnly", "dialect") not in errors and ("OverloadOnly", "dialect") not in errors
+    assert ("RuntimeElse", "dialect") in errors  # the else branch is what runs, and it skips the base
+    assert ("Real", "dialect") in errors
+
+
+NESTED = '''
+from . import base
+
+
+class Mask:
+    class Helper:
+        def test_x(self):
+            pass
+
+    class Sync(Helper, base.Compiled):
+        pass
+
+    class Broken(Helper, base.Compiled):
+        def __init__(self):
+            self.other = 1
+
+
+class Helper:  # a module-level class of the same name: its __init__ skips Compiled's
+    def __init__(self):
+        self.own = 1
+'''
+
+
+def test_a_nested_class_base_is_the_enclosing_class_bodys_name(tmp_path):
+    """twisted's ``class Mask: class FailureLoggingMixin ...; class SynchronousFailureLogging(
+    FailureLoggingMixin, SynchronousTestCase)``: the base is Mask.FailureLoggingMixin (no __init__),
+    so SynchronousTestCase.__init__ runs; the module-level class of the same name (whose __init__
+    skips the base's) is another class: resolving to it was a false error."""
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "base.py").write_text(BASE + "\n    def read(self):\n        return self.dialect\n")
+    (pkg / "t.py").write_text(NESTED)
+    errors = set()
+    for rep in analyse_paths([pkg], use_cache=False, jobs=1):
+        errors |= {(f.cls, f.attr) for f in rep.findings if f.severity == "error"}
+    assert ("Mask.Sync", "dialect") not in errors
+    assert ("Mask.Broken", "dialect") in errors  # its own __init__ skips the base's
+
+
+UNREADABLE = '''
+from somelib.data import IterableDataset  # not in the tree, not installed: unreadable
+
+
+class VideoDataset:
+    def __init__(self, source):
+        self.source = source
+
+    def frame(self):
+        return self.source
+
+
+class CameraDataset(IterableDataset, VideoDataset):
+    pass
+
+
+class AudioDataset:
+    def __init__(self, source):
+        self.track = source
+
+    def sample(self):
+        return self.track
+
+
+class OwnInit(IterableDataset, AudioDataset):
+    def __init__(self):
+        self.other = 1
+'''
+
+
+def test_an_unreadable_first_base_makes_the_inherited_init_unknown_not_missing(tmp_path):
+    """monai's ``CameraDataset(IterableDataset, VideoDataset)`` with torch not readable: the
+    ``__init__`` lookup goes into IterableDataset, which may define none (torch's does not), so
+    VideoDataset.__init__ may well run: a warning saying why, not an error. A class whose own
+    ``__init__`` skips the base stays an error."""
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "video.py").write_text(UNREADABLE)
+    found = {}
+    for rep in analyse_paths([pkg], use_cache=False, jobs=1):
+        for f in rep.findings:
+            found.setdefault((f.cls, f.attr), []).append(f)
+    cam = found[("CameraDataset", "source")]
+    assert all(f.severity == "warning" for f in cam) and "unreadable here" in cam[0].why
+    assert any(f.severity == "error" for f in found[("OwnInit", "track")])

@@ -43,6 +43,8 @@ class ReadCollector:
         #: locals holding a guard's result: ``has = hasattr(self, "x")``, ``ok = n > 0 and
         #: getattr(self, "x", None) is not None`` -> {truth: attrs implied present}
         self.flags: dict[str, dict[bool, frozenset]] = {}
+        #: aliases whose getattr default is None: ``v is not None`` then implies the attribute exists
+        self.none_default: set[str] = set()
 
     def implied(self, test: ast.expr, pol: bool) -> set:
         out = set(implied_attrs(test, pol, self.selfname))
@@ -54,6 +56,12 @@ class ReadCollector:
             for node, p in conjuncts(test, pol):
                 if p and isinstance(node, ast.Name) and node.id in self.aliases:
                     out.add(self.aliases[node.id])
+                # `v is not None` (conjuncts: `v is None` false) with v = getattr(self, "x", None)
+                if not p and isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.Is) \
+                        and isinstance(node.left, ast.Name) and node.left.id in self.none_default \
+                        and node.left.id in self.aliases and isinstance(node.comparators[0], ast.Constant) \
+                        and node.comparators[0].value is None:
+                    out.add(self.aliases[node.left.id])
                 # len(v) == 1 / len(v) > 0 with v = getattr(self, "x", []): the default is empty
                 if p and isinstance(node, ast.Compare) and len(node.ops) == 1 and \
                         isinstance(node.left, ast.Call) and dotted(node.left.func) == "len" and \
@@ -155,6 +163,10 @@ class ReadCollector:
                             isinstance(v.args[0], ast.Name) and v.args[0].id == sn and \
                             isinstance(v.args[1], ast.Constant) and isinstance(v.args[1].value, str):
                         self.aliases[t.id] = v.args[1].value
+                        if isinstance(v.args[2], ast.Constant) and v.args[2].value is None:
+                            self.none_default.add(t.id)
+                        else:
+                            self.none_default.discard(t.id)
                     else:
                         self.aliases.pop(t.id, None)
             for t in s.targets:

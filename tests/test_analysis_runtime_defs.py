@@ -162,3 +162,52 @@ def test_an_unreadable_first_base_makes_the_inherited_init_unknown_not_missing(t
     cam = found[("CameraDataset", "source")]
     assert all(f.severity == "warning" for f in cam) and "unreadable here" in cam[0].why
     assert any(f.severity == "error" for f in found[("OwnInit", "track")])
+
+
+TEMPLATE = '''
+class Colormap:
+    def __init__(self, name):
+        self.name = name
+        self._isinit = False
+
+    def _init(self):
+        """Generate the lookup table."""
+        raise NotImplementedError("Abstract class only")
+
+    def __call__(self, x):
+        if not self._isinit:
+            self._init()
+        return self._lut[x]
+
+
+class Listed(Colormap):
+    def _init(self):
+        self._lut = [0, 1]
+        self._isinit = True
+
+
+class Worker:
+    def __init__(self):
+        self.ready = True
+
+    def backward(self):
+        raise NotImplementedError("not supported on this backend")
+
+    def step(self):
+        return self.threshold  # never assigned anywhere: the field bug's shape
+'''
+
+
+def test_a_template_whose_hook_subclasses_implement_is_not_flagged_for_what_they_build(tmp_path):
+    """matplotlib's ``Colormap``: ``_init`` only raises NotImplementedError and every subclass
+    implements it and builds ``_lut``; the base's ``__call__`` read is the subclasses' contract. A
+    concrete class whose unsupported path raises (nothing overrides it) keeps its error."""
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "colors.py").write_text(TEMPLATE)
+    errors = set()
+    for rep in analyse_paths([pkg], use_cache=False, jobs=1):
+        errors |= {(f.cls, f.attr) for f in rep.findings if f.severity == "error"}
+    assert ("Colormap", "_lut") not in errors
+    assert ("Worker", "threshold") in errors

@@ -159,6 +159,21 @@ class ClassModel:
     def _cls_by_name(self, ci: ClassInfo, qualname: str) -> ClassInfo:
         return next(c for c in self.facts(ci).classes if c.qualname == qualname)
 
+    def _raising_template(self, ci: ClassInfo) -> bool:
+        """``ci`` is a template in practice: a method of its MRO only raises NotImplementedError (no
+        class before it implements it) and a subclass in the tree implements it (matplotlib's
+        ``Colormap._init``; ``__call__`` reads the ``_lut`` that every subclass's ``_init`` builds).
+        A concrete class with an unsupported path that raises is not one: nothing overrides it."""
+        f = self.facts(ci)
+        hooks: set[str] = set()
+        for i, c in enumerate(f.classes):
+            for name in c.raising_methods:
+                if not any(name in d.methods and name not in d.raising_methods for d in f.classes[:i]):
+                    hooks.add(name)
+        if not hooks:
+            return False
+        return any(n in d.methods and n not in d.raising_methods for d in self._descendants(ci) for n in hooks)
+
     def _descendant_provides(self, ci: ClassInfo, attr: str) -> bool:
         """Some subclass of ``ci`` (anywhere in the tree) assigns ``attr`` or declares it, or
         cannot be fully known (a base outside the tree)."""

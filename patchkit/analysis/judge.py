@@ -171,6 +171,7 @@ class ReadJudge:
         if (unknown or escapes) and not strict:
             return None
         if not strict and is_abstract_like() and (_unimplemented_abstract(self.facts(ci).classes) or
+                                                (self._raising_template(ci) and self._descendant_provides(ci, attr)) or
                                                 (self._descendant_provides(ci, attr)
                                                  and not (self._constructs(ci) and self._unrelated_assigner(ci, attr, owner)))):
             # a template base: a subclass provides it (and is judged on its own). Not when an

@@ -124,6 +124,8 @@ class ClassInfo:
     #: alternative constructors that build with __new__ and skip __init__: (method, line, attrs, calls_init)
     alt_ctors: list[tuple[str, int, frozenset, bool]] = field(default_factory=list)
     noreturn_methods: set[str] = field(default_factory=set)
+    #: methods whose body only raises NotImplementedError (a template's hooks, when subclasses override them)
+    raising_methods: set[str] = field(default_factory=set)
     #: method -> names it reads or writes as self.<name>
     self_refs: dict[str, set] = field(default_factory=dict)
     #: property name -> its setter (``self.x = v`` in __init__ runs it)
@@ -257,6 +259,18 @@ def _collect_class(mod: ModuleInfo, node: ast.ClassDef, prefix: str) -> None:
     _collect_body(ci, node.body, qual)
 
 
+def _only_raises_not_implemented(fn) -> bool:
+    """The body (after a docstring) is ``raise NotImplementedError`` / ``raise NotImplementedError(...)``."""
+    body = list(fn.body)
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and \
+            isinstance(body[0].value.value, str):
+        body = body[1:]
+    if len(body) != 1 or not isinstance(body[0], ast.Raise) or body[0].exc is None:
+        return False
+    exc = body[0].exc.func if isinstance(body[0].exc, ast.Call) else body[0].exc
+    return (dotted(exc) or "").split(".")[-1] == "NotImplementedError"
+
+
 def _collect_body(ci: ClassInfo, body: list[ast.stmt], qual: str) -> None:
     # a function the class body uses as a decorator runs at class creation: not a method
     used_as_decorator = {n for st in body if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef))
@@ -291,6 +305,10 @@ def _collect_body(ci: ClassInfo, body: list[ast.stmt], qual: str) -> None:
             ci.method_kind[stmt.name] = kind
             if _is_noreturn_annotation(stmt.returns):
                 ci.noreturn_methods.add(stmt.name)
+            if _only_raises_not_implemented(stmt):
+                ci.raising_methods.add(stmt.name)
+            else:
+                ci.raising_methods.discard(stmt.name)
             if stmt.name in ("__getattr__", "__getattribute__"):
                 ci.dynamic = f"defines {stmt.name}"
         elif isinstance(stmt, ast.ClassDef):

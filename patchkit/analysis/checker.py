@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from ..ftypes import Finding, Severity
 from . import messages as M
 from .classmodel import ClassModel, _has_explicit_init, _unimplemented_abstract
+from .coassign import excluded
 from .flow import Budget, BudgetExceeded, Constructor, State
 from .judge import ReadJudge
 from .model import ClassInfo, ModuleInfo, dotted, first_param
@@ -207,7 +208,12 @@ class Analyzer(ClassModel, ReadJudge):
                 if not (attr in df.class_level or attr in df.fields or any(attr in k.assigned_in for k in df.classes)):
                     return False
             return True
+        closed = not any(getattr(e, "kind", "") == "unknown" for e in f.externals)
         for (attr, node, frame, missing, states, lib_init_ran) in construction_reads:
+            if not strict:  # paths whose guard cannot hold there (coassign.py)
+                missing = [s for s in missing if not excluded(f.classes, s.conds, s.assigned, attr, closed)]
+                if not missing:
+                    continue
             rel = frame.cls.module.rel
             if frame.cls.module.external:
                 continue  # library code: its reads are the library's business

@@ -11,6 +11,7 @@ from typing import Optional
 from ..ftypes import Finding, Severity
 from . import messages as M
 from .classmodel import ClassFacts, _unimplemented_abstract
+from .coassign import guard_attrs, guard_implies
 from .model import ClassInfo, dotted, fast_walk, first_param, self_attr
 from .scan import ensure_scanned
 from .reads import collect_reads
@@ -109,6 +110,9 @@ class ReadJudge:
         rel = owner.module.rel
         in_sub = "" if owner.key == ci.key else f" (inherited by {ci.qualname})" if owner.module is ci.module else \
             f" (inherited by {ci.qualname} in {ci.module.rel})"
+        if not strict and any(g != attr and guard_implies(self.facts(ci).classes, g, none_only, attr)
+                              for g, none_only in guard_attrs(r.conds)):
+            return None  # the guard passes only after a block that also set it (coassign.py)
         if attr in ever_in_ctor:
             why = _why(live[0], terminal, attr)
             sev = Severity.WARNING if not strict and (_mode_split(live, terminal, attr) or

@@ -1,0 +1,133 @@
+"""Correlated guards: a read of ``x`` under ``if self.g:`` (or ``self.g is not None``) where every
+assignment that can make ``g`` pass the test sits in a block that also assigns ``x``. The other
+values ``g`` ever gets (its class-level default, the ``__init__`` reset) are ``None``/``False``/``0``.
+So the guard holding means a block that set ``x`` has run (twisted's ``Canvas``: ``contents = None``
+at class level, ``resize`` sets ``contents`` with ``_width``/``_height``; matplotlib's colormaps:
+``_isinit = False`` in ``__init__``, ``_init`` sets ``_lut`` and ``_isinit = True``).
+
+Judged on the class's whole MRO; one pass over its methods per guard attribute."""
+from __future__ import annotations
+
+import ast
+import re
+from typing import Optional
+
+from .model import ClassInfo, self_attr
+
+_NAME = re.compile(r"[A-Za-z_]\w*$")
+_FALSY = (None, False, 0, "")
+
+
+def guard_attrs(conds) -> list[tuple[str, bool]]:
+    """(g, none_only) for each branch fact that says ``self.g`` is truthy (none_only False) or is
+    not None (none_only True); facts are (normalised test, polarity) with ``self.`` stripped."""
+    out = []
+    for text, pol in conds:
+        if not isinstance(text, str):
+            continue
+        if pol and _NAME.match(text):
+            out.append((text, False))
+        elif not pol and text.endswith(" is None") and _NAME.match(text[:-8]):
+            out.append((text[:-8], True))
+    return out
+
+
+def _falsy(value: Optional[ast.expr], none_only: bool) -> bool:
+    if not isinstance(value, ast.Constant):
+        return False
+    return value.value is None if none_only else value.value in _FALSY and not isinstance(value.value, float)
+
+
+def _blocks(fn: ast.AST):
+    """Every statement list of ``fn`` (its body, branch bodies, loop bodies, handlers), not
+    descending into nested functions or classes."""
+    todo = [fn.body]
+    while todo:
+        block = todo.pop()
+        yield block
+        for st in block:
+            if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                continue
+            for name in ("body", "orelse", "finalbody"):
+                sub = getattr(st, name, None)
+                if isinstance(sub, list) and sub and isinstance(sub[0], ast.stmt):
+                    todo.append(sub)
+            for h in getattr(st, "handlers", []) or []:
+                todo.append(h.body)
+            for case in getattr(st, "cases", []) or []:
+                todo.append(case.body)
+
+
+def _stores(st: ast.stmt, selfname: str) -> list[tuple[str, Optional[ast.expr]]]:
+    """(attribute, value) of the ``self.a = v`` targets of one statement (tuple targets: no value)."""
+    if isinstance(st, ast.Assign):
+        out = []
+        for t in st.targets:
+            if isinstance(t, (ast.Tuple, ast.List)):
+                out += [(a, None) for e in t.elts for a in [self_attr(e, selfname)] if a]
+            else:
+                a = self_attr(t, selfname)
+                if a:
+                    out.append((a, st.value))
+        return out
+    if isinstance(st, ast.AnnAssign) and st.value is not None:
+        a = self_attr(st.target, selfname)
+        return [(a, st.value)] if a else []
+    if isinstance(st, ast.AugAssign):
+        a = self_attr(st.target, selfname)
+        return [(a, None)] if a else []
+    return []
+
+
+def guard_implies(classes: list[ClassInfo], guard: str, none_only: bool, attr: str) -> bool:
+    """Every store that can make ``self.<guard>`` pass (truthy, or not None) is in a block that
+    also stores ``attr``, there is at least one, and the class-level default cannot pass."""
+    setting = 0
+    for c in classes:
+        for st in c.node.body:  # the class-level default
+            if isinstance(st, (ast.Assign, ast.AnnAssign)):
+                targets = st.targets if isinstance(st, ast.Assign) else [st.target]
+                if any(isinstance(t, ast.Name) and t.id == guard for t in targets) and not _falsy(st.value, none_only):
+                    return False
+        for fn in c.methods.values():
+            args = fn.args.posonlyargs + fn.args.args
+            selfname = args[0].arg if args else "self"
+            for block in _blocks(fn):
+                stored = [s for st in block for s in _stores(st, selfname)]
+                for a, value in stored:
+                    if a != guard or _falsy(value, none_only):
+                        continue
+                    if not any(b == attr for b, _v in stored):
+                        return False
+                    setting += 1
+    return setting > 0
+
+
+def default_fails(classes: list[ClassInfo], guard: str, none_only: bool, closed: bool) -> bool:
+    """Before any store in construction, ``self.<guard>`` cannot pass the test: its class-level
+    value (the first in the MRO) is None/False/0, or, in a closed hierarchy, there is none (the
+    read of the guard would raise first)."""
+    for c in classes:
+        for st in c.node.body:
+            if isinstance(st, (ast.Assign, ast.AnnAssign)):
+                targets = st.targets if isinstance(st, ast.Assign) else [st.target]
+                if any(isinstance(t, ast.Name) and t.id == guard for t in targets):
+                    return st.value is not None and _falsy(st.value, none_only)
+        if guard in c.class_names:
+            return False  # a method, property, nested class, import ...
+    return closed
+
+
+def excluded(classes: list[ClassInfo], conds, assigned, attr: str, closed: bool) -> bool:
+    """A construction state whose branch facts need ``self.g`` to pass while ``g`` is not assigned
+    yet (its default fails) or only passes together with ``attr`` (guard_implies): that path
+    cannot reach a read of ``attr`` that it has not assigned."""
+    facts = [(c[0], c[1]) for c in conds if isinstance(c, tuple) and len(c) >= 2]
+    for g, none_only in guard_attrs(facts):
+        if g == attr:
+            continue
+        if g not in assigned and default_fails(classes, g, none_only, closed):
+            return True
+        if guard_implies(classes, g, none_only, attr):
+            return True
+    return False

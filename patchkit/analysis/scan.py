@@ -75,6 +75,9 @@ def _scan_methods(ci: ClassInfo) -> None:
         selfname = first_param(fn) if kind in ("method", "property") else None
         if kind in ("class", "static"):
             _scan_alt_ctor(ci, mname, fn)
+        if kind == "class" and first_param(fn):
+            # `cls.x = ...` in a classmethod: x exists (on the class) once it ran (pytest's setup_class)
+            _walk_statements(ci, mname, fn.body, first_param(fn))
         if not selfname:
             continue
         text = "\n".join(lines[fn.lineno - 1:fn.end_lineno or fn.lineno]) if lines else ""

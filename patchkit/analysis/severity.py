@@ -26,7 +26,9 @@ def _calls_super(fn: ast.FunctionDef, name: str, base: str) -> bool:
 
 #: assigning method -> the methods guaranteed to run after it (None: every other method)
 _RUN_BEFORE = {"__enter__": ("__exit__",), "__aenter__": ("__aexit__",),
-               "setUp": None, "asyncSetUp": None, "setup_method": None}
+               "setUp": None, "asyncSetUp": None, "setup_method": None,
+               # class-level set-up hooks (classmethods storing on cls): run before any test method
+               "setup_class": None, "setUpClass": None, "setup_class_method": None}
 
 
 def _private(name: str) -> bool:

@@ -79,3 +79,88 @@ class C:
     flagged = ("C", "width") in _errors(src)
     default_passes = default in ("1", "'x'")
     assert flagged == default_passes
+
+
+VIEW = '''
+class Graph:
+    def __init__(self):
+        self.adj = {}
+
+    def subgraph(self, nodes):
+        if hasattr(self, "_NODE_OK"):
+            return (self._graph, self._EDGE_OK)
+        return self.adj
+
+    def other(self):
+        if hasattr(self, "_tag"):
+            return self.label
+        return None
+
+    def set_tag(self):
+        self._tag = 1
+
+    def set_label(self):
+        self.label = 2
+
+
+def subgraph_view(G):
+    new = Graph()
+    new._NODE_OK = 1
+    new._EDGE_OK = 2
+    new._graph = G
+    return new
+'''
+
+
+def test_hasattr_on_an_attribute_set_only_from_outside_guards_its_companions():
+    """networkx's ``if hasattr(self, "_NODE_OK"): ... self._graph, self._EDGE_OK``: none of the
+    three is set by the class; ``subgraph_view`` sets them together. A companion the class sets
+    itself in another method than the guard's (``label``) is judged as usual."""
+    found = {(f.cls, f.attr): f for f in analyse_source("g.py", VIEW)}
+    assert ("Graph", "_graph") not in found and ("Graph", "_EDGE_OK") not in found
+    assert ("Graph", "label") in found
+
+
+BASES = '''
+class BaseTester:
+    def setup_method(self):
+        self.K3 = 3
+
+    def test_k(self):
+        return self.K3
+
+
+class TestGraph(BaseTester):
+    pass
+'''
+
+SPECIAL = '''
+from .base import TestGraph as _TestGraph
+
+
+class TestSpecial(_TestGraph):
+    def setup_method(self):
+        _TestGraph.setup_method(self)
+        self.kind = "special"
+
+
+class TestBroken(_TestGraph):
+    def setup_method(self):
+        self.kind = "broken"
+'''
+
+
+def test_an_explicit_call_through_an_aliased_ancestor_runs_the_overridden_method(tmp_path):
+    """``_TestGraph.setup_method(self)`` (an import alias of an intermediate class) reaches the
+    ``setup_method`` that class inherits; an override that calls nothing shadows it."""
+    from patchkit.analysis.runner import analyse_paths
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "base.py").write_text(BASES)
+    (pkg / "special.py").write_text(SPECIAL)
+    errors = set()
+    for rep in analyse_paths([pkg], use_cache=False, jobs=1):
+        errors |= {(f.cls, f.attr) for f in rep.findings if f.severity == "error"}
+    assert ("TestSpecial", "K3") not in errors
+    assert ("TestBroken", "K3") in errors

@@ -15,27 +15,34 @@ from typing import Optional
 from .model import ClassInfo, self_attr
 
 _NAME = re.compile(r"[A-Za-z_]\w*$")
+_HASATTR = re.compile(r"""hasattr\(\s*self\s*,\s*['"]([A-Za-z_]\w*)['"]\s*\)$""")
 _FALSY = (None, False, 0, "")
 
 
-def guard_attrs(conds) -> list[tuple[str, bool]]:
-    """(g, none_only) for each branch fact that says ``self.g`` is truthy (none_only False) or is
-    not None (none_only True); facts are (normalised test, polarity) with ``self.`` stripped."""
+TRUTHY, NOT_NONE, EXISTS = "truthy", "not-none", "exists"
+
+
+def guard_attrs(conds) -> list[tuple[str, str]]:
+    """(g, mode) for each branch fact that says ``self.g`` is truthy, is not None, or exists
+    (``hasattr(self, "g")``); facts are (normalised test, polarity) with ``self.`` stripped."""
     out = []
     for text, pol in conds:
         if not isinstance(text, str):
             continue
         if pol and _NAME.match(text):
-            out.append((text, False))
+            out.append((text, TRUTHY))
         elif not pol and text.endswith(" is None") and _NAME.match(text[:-8]):
-            out.append((text[:-8], True))
+            out.append((text[:-8], NOT_NONE))
+        elif pol and _HASATTR.match(text):
+            out.append((_HASATTR.match(text).group(1), EXISTS))
     return out
 
 
-def _falsy(value: Optional[ast.expr], none_only: bool) -> bool:
-    if not isinstance(value, ast.Constant):
+def _falsy(value: Optional[ast.expr], mode: str) -> bool:
+    """A stored value that cannot make the guard pass (every store passes ``hasattr``)."""
+    if mode == EXISTS or not isinstance(value, ast.Constant):
         return False
-    return value.value is None if none_only else value.value in _FALSY and not isinstance(value.value, float)
+    return value.value is None if mode == NOT_NONE else value.value in _FALSY and not isinstance(value.value, float)
 
 
 def _blocks(fn: ast.AST):
@@ -79,7 +86,7 @@ def _stores(st: ast.stmt, selfname: str) -> list[tuple[str, Optional[ast.expr]]]
     return []
 
 
-def guard_implies(classes: list[ClassInfo], guard: str, none_only: bool, attr: str) -> bool:
+def guard_implies(classes: list[ClassInfo], guard: str, mode: str, attr: str) -> bool:
     """Every store that can make ``self.<guard>`` pass (truthy, or not None) is in a block that
     also stores ``attr``, there is at least one, and the class-level default cannot pass."""
     setting = 0
@@ -87,15 +94,16 @@ def guard_implies(classes: list[ClassInfo], guard: str, none_only: bool, attr: s
         for st in c.node.body:  # the class-level default
             if isinstance(st, (ast.Assign, ast.AnnAssign)):
                 targets = st.targets if isinstance(st, ast.Assign) else [st.target]
-                if any(isinstance(t, ast.Name) and t.id == guard for t in targets) and not _falsy(st.value, none_only):
-                    return False
+                if any(isinstance(t, ast.Name) and t.id == guard for t in targets) and \
+                        (mode == EXISTS or not _falsy(st.value, mode)):
+                    return False  # the class-level value already passes
         for fn in c.methods.values():
             args = fn.args.posonlyargs + fn.args.args
             selfname = args[0].arg if args else "self"
             for block in _blocks(fn):
                 stored = [s for st in block for s in _stores(st, selfname)]
                 for a, value in stored:
-                    if a != guard or _falsy(value, none_only):
+                    if a != guard or _falsy(value, mode):
                         continue
                     if not any(b == attr for b, _v in stored):
                         return False
@@ -103,7 +111,7 @@ def guard_implies(classes: list[ClassInfo], guard: str, none_only: bool, attr: s
     return setting > 0
 
 
-def default_fails(classes: list[ClassInfo], guard: str, none_only: bool, closed: bool) -> bool:
+def default_fails(classes: list[ClassInfo], guard: str, mode: str, closed: bool) -> bool:
     """Before any store in construction, ``self.<guard>`` cannot pass the test: its class-level
     value (the first in the MRO) is None/False/0, or, in a closed hierarchy, there is none (the
     read of the guard would raise first)."""
@@ -112,7 +120,7 @@ def default_fails(classes: list[ClassInfo], guard: str, none_only: bool, closed:
             if isinstance(st, (ast.Assign, ast.AnnAssign)):
                 targets = st.targets if isinstance(st, ast.Assign) else [st.target]
                 if any(isinstance(t, ast.Name) and t.id == guard for t in targets):
-                    return st.value is not None and _falsy(st.value, none_only)
+                    return mode != EXISTS and st.value is not None and _falsy(st.value, mode)
         if guard in c.class_names:
             return False  # a method, property, nested class, import ...
     return closed
@@ -123,11 +131,22 @@ def excluded(classes: list[ClassInfo], conds, assigned, attr: str, closed: bool)
     yet (its default fails) or only passes together with ``attr`` (guard_implies): that path
     cannot reach a read of ``attr`` that it has not assigned."""
     facts = [(c[0], c[1]) for c in conds if isinstance(c, tuple) and len(c) >= 2]
-    for g, none_only in guard_attrs(facts):
+    for g, mode in guard_attrs(facts):
         if g == attr:
             continue
-        if g not in assigned and default_fails(classes, g, none_only, closed):
+        if g not in assigned and default_fails(classes, g, mode, closed):
             return True
-        if guard_implies(classes, g, none_only, attr):
+        if guard_implies(classes, g, mode, attr):
             return True
     return False
+
+
+def stored_by(classes: list[ClassInfo], name: str) -> bool:
+    return any(name in c.assigned_in or name in c.class_names for c in classes)
+
+
+def outside_together(classes: list[ClassInfo], guard: str, mode: str, attr: str) -> bool:
+    """``hasattr(self, "g")`` where neither ``g`` nor ``attr`` is ever set by the class itself: both
+    come from code outside that decorates the object (networkx's ``subgraph_view`` sets ``_NODE_OK``,
+    ``_EDGE_OK`` and ``_graph`` on a fresh graph); the guard asks whether that code ran."""
+    return mode == EXISTS and not stored_by(classes, guard) and not stored_by(classes, attr)

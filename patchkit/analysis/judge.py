@@ -11,7 +11,7 @@ from typing import Optional
 from ..ftypes import Finding, Severity
 from . import messages as M
 from .classmodel import ClassFacts, _unimplemented_abstract
-from .coassign import guard_attrs, guard_implies
+from .coassign import guard_attrs, guard_implies, outside_together
 from .model import ClassInfo, dotted, fast_walk, first_param, self_attr
 from .scan import ensure_scanned
 from .reads import collect_reads
@@ -110,8 +110,9 @@ class ReadJudge:
         rel = owner.module.rel
         in_sub = "" if owner.key == ci.key else f" (inherited by {ci.qualname})" if owner.module is ci.module else \
             f" (inherited by {ci.qualname} in {ci.module.rel})"
-        if not strict and any(g != attr and guard_implies(self.facts(ci).classes, g, none_only, attr)
-                              for g, none_only in guard_attrs(r.conds)):
+        if not strict and any(g != attr and (guard_implies(self.facts(ci).classes, g, mode, attr) or
+                                             outside_together(self.facts(ci).classes, g, mode, attr))
+                              for g, mode in guard_attrs(r.conds)):
             return None  # the guard passes only after a block that also set it (coassign.py)
         if attr in ever_in_ctor:
             why = _why(live[0], terminal, attr)
@@ -140,7 +141,8 @@ class ReadJudge:
                     if f"{c}.{m}" not in inlined:
                         init_not_run.append((c, m, ln))
                     continue
-                if overriders and not any(_calls_super(self._cls_by_name(ci, d).methods[m], m, c) for d in overriders):
+                if overriders and not any(_calls_super(self._cls_by_name(ci, d).methods[m], m, c,
+                                                       self._ancestor_names(ci, d, order, idx)) for d in overriders):
                     shadowed.append((c, m, ln))
                     continue
                 live_locs.append((c, m, ln))
@@ -262,6 +264,14 @@ class ReadJudge:
             if getattr(c, "kind", None) == "unknown":
                 return f"{c.name} (unreadable here) comes first in the MRO: its __init__, if it has one, may pass the call on"
         return None
+
+    def _ancestor_names(self, ci: ClassInfo, d: str, order: list, idx: int) -> list:
+        """The names ``d``'s module may call an ancestor of ``d`` by (up to the declarer at ``idx``):
+        short class names and the import aliases bound to them (``from .test_graph import
+        TestGraph as _TestGraph``; ``_TestGraph.setup_method(self)``)."""
+        anc = [q.split(".")[-1] for q in order[order.index(d) + 1:idx + 1]]
+        imports = self._cls_by_name(ci, d).module.imports
+        return anc + [local for local, target in imports.items() if target.split(".")[-1] in anc]
 
     def _init_lookup_reaches_unknown(self, ci: ClassInfo) -> bool:
         """No class before an unreadable library base in the MRO defines ``__init__``: the lookup

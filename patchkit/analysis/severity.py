@@ -12,14 +12,17 @@ from .model import dotted, fast_walk
 from .state import State
 
 
-def _calls_super(fn: ast.FunctionDef, name: str, base: str) -> bool:
-    """``fn`` calls ``super().<name>(...)`` or ``<Base>.<name>(self, ...)``."""
+def _calls_super(fn: ast.FunctionDef, name: str, base, ancestors=()) -> bool:
+    """``fn`` calls ``super().<name>(...)`` or ``<Base>.<name>(self, ...)``, where Base is the
+    declaring class or any class between (``ancestors``: short names; ``_TestGraph.setup_method(self)``
+    reaches the ``setup_method`` _TestGraph inherits)."""
+    names = {base.split(".")[-1]} | {a.split(".")[-1] for a in ancestors}
     for node in fast_walk(fn):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == name:
             v = node.func.value
             if isinstance(v, ast.Call) and dotted(v.func) == "super":
                 return True
-            if (dotted(v) or "").split(".")[-1] == base.split(".")[-1]:
+            if (dotted(v) or "").split(".")[-1] in names:
                 return True
     return False
 

@@ -72,6 +72,13 @@ CODEBASES = {  # name -> (requirement, package folder inside the unpacked releas
     "dask": ("dask==2026.8.0", "dask"),
     "celery": ("celery==5.7.0", "celery"),
     "tornado": ("tornado==6.6.1", "tornado"),
+    # session 6, third set: never looked at, measured on the session's final analyzer
+    "xarray": ("xarray==2026.9.0", "xarray"),
+    "scrapy": ("scrapy==2.19.0", "scrapy"),
+    "pylint": ("pylint==4.1.4", "pylint"),
+    "bokeh": ("bokeh==3.9.2", "bokeh"),
+    "numba": ("numba==0.68.1", "numba"),
+    "mlflow": ("mlflow==3.18.0", "mlflow"),
 }
 DEFAULT = ("deepspeed", "diffusers", "ray", "transformers", "vllm")
 # lightning==2.6.6 (266 files) was tried too: 1 error group in all, too few to sample.

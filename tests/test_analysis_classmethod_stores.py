@@ -49,3 +49,34 @@ def test_classmethod_stores_are_two_phase_and_test_class_setup_runs_first():
     assert ("TestA", "a") not in found and ("TestB", "a") not in found
     assert found[("TestB", "b")].severity == "error"  # setup_class does not make everything present
     assert found[("Plain", "missing")].severity == "error"
+
+
+FACTORY = '''
+class Middleware:
+    def __init__(self, settings):
+        self.settings = settings
+
+    @classmethod
+    def from_crawler(cls, crawler):
+        o = cls(crawler.settings)
+        o.crawler = crawler
+        return o
+
+    def started(self):
+        return self.crawler.stats
+
+
+class Sub(Middleware):
+    def other(self):
+        return self.crawler, self.spider
+'''
+
+
+def test_a_factory_classmethod_that_sets_attributes_on_its_instance_is_two_phase():
+    """scrapy's ``from_crawler``: ``o = cls(...); o.crawler = crawler``. ``crawler`` exists on every
+    instance the factory built: a two-phase warning naming it, inherited too; an attribute nothing
+    sets stays an error."""
+    found = {(f.cls, f.attr): f for f in analyse_source("m.py", FACTORY)}
+    crawler = found[("Middleware", "crawler")]
+    assert crawler.severity == "warning" and "from_crawler" in crawler.why
+    assert found[("Sub", "spider")].severity == "error"

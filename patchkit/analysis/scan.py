@@ -78,6 +78,9 @@ def _scan_methods(ci: ClassInfo) -> None:
         if kind == "class" and first_param(fn):
             # `cls.x = ...` in a classmethod: x exists (on the class) once it ran (pytest's setup_class)
             _walk_statements(ci, mname, fn.body, first_param(fn))
+            # a factory: `o = cls(...); o.crawler = crawler; return o` (scrapy's from_crawler)
+            for attr, line in factory_stores(fn, first_param(fn)):
+                ci.assigned_in.setdefault(attr, []).append((mname, line))
         if not selfname:
             continue
         text = "\n".join(lines[fn.lineno - 1:fn.end_lineno or fn.lineno]) if lines else ""
@@ -231,6 +234,22 @@ def new_instances(fn: ast.FunctionDef) -> list[tuple[int, frozenset, bool]]:
                             isinstance(sub.args[1], ast.Constant):
                         attrs.add(str(sub.args[1].value))
             out.append((node.lineno, frozenset(attrs), calls_init))
+    return out
+
+
+def factory_stores(fn: ast.FunctionDef, clsname: str) -> list[tuple[str, int]]:
+    """(attribute, line) of the stores a classmethod makes on instances it builds with
+    ``cls(...)``: ``o = cls(settings); o.crawler = crawler`` sets ``crawler`` after construction."""
+    made = {n.targets[0].id for n in fast_walk(fn)
+            if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
+            and isinstance(n.value, ast.Call) and isinstance(n.value.func, ast.Name) and n.value.func.id == clsname}
+    out = []
+    if made:
+        for n in fast_walk(fn):
+            if isinstance(n, (ast.Assign, ast.AnnAssign)):
+                for t in (n.targets if isinstance(n, ast.Assign) else [n.target]):
+                    if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id in made:
+                        out.append((t.attr, n.lineno))
     return out
 
 

@@ -80,3 +80,64 @@ def test_a_factory_classmethod_that_sets_attributes_on_its_instance_is_two_phase
     crawler = found[("Middleware", "crawler")]
     assert crawler.severity == "warning" and "from_crawler" in crawler.why
     assert found[("Sub", "spider")].severity == "error"
+
+
+READER = '''
+class BaseData:
+    def process(self):
+        return self.header.names
+
+
+class BaseHeader:
+    def names(self):
+        return 1
+
+
+class BaseReader:
+    header_class = BaseHeader
+    data_class = BaseData
+
+    def __init__(self):
+        self.header = self.header_class()
+        self.data = self.data_class()
+        self.data.header = self.header
+
+
+class Loose:
+    def go(self):
+        return self.header
+'''
+
+
+def test_an_owner_building_through_a_class_attribute_injects_into_what_it_built(tmp_path):
+    """astropy's readers: ``self.data = self.data_class()`` with ``data_class = BaseData`` in the
+    owner's body, then ``self.data.header = self.header``: BaseData's ``header`` is the owner's to
+    set (two-phase at most); a class no owner builds keeps its error."""
+    from patchkit.analysis.runner import analyse_paths
+    pkg = tmp_path / "pk"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "r.py").write_text(READER)  # the injection index reads the tree: a package, not one source
+    found = {(f.cls, f.attr): f for rep in analyse_paths([pkg], use_cache=False, jobs=1) for f in rep.findings}
+    assert found[("BaseData", "header")].severity == "warning" and "from outside the class" in found[("BaseData", "header")].why
+    assert found[("Loose", "header")].severity == "error"
+
+
+def test_errors_in_test_code_are_warnings_unless_strict(tmp_path):
+    """A read in test code (tests/ folders, test_*.py, *_test.py, conftest.py) is a warning that
+    says why: fixtures and set-up hooks set test classes' attributes from outside."""
+    from patchkit.analysis.runner import analyse_paths
+    from patchkit.analysis.severity import is_test_path
+    assert is_test_path("pkg/tests/x.py") and is_test_path("test_a.py") and is_test_path("a/b_test.py")
+    assert is_test_path("conftest.py") and not is_test_path("pkg/testimony.py") and not is_test_path("latest.py")
+    src = "class TestA:\n    def __init__(self):\n        self.a = 1\n\n    def test_x(self):\n        return self.fixture_value\n"
+    for rel in ("pkg/tests/test_a.py", "pkg/core.py"):
+        p = tmp_path / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(src)
+    sev = {}
+    for rep in analyse_paths([tmp_path / "pkg"], use_cache=False, jobs=1):
+        for f in rep.findings:
+            sev[rep.path.split("pkg/")[-1]] = (f.severity, f.why)
+    assert sev["tests/test_a.py"][0] == "warning" and "test code" in sev["tests/test_a.py"][1]
+    assert sev["core.py"][0] == "error"

@@ -9,6 +9,7 @@ from ..ftypes import Finding, Severity
 from . import messages as M
 from .classmodel import ClassModel, _has_explicit_init, _unimplemented_abstract
 from .coassign import excluded
+from .severity import in_test_code
 from .flow import Budget, BudgetExceeded, Constructor, State
 from .judge import ReadJudge
 from .model import ClassInfo, ModuleInfo, dotted, first_param
@@ -78,6 +79,8 @@ class Analyzer(ClassModel, ReadJudge):
                     out[k] = fnd
         lines = {p: self.project.lines_of(p) for p in {f.path for f in out.values()}}
         result = [f for f in out.values() if not _suppressed(f, lines)]
+        if self.settings.unknown_bases != "strict":
+            result = [in_test_code(f) for f in result]
         if not self.settings.show_info:
             result = [f for f in result if f.severity != Severity.INFO]
         # the first module's own classes first (the file being checked), then the classes of the

@@ -294,9 +294,28 @@ def _is_instance(recv, fn, cls, outer, names, torch_module, decorators, ctors) -
             if isinstance(n, (ast.Assign, ast.AnnAssign)):
                 for t in (n.targets if isinstance(n, ast.Assign) else [n.target]):
                     if isinstance(t, ast.Attribute) and t.attr == recv.attr and n.value is not None and \
-                            (_built_as(n.value) in names or isinstance(n, ast.AnnAssign) and _names_in(n.annotation) & names):
+                            (_built_as(n.value) in names or isinstance(n, ast.AnnAssign) and _names_in(n.annotation) & names
+                             or _class_attr_built(cls, n.value, selfname) & names):
                         return True
     return False
+
+
+def _class_attr_built(cls: ast.ClassDef, value: ast.expr, selfname: Optional[str]) -> set[str]:
+    """``self.data_class()`` where the owner's class body says ``data_class = BaseData``: {"BaseData"}
+    (astropy's readers build their header and data objects through such class attributes)."""
+    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and
+            isinstance(value.func.value, ast.Name) and value.func.value.id == selfname):
+        return set()
+    key = value.func.attr
+    out = set()
+    for st in cls.body:
+        if isinstance(st, (ast.Assign, ast.AnnAssign)) and st.value is not None:
+            targets = st.targets if isinstance(st, ast.Assign) else [st.target]
+            if any(isinstance(t, ast.Name) and t.id == key for t in targets):
+                name = dotted(st.value)
+                if name:
+                    out.add(name.split(".")[-1])
+    return out
 
 
 def escape_assigns(project, ci_classes, attr: str) -> Optional[str]:

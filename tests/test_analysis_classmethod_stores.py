@@ -113,12 +113,9 @@ def test_an_owner_building_through_a_class_attribute_injects_into_what_it_built(
     """astropy's readers: ``self.data = self.data_class()`` with ``data_class = BaseData`` in the
     owner's body, then ``self.data.header = self.header``: BaseData's ``header`` is the owner's to
     set (two-phase at most); a class no owner builds keeps its error."""
-    from patchkit.analysis.runner import analyse_paths
-    pkg = tmp_path / "pk"
-    pkg.mkdir()
-    (pkg / "__init__.py").write_text("")
-    (pkg / "r.py").write_text(READER)  # the injection index reads the tree: a package, not one source
-    found = {(f.cls, f.attr): f for rep in analyse_paths([pkg], use_cache=False, jobs=1) for f in rep.findings}
+    from _analysed_package import package_findings
+    # the injection index reads the tree: a package, not one source
+    found = {(f.cls, f.attr): f for f in package_findings(tmp_path, {"r.py": READER})}
     assert found[("BaseData", "header")].severity == "warning" and "from outside the class" in found[("BaseData", "header")].why
     assert found[("Loose", "header")].severity == "error"
 

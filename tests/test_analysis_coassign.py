@@ -153,14 +153,7 @@ class TestBroken(_TestGraph):
 def test_an_explicit_call_through_an_aliased_ancestor_runs_the_overridden_method(tmp_path):
     """``_TestGraph.setup_method(self)`` (an import alias of an intermediate class) reaches the
     ``setup_method`` that class inherits; an override that calls nothing shadows it."""
-    from patchkit.analysis.runner import analyse_paths
-    pkg = tmp_path / "pkg"
-    pkg.mkdir()
-    (pkg / "__init__.py").write_text("")
-    (pkg / "base.py").write_text(BASES)
-    (pkg / "special.py").write_text(SPECIAL)
-    errors = set()
-    for rep in analyse_paths([pkg], use_cache=False, jobs=1):
-        errors |= {(f.cls, f.attr) for f in rep.findings if f.severity == "error"}
+    from _analysed_package import package_errors
+    errors = package_errors(tmp_path, {"base.py": BASES, "special.py": SPECIAL})
     assert ("TestSpecial", "K3") not in errors
     assert ("TestBroken", "K3") in errors

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from patchkit.analysis.runner import analyse_paths
+from _analysed_package import package_errors, package_findings
 
 BASE = '''
 class Compiled:
@@ -56,17 +56,7 @@ class Real(Compiled):
 
 
 def _errors(tmp_path: Path) -> set[tuple[str, str]]:
-    pkg = tmp_path / "pkg"
-    pkg.mkdir()
-    (pkg / "__init__.py").write_text("")
-    (pkg / "base.py").write_text(BASE)
-    (pkg / "sub.py").write_text(SUB)
-    out = set()
-    for rep in analyse_paths([pkg], use_cache=False, jobs=1):
-        for f in rep.findings:
-            if f.severity == "error":
-                out.add((f.cls.split(".")[-1], f.attr))
-    return out
+    return {(c.split(".")[-1], a) for c, a in package_errors(tmp_path, {"base.py": BASE, "sub.py": SUB})}
 
 
 def test_type_checking_and_overload_stubs_are_not_the_classes_init(tmp_path):
@@ -104,14 +94,8 @@ def test_a_nested_class_base_is_the_enclosing_class_bodys_name(tmp_path):
     FailureLoggingMixin, SynchronousTestCase)``: the base is Mask.FailureLoggingMixin (no __init__),
     so SynchronousTestCase.__init__ runs; the module-level class of the same name (whose __init__
     skips the base's) is another class: resolving to it was a false error."""
-    pkg = tmp_path / "pkg"
-    pkg.mkdir()
-    (pkg / "__init__.py").write_text("")
-    (pkg / "base.py").write_text(BASE + "\n    def read(self):\n        return self.dialect\n")
-    (pkg / "t.py").write_text(NESTED)
-    errors = set()
-    for rep in analyse_paths([pkg], use_cache=False, jobs=1):
-        errors |= {(f.cls, f.attr) for f in rep.findings if f.severity == "error"}
+    errors = package_errors(tmp_path, {"base.py": BASE + "\n    def read(self):\n        return self.dialect\n",
+                                       "t.py": NESTED})
     assert ("Mask.Sync", "dialect") not in errors
     assert ("Mask.Broken", "dialect") in errors  # its own __init__ skips the base's
 
@@ -151,14 +135,9 @@ def test_an_unreadable_first_base_makes_the_inherited_init_unknown_not_missing(t
     ``__init__`` lookup goes into IterableDataset, which may define none (torch's does not), so
     VideoDataset.__init__ may well run: a warning saying why, not an error. A class whose own
     ``__init__`` skips the base stays an error."""
-    pkg = tmp_path / "pkg"
-    pkg.mkdir()
-    (pkg / "__init__.py").write_text("")
-    (pkg / "video.py").write_text(UNREADABLE)
     found = {}
-    for rep in analyse_paths([pkg], use_cache=False, jobs=1):
-        for f in rep.findings:
-            found.setdefault((f.cls, f.attr), []).append(f)
+    for f in package_findings(tmp_path, {"video.py": UNREADABLE}):
+        found.setdefault((f.cls, f.attr), []).append(f)
     cam = found[("CameraDataset", "source")]
     assert all(f.severity == "warning" for f in cam) and "unreadable here" in cam[0].why
     assert any(f.severity == "error" for f in found[("OwnInit", "track")])
@@ -202,12 +181,6 @@ def test_a_template_whose_hook_subclasses_implement_is_not_flagged_for_what_they
     """matplotlib's ``Colormap``: ``_init`` only raises NotImplementedError and every subclass
     implements it and builds ``_lut``; the base's ``__call__`` read is the subclasses' contract. A
     concrete class whose unsupported path raises (nothing overrides it) keeps its error."""
-    pkg = tmp_path / "pkg"
-    pkg.mkdir()
-    (pkg / "__init__.py").write_text("")
-    (pkg / "colors.py").write_text(TEMPLATE)
-    errors = set()
-    for rep in analyse_paths([pkg], use_cache=False, jobs=1):
-        errors |= {(f.cls, f.attr) for f in rep.findings if f.severity == "error"}
+    errors = package_errors(tmp_path, {"colors.py": TEMPLATE})
     assert ("Colormap", "_lut") not in errors
     assert ("Worker", "threshold") in errors

@@ -138,3 +138,31 @@ def test_errors_in_test_code_are_warnings_unless_strict(tmp_path):
             sev[rep.path.split("pkg/")[-1]] = (f.severity, f.why)
     assert sev["tests/test_a.py"][0] == "warning" and "test code" in sev["tests/test_a.py"][1]
     assert sev["core.py"][0] == "error"
+
+
+TEMPLATES = '''
+class _OverloadTemplate:
+    def __init__(self, context):
+        self.context = context
+
+    def generic(self):
+        return self.key, self._impl_cache, self.missing
+
+
+def make_overload_template(func, cache):
+    base = _OverloadTemplate
+    dct = dict(key=func, _impl_cache=cache)
+    return type(base)("OverloadTemplate_x", (base,), dct)
+'''
+
+
+def test_a_base_that_type_builds_subclasses_from_gets_their_class_attributes(tmp_path):
+    """numba's ``make_overload_template``: ``type(base)(name, (base,), dict(key=...))`` builds the
+    subclasses that carry ``key``: a warning naming the call, not an error; an attribute no dict
+    provides stays an error."""
+    from _analysed_package import package_findings
+    found = {(f.cls, f.attr): f for f in package_findings(tmp_path, {"templates.py": TEMPLATES})}
+    for attr in ("key", "_impl_cache"):
+        f = found[("_OverloadTemplate", attr)]
+        assert f.severity == "warning" and "type()" in f.why
+    assert found[("_OverloadTemplate", "missing")].severity == "error"

@@ -49,6 +49,7 @@ class InjectionIndex:
         self._hosts: dict[str, list] = {}
         self._multi: Optional[dict[str, list[str]]] = None
         self._multi_by_file: dict[str, list] = {}
+        self._type_built: dict[str, dict[str, str]] = {}
         self._memo: dict[tuple, Optional[str]] = {}
 
     def texts(self) -> dict[str, str]:
@@ -142,6 +143,41 @@ class InjectionIndex:
                         and isinstance(t.ctx, ast.Store) and isinstance(t.value, ast.Name) and t.value.id == "self"}
             got.append((node.lineno, names, alias, assigned))
         return got
+
+    def type_built(self, short: str) -> dict[str, str]:
+        """attr -> ``path:line`` of a ``type(name, (..., <short>, ...), {attr: ...})`` call in the
+        tree (also ``type(base)(...)``, bases or dict bound to a local first, ``dict(attr=...)``):
+        a subclass built at run time with ``attr`` as a class attribute (numba's
+        ``make_overload_template``)."""
+        got = self._type_built.get(short)
+        if got is not None:
+            return got
+        got = self._type_built[short] = {}
+        for rel in self._multi_base_files_for("type(", short):
+            tree = self.parsed(rel)
+            if tree is None:
+                continue
+            for fn in [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module))]:
+                local = {t.id: n.value for n in ast.walk(fn) if isinstance(n, ast.Assign)
+                         for t in n.targets if isinstance(t, ast.Name)}
+                for call in ast.walk(fn):
+                    if not (isinstance(call, ast.Call) and len(call.args) == 3 and _is_type_call(call.func)):
+                        continue
+                    bases = local.get(call.args[1].id) if isinstance(call.args[1], ast.Name) else call.args[1]
+                    if not isinstance(bases, ast.Tuple):
+                        continue
+                    shorts = set()
+                    for b in bases.elts:
+                        b = local.get(b.id, b) if isinstance(b, ast.Name) else b
+                        shorts.add((dotted(b) or "").split(".")[-1])
+                    if short not in shorts:
+                        continue
+                    for key in _dict_keys(local.get(call.args[2].id) if isinstance(call.args[2], ast.Name) else call.args[2]):
+                        got.setdefault(key, f"{rel}:{call.lineno}")
+        return got
+
+    def _multi_base_files_for(self, needle: str, word: str) -> list[str]:
+        return [rel for rel, text in sorted(self.texts().items()) if needle in text and word in text]
 
     def class_files(self, name: str) -> list[str]:
         """The files with a ``class <name>`` statement."""
@@ -367,6 +403,21 @@ def _escape_stores(project, c) -> list:
     return out
 
 
+def _is_type_call(func: ast.expr) -> bool:
+    """``type`` or ``type(base)`` (the metaclass of a base) as the callee."""
+    if isinstance(func, ast.Name):
+        return func.id == "type"
+    return isinstance(func, ast.Call) and isinstance(func.func, ast.Name) and func.func.id == "type" and len(func.args) == 1
+
+
+def _dict_keys(node) -> set[str]:
+    if isinstance(node, ast.Dict):
+        return {k.value for k in node.keys if isinstance(k, ast.Constant) and isinstance(k.value, str)}
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "dict":
+        return {kw.arg for kw in node.keywords if kw.arg}
+    return set()
+
+
 def demote_injected(project, facts, findings: list) -> list:
     """Error findings (PK001/PK003) on attributes injected from outside become warnings that
     name the store."""
@@ -395,6 +446,10 @@ def demote_injected(project, facts, findings: list) -> list:
                 else:
                     host = host_provides(project, classes[0], x.attr) if x.code == "PK003" else None
                     memo[x.attr] = f"{host} mixes {classes[0].qualname} into a host whose other bases may provide it" if host else None
+                    if memo[x.attr] is None and x.code == "PK003":
+                        built = next((w for c in classes for w in [idx.type_built(c.qualname.split(".")[-1]).get(x.attr)] if w), None)
+                        if built:
+                            memo[x.attr] = f"{built} builds a subclass with type() that has it as a class attribute"
             if memo[x.attr]:
                 x = replace(x, severity=Severity.WARNING, why=f"{x.why}; {memo[x.attr]}")
         out.append(x)

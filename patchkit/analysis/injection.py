@@ -33,6 +33,8 @@ _MODULE_ITER = {"modules", "children", "named_modules", "named_children"}
 #: a class statement whose bases hold a comma (two or more bases; keywords too, the AST decides)
 _MULTI_BASE = re.compile(r"^[ \t]*class\s+\w+\s*\([^)]*,", re.M)
 _WORD = re.compile(r"[A-Za-z_]\w*")
+#: a three-argument type() call: ``type(name, (Base,), {...})``, ``type(name, bases, dct)``, ``type(base)(...)``
+_TYPE_FACTORY = re.compile(r"\btype\s*\(\s*[^,()]+,\s*(?:\(|\w+\s*,)|\btype\s*\(\s*[\w.]+\s*\)\s*\(")
 
 
 class InjectionIndex:
@@ -49,7 +51,7 @@ class InjectionIndex:
         self._hosts: dict[str, list] = {}
         self._multi: Optional[dict[str, list[str]]] = None
         self._multi_by_file: dict[str, list] = {}
-        self._type_built: dict[str, dict[str, str]] = {}
+        self._type_built: Optional[dict[str, dict[str, str]]] = None
         self._memo: dict[tuple, Optional[str]] = {}
 
     def texts(self) -> dict[str, str]:
@@ -146,38 +148,39 @@ class InjectionIndex:
 
     def type_built(self, short: str) -> dict[str, str]:
         """attr -> ``path:line`` of a ``type(name, (..., <short>, ...), {attr: ...})`` call in the
-        tree (also ``type(base)(...)``, bases or dict bound to a local first, ``dict(attr=...)``):
+        tree (also ``type(base)(...)``, bases or dict bound to a name first, ``dict(attr=...)``):
         a subclass built at run time with ``attr`` as a class attribute (numba's
-        ``make_overload_template``)."""
-        got = self._type_built.get(short)
-        if got is not None:
-            return got
-        got = self._type_built[short] = {}
-        for rel in self._multi_base_files_for("type(", short):
-            tree = self.parsed(rel)
-            if tree is None:
-                continue
-            for fn in [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module))]:
-                local = {t.id: n.value for n in ast.walk(fn) if isinstance(n, ast.Assign)
-                         for t in n.targets if isinstance(t, ast.Name)}
-                for call in ast.walk(fn):
+        ``make_overload_template``). One pass over the few files whose text has such a call."""
+        if self._type_built is None:
+            self._type_built = {}
+            for rel, text in sorted(self.texts().items()):
+                if "type" not in text or not _TYPE_FACTORY.search(text):
+                    continue
+                tree = self.parsed(rel)
+                if tree is None:
+                    continue
+                bound: dict[str, list] = {}  # every value a name is bound to in the file (several functions)
+                for n in ast.walk(tree):
+                    if isinstance(n, ast.Assign):
+                        for t in n.targets:
+                            if isinstance(t, ast.Name):
+                                bound.setdefault(t.id, []).append(n.value)
+
+                def values(node):
+                    return bound.get(node.id, [node]) if isinstance(node, ast.Name) else [node]
+                for call in ast.walk(tree):
                     if not (isinstance(call, ast.Call) and len(call.args) == 3 and _is_type_call(call.func)):
                         continue
-                    bases = local.get(call.args[1].id) if isinstance(call.args[1], ast.Name) else call.args[1]
-                    if not isinstance(bases, ast.Tuple):
-                        continue
-                    shorts = set()
-                    for b in bases.elts:
-                        b = local.get(b.id, b) if isinstance(b, ast.Name) else b
-                        shorts.add((dotted(b) or "").split(".")[-1])
-                    if short not in shorts:
-                        continue
-                    for key in _dict_keys(local.get(call.args[2].id) if isinstance(call.args[2], ast.Name) else call.args[2]):
-                        got.setdefault(key, f"{rel}:{call.lineno}")
-        return got
-
-    def _multi_base_files_for(self, needle: str, word: str) -> list[str]:
-        return [rel for rel, text in sorted(self.texts().items()) if needle in text and word in text]
+                    keys = set().union(*(_dict_keys(d) for d in values(call.args[2])))
+                    for bases in values(call.args[1]):
+                        if not isinstance(bases, ast.Tuple):
+                            continue
+                        for elt in bases.elts:
+                            for b in values(elt):
+                                name = (dotted(b) or "").split(".")[-1]
+                                for key in keys:
+                                    self._type_built.setdefault(name, {}).setdefault(key, f"{rel}:{call.lineno}")
+        return self._type_built.get(short, {})
 
     def class_files(self, name: str) -> list[str]:
         """The files with a ``class <name>`` statement."""

@@ -326,6 +326,14 @@ def pick(everything: list[str], sample: int, subsample: int, seed: int) -> list[
     return chosen
 
 
+
+def _run_again(mutmut: str, dest: Path, keys: list, log_name: str) -> None:
+    """Run the named mutants once more, one at a time, logging to ``dest/log_name``."""
+    if keys:
+        with open(dest / log_name, "w") as log:
+            subprocess.run([mutmut, "run", "--max-children", "1", *keys], cwd=dest, stdout=log,
+                           stderr=subprocess.STDOUT)
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--mutmut", default=shutil.which("mutmut") or "mutmut", help="the mutmut 3.2.3 executable")
@@ -366,10 +374,7 @@ def main() -> int:
                        if k in set(info["chosen"]) and function_of(k) in tested
                        and (STATUS.get(v) != "killed" or (args.methods and "ǁ" in k)))
         print(f"re-checking {len(again)} surviving mutants with the current tests", flush=True)
-        if again:
-            with open(dest / "mutmut-recheck.log", "w") as log:
-                subprocess.run([mutmut, "run", "--max-children", "1", *again], cwd=dest, stdout=log,
-                               stderr=subprocess.STDOUT)
+        _run_again(mutmut, dest, again, "mutmut-recheck.log")
         args.no_run = True
     if args.rerun_timeouts:
         info = json.loads((dest / "chosen.json").read_text())
@@ -381,10 +386,7 @@ def main() -> int:
         again = sorted(k for codes in metas(dest).values() for k, v in codes.items()
                        if k in chosen and STATUS.get(v) == "timeout")
         print(f"running {len(again)} timed-out mutants again", flush=True)
-        if again:
-            with open(dest / "mutmut-rerun.log", "w") as log:
-                subprocess.run([mutmut, "run", "--max-children", "1", *again], cwd=dest, stdout=log,
-                               stderr=subprocess.STDOUT)
+        _run_again(mutmut, dest, again, "mutmut-rerun.log")
         args.no_run = True
     if not args.no_run:
         staged = stage(dest, args.without_new_tests)

@@ -12,7 +12,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from ..run import StageFailed, first_divergence, generate, prompt_set
+from ..run import StageFailed, generate, prompt_set
 
 STAGE = "resume-equivalence"
 
@@ -184,8 +184,8 @@ def resume_equivalence(ctx):
         if len(out) != n:
             failures.append(f"request {i}: asked {n} tokens, got {len(out)}")
             continue
-        identical += first_divergence(out, cfg.reference.greedy(p, n)) is None
         explained, bad = score_positions(cfg, reference_scores(cfg.reference.base, p, out))
+        identical += not explained and not bad  # every token the reference's own best: no second generation
         ties.extend(dict(row, request=i) for row in explained)
         if bad:
             row = bad[0]

@@ -648,3 +648,34 @@ def smoke(req: SmokeRequest, hooks: Hooks = Hooks()) -> SmokeReport:
     rec = Smoke(cfg, t, say).run()
     so.write(rec, path)
     return SmokeReport(rec, path, log_dir, 0 if rec["passed"] else 1)
+
+
+@dataclass(frozen=True)
+class SmokeMergeReport:
+    record: dict
+    signoff_path: Path
+    #: 0 the merged sign-off passed, 1 it failed (written anyway)
+    exit_code: int
+
+
+def smoke_merge(parts: Sequence[Path], out: Path) -> SmokeMergeReport:
+    """One sign-off from matrix records that ran parts of one matrix side by side (one per GPU or
+    host): SignoffError (exit 2, nothing written) when they sign off different trees, configurations
+    or GPUs, or share a cell. Signed with ``$PATCHKIT_SIGNOFF_KEY`` when it is set; a signed part
+    must verify with it."""
+    from . import signoff as so
+    from .smoke import recordmerge
+    key = os.environ.get(so.KEY_ENV) or None
+    loaded = []
+    for p in parts:
+        if not Path(p).is_file():
+            raise so.SignoffError(f"{p}: no such sign-off record")
+        rec = so.read(Path(p))
+        if rec.get("signature") is not None and key:
+            why = so.signature_problem(rec, key)
+            if why:
+                raise so.SignoffError(f"{p}: {why}")
+        loaded.append((str(p), rec))
+    rec = recordmerge.merge(loaded)
+    so.write(rec, Path(out), key)
+    return SmokeMergeReport(rec, Path(out), 0 if rec["passed"] else 1)

@@ -527,5 +527,23 @@ def smoke(as_json, **options) -> None:
     sys.exit(res.exit_code)
 
 
+@main.command("smoke-merge")
+@click.argument("parts", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--signoff", "out", type=click.Path(path_type=Path), required=True, help="where the merged record goes")
+@ui_options
+def smoke_merge(parts, out) -> None:
+    """Merge matrix sign-offs that ran parts of one matrix side by side (one per GPU or host).
+
+    Exit 0 the merged sign-off passed, 1 it failed (written anyway), 2 the parts sign off different
+    files, configurations or GPUs, or share a cell (nothing written)."""
+    res = api.smoke_merge(parts, out)
+    rec = res.record
+    UI.err.print(Text.assemble(f"{len(rec['cells'])} cell(s) from {len(parts)} record(s) -> {res.signoff_path}: ",
+                               ("PASSED", "green") if rec["passed"] else ("FAILED", "red"),
+                               "" if rec["passed"] else f" at {rec['failure'].get('cell', '-')}: "
+                               f"{rec['failure']['stage']}: {rec['failure']['message']}"))
+    sys.exit(res.exit_code)
+
+
 if __name__ == "__main__":
     main()

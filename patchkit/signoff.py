@@ -24,7 +24,9 @@ Schema 2 (JSON object; ``validate`` checks every field strictly: booleans are bo
   gpu_memory        optional {source, interval_s, samples, released, gpus: [{index, rank,
                     baseline_mib, peak_mib, after_mib, total_mib}]}: nvidia-smi sampled during the
                     run, per GPU index (``rank``: the tensor-parallel rank on it); ``released``:
-                    every GPU back near its baseline after teardown (a passing record needs it)
+                    every GPU back near its baseline after teardown (a passing record needs it);
+                    a merged record (``patchkit smoke-merge``) keeps each part's GPUs, ``part`` naming it
+  config.merged_from  a merged record only: [{part, created, cells}], one entry per matrix part
   signature         optional {alg: "hmac-sha256", key_id, value}: HMAC of the canonical JSON of
                     every other field, keyed by ``$PATCHKIT_SIGNOFF_KEY``
 
@@ -329,9 +331,11 @@ def _validate_gpu_memory(gm: object) -> None:
             _type(f"gpu_memory.gpus[{i}].{k}", g.get(k), int)
         for k in ("rank", "after_mib", "total_mib"):
             _type(f"gpu_memory.gpus[{i}].{k}", g.get(k), int, allow_none=True)
-        if g["index"] in seen:
+        _type(f"gpu_memory.gpus[{i}].part", g.get("part"), str, allow_none=True)
+        where = (g.get("part"), g["index"])  # a merged record: one entry per part and GPU
+        if where in seen:
             raise SignoffError(f"'gpu_memory.gpus[{i}].index' {g['index']} appears twice")
-        seen.add(g["index"])
+        seen.add(where)
 
 
 def shape_note(record: dict) -> Optional[str]:

@@ -202,7 +202,7 @@ def test_cli_full_size_record_says_dummy_and_carries_memory_per_rank(tmp_path):
     gm = rec["gpu_memory"]
     assert gm["released"] is True and gm["samples"] >= 2
     assert [(g["index"], g["rank"], g["baseline_mib"], g["peak_mib"], g["after_mib"]) for g in gm["gpus"]] == \
-        [(0, 0, 500, 90000, 500), (1, 1, 400, 88000, 400), (2, None, 700, 700, 700)]
+        [(0, 0, 500, 90000, 500), (1, 1, 400, 88000, 400)]  # GPU 2 runs no rank: not this run's memory
     teardown = next(s for s in rec["stages"] if s["name"] == "teardown")["detail"]
     assert teardown["leftover_pids"] == [] and teardown["gpu_mem_after_mib"] == [500, 400, 700]
 
@@ -243,6 +243,32 @@ def test_sampler_keeps_the_peak_of_each_gpu():
     gm = sm.summary({0: 0, 1: 1}, True)
     assert [(g["baseline_mib"], g["peak_mib"]) for g in gm["gpus"]] == [(100, 900), (50, 700)]
     assert gpumem.Sampler(source=lambda: None).start().summary() is None  # no GPU: no field
+
+
+def test_another_job_on_another_gpu_is_not_this_runs_leak():
+    # seen on an H200 pair: a matrix on GPU 1 failed teardown with "GPU 0: 33251 MiB vs 0 MiB
+    # before" because a second matrix had started on GPU 0 after this one's baseline
+    rows = iter([[(0, 0, 1000), (1, 10, 1000)], [(0, 20000, 143000), (1, 900, 143000)]])
+    after = [(0, 33251, 143000), (1, 12, 143000)]
+
+    def source():
+        return next(rows, after)
+    ranks = gpumem.rank_gpus(1, [], {"CUDA_VISIBLE_DEVICES": "1"})
+    sm = gpumem.Sampler(interval=60, source=source, gpus=ranks).start()
+    sm._take()
+    sm.stop()
+    gm = sm.summary(ranks, sm.settle(timeout=0))
+    assert [g["index"] for g in gm["gpus"]] == [1] and gm["gpus"][0]["peak_mib"] == 900
+    assert gpumem.not_released(gm) is None
+    # the same run without the GPU filter would have blamed itself for GPU 0
+    every = gpumem.Sampler(interval=60, source=iter([[(0, 0, 1000), (1, 10, 1000)], after, after]).__next__).start()
+    every.stop()
+    assert "GPU 0: 33251 MiB" in gpumem.not_released(every.summary({}, every.settle(timeout=0)))
+    # and a leak on the watched GPU still fails
+    own = gpumem.Sampler(interval=60, source=iter([[(1, 10, 1000)], [(1, 5000, 1000)], [(1, 5000, 1000)]]).__next__,
+                         gpus={1}).start()
+    own.stop()
+    assert "GPU 1: 5000 MiB" in gpumem.not_released(own.summary({1: 0}, own.settle(timeout=0)))
 
 
 @pytest.mark.parametrize("tp, args, visible, want", [

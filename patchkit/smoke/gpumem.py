@@ -7,7 +7,7 @@ import os
 import subprocess
 import threading
 import time
-from typing import Callable, Optional
+from typing import Callable, Iterable, Optional
 
 #: one row per GPU: (index, used MiB, total MiB)
 Rows = list[tuple[int, int, int]]
@@ -55,11 +55,17 @@ def rank_gpus(tp: int, server_args: list[str] = (), env: Optional[dict] = None) 
 
 
 class Sampler:
-    """Samples every GPU's used memory every ``interval`` seconds between ``start()`` and ``stop()``;
-    ``summary()`` is the record's ``gpu_memory`` value (None when no GPU answered)."""
+    """Samples used memory every ``interval`` seconds between ``start()`` and ``stop()`` on
+    ``gpus`` (nvidia-smi indices, as ``rank_gpus`` gives them; None: every GPU), so a job on
+    another GPU of the host never counts as this run's leak; ``summary()`` is the record's
+    ``gpu_memory`` value (None when no watched GPU answered)."""
 
-    def __init__(self, interval: float = 0.5, source: Callable[[], Optional[Rows]] = query):
-        self.interval, self.source = interval, source
+    def __init__(self, interval: float = 0.5, source: Callable[[], Optional[Rows]] = query,
+                 gpus: Optional[Iterable[int]] = None):
+        self.interval = interval
+        watched = None if gpus is None else frozenset(gpus)
+        self.source = source if watched is None else \
+            (lambda: [r for r in (source() or []) if r[0] in watched] or None)
         self.baseline: dict[int, int] = {}
         self.peak: dict[int, int] = {}
         self.total: dict[int, int] = {}

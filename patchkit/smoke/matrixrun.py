@@ -210,7 +210,8 @@ def run_matrix(spec: SmokeSpec, target: Target, opts: MatrixOptions, progress: P
     from .run import environment
     plan = plan or make_plan(spec, target, opts)
     t0 = time.monotonic()
-    sampler = gpumem.Sampler().start() if opts.gpu_memory else None
+    ranks = gpumem.rank_gpus(opts.tp, list(opts.base_args), {**os.environ, **opts.env})
+    sampler = gpumem.Sampler(gpus=ranks or None).start() if opts.gpu_memory else None
     serving = [c for c in plan.cells if c.expect == "serve"]
     ref_srv = ReferenceServer(spec, opts, progress)
     reference = None
@@ -284,8 +285,7 @@ def run_matrix(spec: SmokeSpec, target: Target, opts: MatrixOptions, progress: P
     memory = None
     if sampler is not None:
         cell_timeout = opts.extra.get("release_timeout", 60.0)
-        memory = sampler.summary(gpumem.rank_gpus(opts.tp, list(opts.base_args), {**os.environ, **opts.env}),
-                                 sampler.settle(cell_timeout))
+        memory = sampler.summary(ranks, sampler.settle(cell_timeout))
     cells = [results[c.name] for c in plan.cells]
     if previous and previous.get("cells") and not signoff_differs(previous, target):
         kept = [c for c in previous["cells"] if c["name"] not in results]

@@ -322,7 +322,8 @@ class Smoke:
     def run(self) -> dict:
         """The sign-off record of one configuration, with the GPU memory sampled while it ran."""
         from . import gpumem
-        sampler = gpumem.Sampler().start() if self.cfg.gpu_check else None
+        ranks = gpumem.rank_gpus(self.cfg.tp, self.cfg.server_args, {**os.environ, **self.cfg.env})
+        sampler = gpumem.Sampler(gpus=ranks or None).start() if self.cfg.gpu_check else None
         try:
             rec = self.run_cell()
         finally:
@@ -331,8 +332,7 @@ class Smoke:
         memory = None
         if sampler is not None:
             released = sampler.settle(self.cfg.release_timeout)
-            memory = sampler.summary(gpumem.rank_gpus(self.cfg.tp, self.cfg.server_args, {**os.environ, **self.cfg.env}),
-                                     released)
+            memory = sampler.summary(ranks, released)
             why = gpumem.not_released(memory)
             if why and rec["failure"] is None:
                 rec = {**rec, "passed": False, "failure": {"stage": "teardown", "message": why, "location": ""}}

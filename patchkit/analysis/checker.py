@@ -15,7 +15,7 @@ from .judge import ReadJudge
 from .model import ClassInfo, ModuleInfo, dotted, first_param
 from .project import Project
 from .severity import _excluded, _private, _suppressed
-from .injection import demote_injected
+from .injected import demote_injected
 from .templates import template_of, type_checking_only
 
 NOT_CHECKED_METHODS = {"__init__", "__new__", "__init_subclass__", "__post_init__", "__attrs_post_init__", "__del__", "__setstate__",

@@ -357,55 +357,6 @@ def _class_attr_built(cls: ast.ClassDef, value: ast.expr, selfname: Optional[str
     return out
 
 
-def escape_assigns(project, ci_classes, attr: str) -> Optional[str]:
-    """``func(self)`` in a method of the MRO, where ``func`` (in the tree) assigns ``param.attr``
-    on the parameter that receives the instance: ``path:line`` of that store, or None."""
-    for c in ci_classes:
-        if c.module.external:
-            continue
-        for rel, stores in _escape_stores(project, c):
-            line = stores.get(attr)
-            if line is not None:
-                return f"{rel}:{line}"
-    return None
-
-
-def _escape_stores(project, c) -> list:
-    """[(file, {attr: first line})] of the stores each ``func(self)`` call in a method of ``c``
-    makes on the parameter that receives the instance (once per class, whatever the attribute)."""
-    memo = project.__dict__.setdefault("_escape_stores", {})
-    key = id(c)
-    if key in memo and memo[key][0] is c:
-        return memo[key][1]
-    out = []
-    for _mname, fn in c.methods.items():
-        args = fn.args.posonlyargs + fn.args.args
-        if not args:
-            continue
-        sn = args[0].arg
-        for call in ast.walk(fn):
-            if not isinstance(call, ast.Call):
-                continue
-            pos = [i for i, a in enumerate(call.args) if isinstance(a, ast.Name) and a.id == sn]
-            if not pos or not dotted(call.func):
-                continue
-            r = project.resolve_function(c.module, dotted(call.func))
-            if r is None:
-                continue
-            mod, target = r[0], r[1]
-            params = [a.arg for a in target.args.posonlyargs + target.args.args]
-            recv = {params[i] for i in pos if i < len(params)}
-            stores: dict[str, int] = {}
-            for n in ast.walk(target):
-                if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store) and \
-                        isinstance(n.value, ast.Name) and n.value.id in recv:
-                    stores.setdefault(n.attr, n.lineno)
-            if stores:
-                out.append((getattr(mod, "rel", "?"), stores))
-    memo[key] = (c, out)
-    return out
-
-
 def _is_type_call(func: ast.expr) -> bool:
     """``type`` or ``type(base)`` (the metaclass of a base) as the callee."""
     if isinstance(func, ast.Name):
@@ -419,63 +370,6 @@ def _dict_keys(node) -> set[str]:
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "dict":
         return {kw.arg for kw in node.keywords if kw.arg}
     return set()
-
-
-def demote_injected(project, facts, findings: list) -> list:
-    """Error findings (PK001/PK003) on attributes injected from outside become warnings that
-    name the store."""
-    from dataclasses import replace
-
-    from ..ftypes import Severity
-    todo = [x for x in findings if x.severity == Severity.ERROR and x.code in ("PK001", "PK003") and x.attr]
-    if not todo:
-        return findings
-    classes = [c for c in facts.classes if not c.module.external]
-    if not classes:
-        return findings
-    idx = _index_for(project, classes[0])
-    names = {c.qualname.split(".")[-1] for c in facts.classes} | {e.name.split(".")[-1] for e in facts.externals}
-    torch_module = any(e.kind == "module" for e in facts.externals)
-    decorators = {(dotted(d.func if isinstance(d, ast.Call) else d) or "").split(".")[-1]
-                  for c in classes for fn in c.methods.values() for d in fn.decorator_list}
-    memo: dict[str, Optional[str]] = {}
-    out = []
-    for x in findings:
-        if x in todo:
-            if x.attr not in memo:
-                where = escape_assigns(project, classes, x.attr) or idx.injected(x.attr, names, torch_module, decorators)
-                if where:
-                    memo[x.attr] = f"{where} assigns it on an instance from outside the class (set up after construction?)"
-                else:
-                    host = host_provides(project, classes[0], x.attr) if x.code == "PK003" else None
-                    memo[x.attr] = f"{host} mixes {classes[0].qualname} into a host whose other bases may provide it" if host else None
-                    if memo[x.attr] is None and x.code == "PK003":
-                        built = next((w for c in classes for w in [idx.type_built(c.qualname.split(".")[-1]).get(x.attr)] if w), None)
-                        if built:
-                            memo[x.attr] = f"{built} builds a subclass with type() that has it as a class attribute"
-            if memo[x.attr]:
-                x = replace(x, severity=Severity.WARNING, why=f"{x.why}; {memo[x.attr]}")
-        out.append(x)
-    return out
-
-
-def host_provides(project, ci, attr: str) -> Optional[str]:
-    """A class statement anywhere in the tree (a function's body included: ``build_policy``
-    factories) lists ``ci`` among two or more bases, and that host may provide ``attr``: its
-    body assigns ``self.attr``, or one of its other bases is not a class of the tree (a library
-    class, a factory's parameter), or that base's module assigns ``self.attr`` or defines it as a
-    method or property. ``path:line`` of
-    the host, or None."""
-    idx = _index_for(project, ci)
-    texts = idx.texts()
-    for rel, line, assigned, others in idx.hosts(ci.qualname.split(".")[-1]):
-        if attr in assigned:
-            return f"{rel}:{line}"
-        for other in others:
-            where = idx.class_files(other)
-            if not where or any(f"self.{attr} =" in texts[r] or f"def {attr}(" in texts[r] for r in where):
-                return f"{rel}:{line}"
-    return None
 
 
 #: one index per package folder for the chunk of files being analysed (``runner`` starts each chunk

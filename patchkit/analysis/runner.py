@@ -51,18 +51,28 @@ def _root_of_folder(folder: Path) -> Path:
     while (d / "__init__.py").is_file() and d.parent != d:
         d = d.parent
     # namespace packages (no __init__.py, as in SGLang's wheels): the nearest folder above that
-    # holds a *.dist-info, a pyproject.toml or is named site-packages marks the root
+    # is named site-packages or holds a *.dist-info (an installed layout: every folder between is
+    # a namespace package) marks the root; a pyproject.toml does only for a top folder right below
+    # it (``repo/sglang/``), never for a src layout (``repo/src/pkg/``: the root is ``src``) or a
+    # package deeper in someone's repository
     up = path.parent
     for _ in range(8):
         if up.parent == up:
             break
-        if up.name == "site-packages" or any(up.glob("*.dist-info")) or (up / "pyproject.toml").is_file():
+        installed = up.name == "site-packages" or any(up.glob("*.dist-info"))
+        if installed or (up / "pyproject.toml").is_file():
             parts = path.parent.relative_to(up).parts
-            if all(p.isidentifier() for p in parts) and len(parts) >= len(path.parent.relative_to(d).parts):
+            if all(p.isidentifier() for p in parts) and len(parts) >= len(path.parent.relative_to(d).parts) and \
+                    (installed or d.parent == up and d.name not in NOT_PACKAGES):
                 d = up
             break
         up = up.parent
     return d
+
+
+#: folders right below a pyproject.toml that hold packages rather than being one
+NOT_PACKAGES = frozenset({"src", "lib", "python", "tests", "test", "scripts", "examples", "docs", "benchmarks",
+                          "bench", "tools"})
 
 
 def expand(paths: Iterable[Path]) -> list[Path]:

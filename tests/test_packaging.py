@@ -30,5 +30,5 @@ def test_every_package_of_the_tree_is_installed():
 
 def test_the_weight_hook_is_package_data():
     data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
-    assert {"weighthook/*.py", "models/*.json"} <= set(data.get("patchkit.smoke", []))
-    assert (ROOT / "patchkit" / "smoke" / "weighthook" / "sitecustomize.py").is_file()
+    assert {"serverhooks/*.py", "models/*.json"} <= set(data.get("patchkit.smoke", []))
+    assert (ROOT / "patchkit" / "smoke" / "serverhooks" / "sitecustomize.py").is_file()

@@ -12,6 +12,8 @@ ERROR = re.compile(r"(Traceback \(most recent call last\)|\bERROR\b|CUDA error|S
                    r"AssertionError|AttributeError|RuntimeError)")
 FRAME = re.compile(r'File "([^"]+)", line (\d+), in (\S+)')
 IGNORED = ("WARNING", "warn(")
+KV_CHECK = "patchkit-kv-check: "
+KV_STATE = re.compile(r"patchkit-kv-check: (armed|disabled \(.*\))")
 
 
 @dataclass
@@ -30,6 +32,9 @@ class LogReport:
     #: last exception line ("AttributeError: ...") and the innermost frame of the first traceback
     exception: str = ""
     location: str = ""
+    #: the smoke servers' KV-allocation check (serverhooks/_pk_kvcheck.py): "armed", "disabled (why)"
+    #: or "" (not armed: no speculative decode step of the spec-v2 family ran, or the check is off)
+    kv_check: str = ""
 
 
 _DEFAULT: Optional[LogPatterns] = None
@@ -51,6 +56,12 @@ def scan(text: str, patterns: Optional[LogPatterns] = None) -> LogReport:
     in_tb = False
     frames: list[str] = []
     for ln in text.splitlines():
+        if KV_CHECK in ln and not rep.kv_check:
+            km = KV_STATE.search(ln)
+            if km:
+                rep.kv_check = km.group(1)
+        if KV_CHECK in ln and "disabled (" in ln:
+            continue  # the check went away on a release whose names it cannot read: said, not an error
         m = pats["switch"].search(ln)
         if m:
             mode = m.groupdict().get("mode", m.group(1) if m.groups() else off)

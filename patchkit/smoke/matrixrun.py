@@ -15,7 +15,7 @@ from .. import signoff
 from ..ftypes import Target, UsageError
 from . import facts as F, matrix as M
 from .bootgate import BootGate
-from .server import weights_setting
+from .server import kv_check_setting, weights_setting
 from .run import Reference, Server, Smoke, SmokeConfig, cell_command, drop_options, fill, free_port, merge_args, \
     wait_ready
 from .spec import SmokeSpec
@@ -302,7 +302,8 @@ def run_matrix(spec: SmokeSpec, target: Target, opts: MatrixOptions, progress: P
               "draft_model_path": opts.models.get("draft"),
               "draft_config_sha256": signoff.config_sha(opts.models.get("draft")),
               "threshold": opts.threshold, "server_args": list(opts.base_args), "patch": spec.patch,
-              "parallel": opts.parallel, "smoke_weights": weights_setting({**os.environ, **opts.env}), **opts.shape}
+              "parallel": opts.parallel, "smoke_weights": weights_setting({**os.environ, **opts.env}),
+              "kv_check": kv_check_setting({**os.environ, **opts.env}), **opts.shape}
     timings = {"total_s": round(time.monotonic() - t0, 2), "estimate_s": round(plan.estimate_s, 1),
                "per_cell_s": {c["name"]: c["seconds"] for c in cells}}
     rec = signoff.build(target, passed, environment(), config, [], timings, failure)

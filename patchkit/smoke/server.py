@@ -114,9 +114,11 @@ class Server:
         return report
 
 
-#: the folder whose sitecustomize gives smoke servers seeded random weights (weighthook/sitecustomize.py)
-WEIGHT_HOOK_DIR = Path(__file__).resolve().parent / "weighthook"
+#: the folder whose sitecustomize holds the smoke servers' hooks (serverhooks/sitecustomize.py):
+#: seeded random weights, and the KV-allocation check of every speculative decode step
+HOOK_DIR = Path(__file__).resolve().parent / "serverhooks"
 WEIGHTS_ENV = "PATCHKIT_SMOKE_WEIGHTS"
+KV_CHECK_ENV = "PATCHKIT_SMOKE_KV_CHECK"
 #: what ``--load-format dummy`` servers get unless PATCHKIT_SMOKE_WEIGHTS says otherwise ("dummy": SGLang's
 #: own near-constant weights). On H200s (0.5.12, 0.5.16) only seeded random weights let the smoke test
 #: catch the one-token-off-by-one mutant; the unmutated matrices pass with them (bench/results/smoke2/).
@@ -130,17 +132,26 @@ def weights_setting(env: dict) -> str:
     return f"random:{std or '0.02'}" if kind == "random" else "dummy"
 
 
+def kv_check_setting(env: dict) -> str:
+    """'on' (the default) or 'off' (``PATCHKIT_SMOKE_KV_CHECK=0``): whether smoke servers check each
+    speculative decode step against the KV slots allocated for it (serverhooks/_pk_kvcheck.py)."""
+    return "off" if (env.get(KV_CHECK_ENV) or "1").strip().lower() in ("0", "off", "false", "no") else "on"
+
+
 def server_env(env: dict) -> dict:
-    """The server's environment: with random weights (the default; ``PATCHKIT_SMOKE_WEIGHTS=random[:STD]``)
-    the weight hook goes first on PYTHONPATH, so every server of a run (patched, reference, no-spec) gets
-    the same weights; ``PATCHKIT_SMOKE_WEIGHTS=dummy`` keeps SGLang's. Real checkpoints are not touched
-    (the hook only replaces SGLang's dummy initialiser)."""
-    setting = weights_setting(env)
-    if not setting.startswith("random"):
+    """The server's environment: the hook folder goes first on PYTHONPATH with the hooks' settings.
+    Random weights (the default; ``PATCHKIT_SMOKE_WEIGHTS=random[:STD]``) reach every server of a
+    run (patched, reference, no-spec), so they all get the same weights; ``PATCHKIT_SMOKE_WEIGHTS=dummy``
+    keeps SGLang's. Real checkpoints are not touched (the hook only replaces SGLang's dummy
+    initialiser). The KV-allocation check is on unless ``PATCHKIT_SMOKE_KV_CHECK=0``."""
+    weights, kv = weights_setting(env), kv_check_setting(env)
+    if not weights.startswith("random") and kv == "off":
         return env
-    env = {**env, WEIGHTS_ENV: setting}
+    env = {**env, KV_CHECK_ENV: "1" if kv == "on" else "0"}
+    if weights.startswith("random"):
+        env[WEIGHTS_ENV] = weights
     rest = env.get("PYTHONPATH", "")
-    return {**env, "PYTHONPATH": os.pathsep.join(filter(None, [str(WEIGHT_HOOK_DIR), rest]))}
+    return {**env, "PYTHONPATH": os.pathsep.join(filter(None, [str(HOOK_DIR), rest]))}
 
 
 def _alive(pid: int) -> bool:

@@ -4,7 +4,7 @@ on demand. STANDALONE drafts with the target itself.
 
 SGLang's dummy weights are nearly constant (uniform +-1e-3, one seed for every tensor), which makes
 attention almost uniform, so smoke servers get seeded random weights at a real initialiser scale
-instead (``weighthook/sitecustomize.py``; ``PATCHKIT_SMOKE_WEIGHTS=dummy`` keeps SGLang's). On H200s
+instead (``serverhooks/_pk_weights.py``; ``PATCHKIT_SMOKE_WEIGHTS=dummy`` keeps SGLang's). On H200s
 this is what let the resume stage catch the one-token-off-by-one mutant (bench/results/smoke2/)."""
 from __future__ import annotations
 

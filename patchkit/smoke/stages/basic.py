@@ -169,6 +169,8 @@ def log_scan(ctx):
     detail = {"errors": 0, "switch_lines": rep.switches_off + rep.switches_on}
     if rep.decode_attention:
         detail["decode_attention"] = rep.decode_attention
+    if rep.kv_check:
+        detail["kv_check"] = rep.kv_check[:200]
     for k, v in rep.fields.items():
         detail.setdefault(k, v)
     return detail

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from patchkit.smoke.server import WEIGHT_HOOK_DIR, WEIGHTS_ENV, server_env, weights_setting
+from patchkit.smoke.server import HOOK_DIR, KV_CHECK_ENV, WEIGHTS_ENV, kv_check_setting, server_env, weights_setting
 
 FAKE_TORCH = '''
 float16 = "float16"
@@ -109,10 +109,14 @@ def test_scale_is_configurable(fake_site):
 def test_server_env_puts_the_hook_first_unless_dummy_is_asked_for():
     """Random weights are the default (the one-token-off-by-one mutant survives SGLang's dummy weights
     on an H200); PATCHKIT_SMOKE_WEIGHTS=dummy keeps SGLang's initialiser untouched."""
-    assert server_env({"PYTHONPATH": "/x", WEIGHTS_ENV: "dummy"}) == {"PYTHONPATH": "/x", WEIGHTS_ENV: "dummy"}
+    off = {"PYTHONPATH": "/x", WEIGHTS_ENV: "dummy", KV_CHECK_ENV: "0"}
+    assert server_env(off) == off  # neither hook: the server's environment as it was
+    dummy = server_env({"PYTHONPATH": "/x", WEIGHTS_ENV: "dummy"})  # the KV check alone (on by default)
+    assert dummy["PYTHONPATH"].split(":") == [str(HOOK_DIR), "/x"] and dummy[WEIGHTS_ENV] == "dummy"
+    assert dummy[KV_CHECK_ENV] == "1" and kv_check_setting({}) == "on" and kv_check_setting({KV_CHECK_ENV: "off"}) == "off"
     for env in ({"PYTHONPATH": "/x"}, {"PYTHONPATH": "/x", WEIGHTS_ENV: "random"}):
         out = server_env(env)
-        assert out["PYTHONPATH"].split(":") == [str(WEIGHT_HOOK_DIR), "/x"]
+        assert out["PYTHONPATH"].split(":") == [str(HOOK_DIR), "/x"]
         assert out[WEIGHTS_ENV] == "random:0.02"
     assert server_env({WEIGHTS_ENV: "random:0.1"})[WEIGHTS_ENV] == "random:0.1"
     assert weights_setting({}) == "random:0.02" and weights_setting({WEIGHTS_ENV: "dummy"}) == "dummy"

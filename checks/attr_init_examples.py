@@ -6,6 +6,14 @@ Each invalid example names the (code, attribute) pairs it must produce, no more,
 from patchkit.checks_api import Example as E
 
 VALID = (
+    E("the instance handed to a function outside the tree, which may set anything on it", """
+from somelib import configure
+class A:
+    def __init__(self):
+        configure(self)
+    def f(self):
+        return self.x
+"""),
     E("assigned in __init__", """
 class A:
     def __init__(self):
@@ -826,6 +834,18 @@ class Upsample(nn.Module):
 )
 
 INVALID = (
+    E("hasattr / isinstance on the instance set nothing (timm CrossViT.embed_dim, fixed upstream)", """
+import torch.nn as nn
+class CrossViT(nn.Module):
+    def __init__(self, n, embed_dim):
+        super().__init__()
+        for i in range(n):
+            setattr(self, f"pos_embed_{i}", nn.Parameter(embed_dim[i]))
+            if hasattr(self, f"pos_embed_{i}") and isinstance(self, nn.Module):
+                print(getattr(self, f"pos_embed_{i}"))
+    def reset_classifier(self, num_classes):
+        self.head = nn.Linear(self.embed_dim, num_classes)
+""", (("PK003", "embed_dim"),)),
     E("a thread started in __init__ before the attribute its run() reads", """
 import threading
 class Poller(threading.Thread):

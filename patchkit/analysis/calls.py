@@ -9,7 +9,7 @@ from typing import Optional
 
 from .callargs import _deletes, _forget_locals, bind_constants
 from .conditions import _is_self, conjuncts, norm_test
-from .model import NORETURN_CALLS, REGISTER_METHODS, ClassInfo, dotted, fast_walk, first_param
+from .model import NON_ASSIGNING_CALLS, NORETURN_CALLS, REGISTER_METHODS, ClassInfo, dotted, fast_walk, first_param
 from . import state as _state
 from .state import MAX_DEPTH, Frame, State, _compose, merge
 
@@ -198,7 +198,8 @@ class CallSemantics:
             st = self.expr(c.func, st, fr)
         if f in NORETURN_CALLS or self.is_noreturn_call(c, fr):
             return []
-        if any(_is_self(a, sn) for a in c.args) or any(_is_self(k.value, sn) for k in c.keywords):
+        if f not in NON_ASSIGNING_CALLS and (any(_is_self(a, sn) for a in c.args) or
+                                             any(_is_self(k.value, sn) for k in c.keywords)):
             self.on_escape(c, fr)
         return st
 

@@ -574,3 +574,41 @@ def test_the_tree_wide_injection_index_is_rebuilt_for_each_run(tmp_path):
             hook.fn_ref = fn
         """))
     assert findings(root)[("Hook", "fn_ref", "PK003")] == Severity.WARNING
+
+
+def test_a_method_contract_left_out_by_one_subclass_is_a_warning_and_a_missing_data_attribute_stays_an_error(tmp_path):
+    # celery's BaseBackend calls self._get_task_meta_for, which KeyValueStoreBackend defines and
+    # DisabledBackend leaves out on purpose: a contract, not a hole in DisabledBackend's state.
+    # The same shape with a data attribute a sibling assigns is the wrong-class bug: an error.
+    root = tree(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/base.py": """\
+            class BaseBackend:
+                def __init__(self, app):
+                    self.app = app
+                    if isinstance(self, BaseBackend):
+                        self.ready = True
+                def get(self, tid):
+                    return self._get_task_meta_for(tid)
+                def connect(self):
+                    return self.session_token
+        """,
+        "pkg/kv.py": """\
+            from .base import BaseBackend
+            class KeyValueStoreBackend(BaseBackend):
+                def __init__(self, app):
+                    super().__init__(app)
+                    self.session_token = "t"
+                def _get_task_meta_for(self, tid):
+                    return {}
+        """,
+        "pkg/disabled.py": """\
+            from .base import BaseBackend
+            class DisabledBackend(BaseBackend):
+                def store(self):
+                    pass
+        """,
+    })
+    got = findings(root)
+    assert got[("DisabledBackend", "_get_task_meta_for", "PK003")] == Severity.WARNING
+    assert got[("DisabledBackend", "session_token", "PK003")] == Severity.ERROR

@@ -184,6 +184,40 @@ class ClassModel:
                 return True
         return False
 
+    # ------------------------------------------------------------ siblings: what other subclasses of a base do
+    def _sibling_assigning(self, owner: ClassInfo, mname: str, ci: ClassInfo, attr: str) -> Optional[str]:
+        """Another subclass of ``owner`` (not in ``ci``'s MRO) that assigns ``attr`` itself and
+        calls ``self.<mname>()``, while no class of ``ci``'s MRO refers to ``mname``: the base
+        method is reached only through that sibling (a wrong-class assignment, where nothing
+        calls the method through a sibling, stays an error)."""
+        mine = self.facts(ci).classes
+        if any(mname in refs for c in mine for m, refs in ensure_scanned(c).self_refs.items() if m != mname):
+            return None
+        keys = {c.key for c in mine}
+        # a base without an initialiser (a mixin) is written for its hosts: a host whose own
+        # methods set the attribute as instance state is enough, whoever calls the method on it
+        # (diffusers' processors call attn.get_attention_scores(...) on hosts that set attn.scale).
+        # Not for a name the hosts define as a method: that is the mixin's contract
+        # (DataCollatorMixin.__call__ dispatching to a numpy_call the subclass lacks).
+        mixin = "__init__" not in owner.methods
+        for d in self._descendants(owner):
+            if d.key in keys:
+                continue
+            ensure_scanned(d)
+            if (attr in d.assigned_in or attr in d.class_names) and any(mname in refs for refs in d.self_refs.values()):
+                return d.qualname
+            if mixin and attr in d.assigned_in and attr not in d.class_names:
+                return d.qualname
+        return None
+
+    def _sibling_method(self, owner: ClassInfo, ci: ClassInfo, attr: str) -> Optional[str]:
+        """A subclass of ``owner`` outside ``ci``'s MRO that defines ``attr`` as a method (``def``)."""
+        keys = {c.key for c in self.facts(ci).classes}
+        for d in self._descendants(owner):
+            if d.key not in keys and attr in d.methods:
+                return d.qualname
+        return None
+
 
 def _c3(seqs: list[list]) -> list:
     out: list = []

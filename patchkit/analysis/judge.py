@@ -207,6 +207,14 @@ class ReadJudge:
             return M.never_assigned(rel, r.node, ci.qualname, attr,
                                     f"no method of {ci.qualname} or its bases assigns it; {owner.qualname}.{mname} "
                                     f"relies on subclasses such as {sibling} that do" + in_sub, hint, Severity.WARNING)
+        impl = self._sibling_method(owner, ci, attr) if owner.key != ci.key and not strict else None
+        if impl:
+            # an abstract-method contract: the base calls a method its other subclasses define
+            # (celery's BaseBackend._get_task_meta_for, which DisabledBackend leaves out on purpose)
+            return M.never_assigned(rel, r.node, ci.qualname, attr,
+                                    f"no method of {ci.qualname} or its bases defines it; {impl}, another subclass of "
+                                    f"{owner.qualname}, defines it as a method (a contract {ci.qualname} leaves "
+                                    f"unimplemented?)" + in_sub, hint, Severity.WARNING)
         return M.never_assigned(rel, r.node, ci.qualname, attr, f"no method of {ci.qualname} or its bases assigns it" + in_sub, hint)
 
     def _reachable(self, f: ClassFacts, inlined: set) -> set:
@@ -225,31 +233,6 @@ class ReadJudge:
                         got |= ensure_scanned(c).self_refs.get(m, set()) - {m}
             self._reach_cache[key] = got
         return got
-
-    def _sibling_assigning(self, owner: ClassInfo, mname: str, ci: ClassInfo, attr: str) -> Optional[str]:
-        """Another subclass of ``owner`` (not in ``ci``'s MRO) that assigns ``attr`` itself and
-        calls ``self.<mname>()``, while no class of ``ci``'s MRO refers to ``mname``: the base
-        method is reached only through that sibling (a wrong-class assignment, where nothing
-        calls the method through a sibling, stays an error)."""
-        mine = self.facts(ci).classes
-        if any(mname in refs for c in mine for m, refs in ensure_scanned(c).self_refs.items() if m != mname):
-            return None
-        keys = {c.key for c in mine}
-        # a base without an initialiser (a mixin) is written for its hosts: a host whose own
-        # methods set the attribute as instance state is enough, whoever calls the method on it
-        # (diffusers' processors call attn.get_attention_scores(...) on hosts that set attn.scale).
-        # Not for a name the hosts define as a method: that is the mixin's contract
-        # (DataCollatorMixin.__call__ dispatching to a numpy_call the subclass lacks).
-        mixin = "__init__" not in owner.methods
-        for d in self._descendants(owner):
-            if d.key in keys:
-                continue
-            ensure_scanned(d)
-            if (attr in d.assigned_in or attr in d.class_names) and any(mname in refs for refs in d.self_refs.values()):
-                return d.qualname
-            if mixin and attr in d.assigned_in and attr not in d.class_names:
-                return d.qualname
-        return None
 
     def _through_library(self, ci: ClassInfo, base: str) -> Optional[str]:
         """Construction called an unreadable library class's ``__init__`` that comes before

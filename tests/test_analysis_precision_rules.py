@@ -612,3 +612,50 @@ def test_a_method_contract_left_out_by_one_subclass_is_a_warning_and_a_missing_d
     got = findings(root)
     assert got[("DisabledBackend", "_get_task_meta_for", "PK003")] == Severity.WARNING
     assert got[("DisabledBackend", "session_token", "PK003")] == Severity.ERROR
+
+
+def test_a_read_under_a_kind_dispatch_is_a_warning_when_the_kinds_that_have_it_are_other_subclasses(tmp_path):
+    # mlflow's Scorer._create_copy reads self._scorers under `if self.kind == ScorerKind.ENSEMBLE`,
+    # and only the ensemble subclass has it. Without the dispatch test the read stays an error.
+    root = tree(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/base.py": """\
+            import enum
+            class Kind(enum.Enum):
+                PLAIN = 1
+                ENSEMBLE = 2
+            class Scorer:
+                kind = Kind.PLAIN
+                def __init__(self, name):
+                    self.name = name
+                def copy(self):
+                    if self.kind == Kind.ENSEMBLE:
+                        return list(self._scorers)
+                    return [self.name]
+                def describe(self):
+                    if self.kind != Kind.ENSEMBLE:
+                        return self.name
+                    return self._ensemble_name
+                def broken(self):
+                    return self._weights
+        """,
+        "pkg/ens.py": """\
+            from .base import Scorer, Kind
+            class Ensemble(Scorer):
+                kind = Kind.ENSEMBLE
+                def __init__(self, name, scorers):
+                    super().__init__(name)
+                    self._scorers = scorers
+                    self._ensemble_name = name
+                    self._weights = [1.0]
+        """,
+        "pkg/judge.py": """\
+            from .base import Scorer
+            class Judge(Scorer):
+                pass
+        """,
+    })
+    got = findings(root)
+    assert got[("Judge", "_scorers", "PK003")] == Severity.WARNING
+    assert got[("Judge", "_ensemble_name", "PK003")] == Severity.WARNING
+    assert got[("Judge", "_weights", "PK003")] == Severity.ERROR  # no dispatch around it

@@ -5,6 +5,7 @@ level names, fields, what library bases provide, whether it is open); plus the r
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -217,6 +218,30 @@ class ClassModel:
             if d.key not in keys and attr in d.methods:
                 return d.qualname
         return None
+
+    def _dispatch_guard(self, owner: ClassInfo, ci: ClassInfo, attr: str, conds) -> Optional[str]:
+        """The read sits under a test of a class-level selector against a constant (``if self.kind
+        == ScorerKind.ENSEMBLE``, or after ``if self.kind != X: return``), and another subclass of
+        ``owner`` has the attribute: the base dispatches on the kind, and the attribute belongs to
+        the kinds that have it (mlflow's Scorer._create_copy). Why, or None."""
+        names = set()
+        for c in self.facts(ci).classes:
+            names |= set(c.methods) | set(c.class_names) | set(c.assigned_in)
+        keys = {c.key for c in self.facts(ci).classes}
+        for key, pol in conds:
+            m = _SELECTOR.match(key)
+            if not m or m.group(1) not in names or (m.group(2) in ("==", "is")) != bool(pol):
+                continue
+            for d in self._descendants(owner):
+                if d.key not in keys and (attr in ensure_scanned(d).assigned_in or attr in d.class_names):
+                    return (f"read only when {m.group(1)} == {m.group(3)} "
+                            f"({owner.qualname} dispatches on it); {d.qualname}, another subclass, has it")
+        return None
+
+
+#: ``kind == ScorerKind.ENSEMBLE`` / ``mode is Mode.X`` / ``key_type != "rsa"``: a selector (``self.``
+#: already stripped) against a constant
+_SELECTOR = re.compile(r"^([A-Za-z_]\w*) (==|!=|is not|is) ((?:[A-Za-z_][\w]*\.)+[A-Za-z_]\w*|'[^']*'|\"[^\"]*\"|-?\d+)$")
 
 
 def _c3(seqs: list[list]) -> list:

@@ -201,6 +201,10 @@ class ReadJudge:
             close = difflib.get_close_matches(attr, sorted(k for k in known if k != attr), n=1, cutoff=0.9)
             if close:
                 hint = f"did you mean self.{close[0]}?"
+        dispatch = self._dispatch_guard(owner, ci, attr, r.conds) if owner.key != ci.key and not strict else None
+        if dispatch:
+            return M.never_assigned(rel, r.node, ci.qualname, attr, f"no method of {ci.qualname} or its bases assigns it; "
+                                    f"{dispatch}" + in_sub, hint, Severity.WARNING)
         sibling = self._sibling_assigning(owner, mname, ci, attr) if owner.key != ci.key and not strict else None
         if sibling:
             # a base method written for the subclasses that set the attribute (reached through them)

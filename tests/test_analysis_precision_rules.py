@@ -659,3 +659,44 @@ def test_a_read_under_a_kind_dispatch_is_a_warning_when_the_kinds_that_have_it_a
     assert got[("Judge", "_scorers", "PK003")] == Severity.WARNING
     assert got[("Judge", "_ensemble_name", "PK003")] == Severity.WARNING
     assert got[("Judge", "_weights", "PK003")] == Severity.ERROR  # no dispatch around it
+
+
+def test_a_match_on_the_kind_is_a_dispatch_too(tmp_path):
+    # ansible's PublicKeyMsg.public_key: `match type: case KeyAlgo.RSA: ... self.e`, where only the
+    # RSA message class has e (dataclass fields of the sibling classes)
+    root = tree(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/msg.py": """\
+            import dataclasses, enum
+            class Algo(enum.Enum):
+                RSA = 1
+                EC256 = 2
+                EC384 = 3
+                DSA = 4
+            @dataclasses.dataclass
+            class Msg:
+                type: Algo
+                def key(self):
+                    type = self.type
+                    match type:
+                        case Algo.RSA:
+                            return (self.e, self.n)
+                        case Algo.EC256 | Algo.EC384:
+                            return self.q
+                        case _:
+                            return self.y
+            @dataclasses.dataclass
+            class RSAMsg(Msg):
+                e: int
+                n: int
+            @dataclasses.dataclass
+            class ECMsg(Msg):
+                q: bytes
+            @dataclasses.dataclass
+            class DSAMsg(Msg):
+                p: int
+        """,
+    })
+    got = {(attr, code): sev for (_cls, attr, code), sev in findings(root).items()}  # one finding per read line
+    assert got[("e", "PK003")] == got[("n", "PK003")] == got[("q", "PK003")] == Severity.WARNING
+    assert got[("y", "PK003")] == Severity.ERROR  # the default case: no dispatch, and no class has y

@@ -226,22 +226,24 @@ class ClassModel:
         the kinds that have it (mlflow's Scorer._create_copy). Why, or None."""
         names = set()
         for c in self.facts(ci).classes:
-            names |= set(c.methods) | set(c.class_names) | set(c.assigned_in)
+            names |= set(c.methods) | set(c.class_names) | set(c.assigned_in) | set(c.annotated_only) | set(c.fields)
         keys = {c.key for c in self.facts(ci).classes}
         for key, pol in conds:
             m = _SELECTOR.match(key)
-            if not m or m.group(1) not in names or (m.group(2) in ("==", "is")) != bool(pol):
+            if not m or m.group(1) not in names or (m.group(2) in ("==", "is", "in")) != bool(pol):
                 continue
             for d in self._descendants(owner):
-                if d.key not in keys and (attr in ensure_scanned(d).assigned_in or attr in d.class_names):
-                    return (f"read only when {m.group(1)} == {m.group(3)} "
+                if d.key not in keys and (attr in ensure_scanned(d).assigned_in or attr in d.class_names
+                                          or attr in d.fields or attr in d.annotated_only):
+                    return (f"read only when {m.group(1)} {'in' if m.group(2) == 'in' else '=='} {m.group(3)} "
                             f"({owner.qualname} dispatches on it); {d.qualname}, another subclass, has it")
         return None
 
 
 #: ``kind == ScorerKind.ENSEMBLE`` / ``mode is Mode.X`` / ``key_type != "rsa"``: a selector (``self.``
 #: already stripped) against a constant
-_SELECTOR = re.compile(r"^([A-Za-z_]\w*) (==|!=|is not|is) ((?:[A-Za-z_][\w]*\.)+[A-Za-z_]\w*|'[^']*'|\"[^\"]*\"|-?\d+)$")
+_SELECTOR = re.compile(r"^([A-Za-z_]\w*) (==|!=|is not|is|in) ((?:[A-Za-z_][\w]*\.)+[A-Za-z_]\w*|'[^']*'|\"[^\"]*\"|-?\d+|"
+                       r"\((?:(?:[A-Za-z_][\w]*\.)+[A-Za-z_]\w*(?:, )?)+\))$")
 
 
 def _c3(seqs: list[list]) -> list:

@@ -76,6 +76,16 @@ class ReadCollector:
     def facts(self, test: ast.expr, pol: bool) -> frozenset:
         return frozenset((norm_test(n, self.selfname), p) for n, p in conjuncts(test, pol))
 
+    def _case_fact(self, subject: ast.expr, pattern: ast.pattern) -> frozenset:
+        """``case Kind.X:`` under ``match subject:`` is the fact ``subject == Kind.X``."""
+        values = [pattern] if isinstance(pattern, ast.MatchValue) else \
+            list(pattern.patterns) if isinstance(pattern, ast.MatchOr) else []
+        if not values or not all(isinstance(v, ast.MatchValue) for v in values):
+            return frozenset()
+        subj = norm_test(subject, self.selfname)
+        texts = [ast.unparse(v.value) for v in values]
+        return frozenset({(f"{subj} == {texts[0]}" if len(texts) == 1 else f"{subj} in ({', '.join(texts)})", True)})
+
     # statements ------------------------------------------------------------
     def block(self, body, conds, known, guarded, local) -> frozenset:
         for s in body:
@@ -138,7 +148,7 @@ class ReadCollector:
             for c in s.cases:
                 if c.guard is not None:
                     self.expr(c.guard, conds, known, guarded, local)
-                self.block(c.body, conds, known, guarded, local)
+                self.block(c.body, conds | self._case_fact(s.subject, c.pattern), known, guarded, local)
             return local
         if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):
             if self._rebinds_self(s.args):

@@ -79,6 +79,17 @@ CODEBASES = {  # name -> (requirement, package folder inside the unpacked releas
     "bokeh": ("bokeh==3.9.2", "bokeh"),
     "numba": ("numba==0.68.1", "numba"),
     "mlflow": ("mlflow==3.18.0", "mlflow"),
+    # session 7: never looked at before this measurement (4 ML libraries, 2 general-purpose)
+    "trl": ("trl==1.16.0", "trl"),
+    "ignite": ("pytorch-ignite==0.5.5", "ignite"),
+    "captum": ("captum==0.9.0", "captum"),
+    "botorch": ("botorch==0.18.1", "botorch"),
+    "ipython": ("ipython==9.18.1", "IPython"),
+    "jedi": ("jedi==0.20.1", "jedi"),
+    "gluonts": ("gluonts==0.17.0", "gluonts"),
+    "pymc": ("pymc==5.28.5", "pymc"),
+    "salt": ("salt==3008.5", "salt"),
+    "aiohttp": ("aiohttp==3.14.5", "aiohttp"),
 }
 DEFAULT = ("deepspeed", "diffusers", "ray", "transformers", "vllm")
 # lightning==2.6.6 (266 files) was tried too: 1 error group in all, too few to sample.

@@ -9,7 +9,8 @@ from typing import Optional
 
 from .callargs import _deletes, _forget_locals, bind_constants
 from .conditions import _is_self, conjuncts, norm_test
-from .model import NON_ASSIGNING_CALLS, NORETURN_CALLS, REGISTER_METHODS, ClassInfo, dotted, fast_walk, first_param
+from .calltables import NON_ASSIGNING_CALLS, NORETURN_CALLS, REGISTER_METHODS
+from .model import ClassInfo, dotted, fast_walk, first_param
 from . import state as _state
 from .state import MAX_DEPTH, Frame, State, _compose, merge
 

@@ -10,15 +10,6 @@ FIELD_DECORATORS = {"dataclass", "dataclasses.dataclass", "pydantic.dataclasses.
                     "attr.s", "attr.attrs", "attrs.define", "attr.define", "define", "frozen",
                     "attrs.frozen", "attr.frozen", "mutable", "attrs.mutable", "attr.dataclass",
                     "attrs", "s"}
-NORETURN_CALLS = {"sys.exit", "exit", "quit", "os._exit", "os.abort", "_exit", "abort",
-                  "pytest.fail", "pytest.skip", "typing.assert_never", "assert_never"}
-REGISTER_METHODS = {"register_buffer", "register_parameter", "add_module", "register_module"}
-#: calls that take the instance and never set an attribute on it: ``hasattr(self, f"x_{i}")`` or
-#: ``isinstance(self, X)`` does not let an outside function assign anything (unlike ``f(self)``)
-NON_ASSIGNING_CALLS = {"hasattr", "isinstance", "issubclass", "id", "type", "len", "repr", "str", "hash", "bool",
-                       "callable", "print", "format", "dir", "iter", "sorted", "list", "tuple", "weakref.ref",
-                       "weakref.proxy", "weakref.WeakMethod", "copy.copy", "copy.deepcopy", "inspect.signature",
-                       "inspect.getmodule", "inspect.getfile", "pickle.dumps", "json.dumps"}
 
 
 #: per node class, the fields that can hold child nodes worth visiting: contexts (Load/Store),

@@ -6,7 +6,8 @@ import ast
 from dataclasses import dataclass
 
 from .conditions import _catches_attribute_error, conjuncts, implied_attrs, norm_test
-from .model import REGISTER_METHODS, children, dotted
+from .calltables import REGISTER_METHODS
+from .model import children, dotted
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,8 @@ from __future__ import annotations
 import ast
 import re
 
-from .model import REGISTER_METHODS, ClassInfo, dotted, fast_walk, first_param
+from .calltables import REGISTER_METHODS
+from .model import ClassInfo, dotted, fast_walk, first_param
 
 
 def _fstring_pattern(node: ast.JoinedStr) -> re.Pattern:

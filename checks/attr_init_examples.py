@@ -6,6 +6,17 @@ Each invalid example names the (code, attribute) pairs it must produce, no more,
 from patchkit.checks_api import Example as E
 
 VALID = (
+    E("a property setter run in __init__ assigns what it assigns", """
+class Proto:
+    def __init__(self, v):
+        self.sub = v
+    @property
+    def sub(self):
+        return self._sub
+    @sub.setter
+    def sub(self, value):
+        self._sub = value
+"""),
     E("the instance handed to a function outside the tree, which may set anything on it", """
 from somelib import configure
 class A:
@@ -834,6 +845,19 @@ class Upsample(nn.Module):
 )
 
 INVALID = (
+    E("a property setter run only after construction: two-phase, not never-assigned (tornado's selected_subprotocol)", """
+class Proto:
+    def __init__(self):
+        self.x = 1
+    @property
+    def sub(self):
+        return self._sub
+    @sub.setter
+    def sub(self, value):
+        self._sub = value
+    def handshake(self, v):
+        self.sub = v
+""", (("PK004", "_sub"),)),
     E("hasattr / isinstance on the instance set nothing (timm CrossViT.embed_dim, fixed upstream)", """
 import torch.nn as nn
 class CrossViT(nn.Module):

@@ -94,6 +94,12 @@ def _scan_methods(ci: ClassInfo) -> None:
             _walk_statements(ci, mname, fn.body, selfname)
         if not refs:
             del ci.self_refs[mname]
+    # a property's setter shares the getter's name (``methods`` keeps the getter): what it assigns
+    # is assigned by ``self.<property> = v`` (tornado's WebSocketProtocol13.selected_subprotocol)
+    for pname, fn in ci.setters.items():
+        sn = first_param(fn)
+        if sn and ci.methods.get(pname) is not fn:
+            _walk_statements(ci, pname, fn.body, sn)
 
 
 def _walk_statements(ci: ClassInfo, mname: str, body: list, selfname: str) -> None:

@@ -6,6 +6,15 @@ Each invalid example names the (code, attribute) pairs it must produce, no more,
 from patchkit.checks_api import Example as E
 
 VALID = (
+    E("a private method read back by its mangled name (salt's AESFuncs)", """
+class AESFuncs:
+    def __init__(self):
+        self.__cache = {}
+    def __verify(self, x):
+        return x in self.__cache
+    def sync_verify(self, x):
+        return self._AESFuncs__verify(x)
+"""),
     E("a property setter run in __init__ assigns what it assigns", """
 class Proto:
     def __init__(self, v):
@@ -845,6 +854,14 @@ class Upsample(nn.Module):
 )
 
 INVALID = (
+    E("a subclass reading the base's private name gets its own mangled name", """
+class Base:
+    def __init__(self):
+        self.__token = "t"
+class Client(Base):
+    def send(self):
+        return self.__token
+""", (("PK003", "_Client__token"),)),
     E("a property setter run only after construction: two-phase, not never-assigned (tornado's selected_subprotocol)", """
 class Proto:
     def __init__(self):

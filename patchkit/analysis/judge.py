@@ -196,6 +196,12 @@ class ReadJudge:
         if (assigns_nothing or mixin) and not strict and (not hint or named_mixin):
             return M.never_assigned(rel, r.node, ci.qualname, attr, "the class assigns no instance attributes (a mixin or interface?)",
                                     "", Severity.INFO)
+        if not hint and attr.startswith("_") and "__" in attr:  # `self.__x` in a subclass: `_Sub__x`, not `_Base__x`
+            plain = attr[attr.index("__"):]
+            other = next((k for k in set(assigned_anywhere) | f.class_level if k != attr and k.endswith(plain)
+                          and k.startswith("_") and k[1:].index("__") + 1 == k.index(plain, 1)), None)
+            if other:
+                hint = f"private name mangling: self.{plain} in {ci.qualname.split('.')[-1]} is self.{attr}; {other} is another class's"
         if not hint:  # a typo of a name the class does have: `self.optimzer` for `self.optimizer`
             known = set(assigned_anywhere) | f.class_level | set(f.fields)
             close = difflib.get_close_matches(attr, sorted(k for k in known if k != attr), n=1, cutoff=0.9)

@@ -6,6 +6,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional
 
+from .mangle import mangle_tree
+
 FIELD_DECORATORS = {"dataclass", "dataclasses.dataclass", "pydantic.dataclasses.dataclass",
                     "attr.s", "attr.attrs", "attrs.define", "attr.define", "define", "frozen",
                     "attrs.frozen", "attr.frozen", "mutable", "attrs.mutable", "attr.dataclass",
@@ -174,6 +176,7 @@ def _resolve_relative(modname: str, is_package: bool, level: int, target: Option
 
 
 def build_module(name: str, rel: str, tree: ast.Module, source: str, is_package: bool = False) -> ModuleInfo:
+    mangle_tree(tree, source)
     mod = ModuleInfo(name, rel, tree, source, is_package, lines=source.splitlines())
     for node in _module_level(tree.body):
         if isinstance(node, ast.Import):

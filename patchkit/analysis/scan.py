@@ -7,6 +7,7 @@ import ast
 import re
 
 from .calltables import REGISTER_METHODS
+from .mangle import mangled
 from .model import ClassInfo, dotted, fast_walk, first_param
 
 
@@ -87,7 +88,11 @@ def _scan_methods(ci: ClassInfo) -> None:
         text = "\n".join(lines[fn.lineno - 1:fn.end_lineno or fn.lineno]) if lines else ""
         refs = ci.self_refs.setdefault(mname, set())
         if text:
-            refs.update(_refs_re(selfname).findall(text))
+            found = _refs_re(selfname).findall(text)
+            if "__" in text:  # the tree is mangled (mangle.py); the text is not
+                short = ci.qualname.split(".")[-1]
+                found = [mangled(short, n) for n in found]
+            refs.update(found)
         if not text or _needs_walk(selfname).search(text):
             _walk_method(ci, mname, fn, selfname, refs)
         else:

@@ -1,0 +1,61 @@
+"""Private name mangling, as Python does it: inside ``class C``, an identifier ``__x`` (two leading
+underscores, not a dunder) is ``_C__x`` wherever it appears in the class body (attribute names,
+methods, names), so ``def __verify(self)`` is read back as ``self._C__verify`` and a subclass that
+reads ``self.__verify`` reads ``_Sub__verify``, which does not exist. Applied to each parsed tree
+once, in place, before the class index is built; decorators and bases are evaluated outside the
+class body and are left alone. The text-based scans mangle what they find with :func:`mangled`."""
+from __future__ import annotations
+
+import ast
+
+
+def is_private(name: str) -> bool:
+    return name.startswith("__") and not name.endswith("__")
+
+
+def mangled(cls: str, name: str) -> str:
+    """``name`` as written inside ``class cls``."""
+    stripped = cls.lstrip("_")
+    return f"_{stripped}{name}" if stripped and is_private(name) else name
+
+
+class _InClass(ast.NodeVisitor):
+    def __init__(self, cls: str):
+        self.cls = cls
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        for n in node.decorator_list + node.bases + [k.value for k in node.keywords]:
+            self.visit(n)
+        inner = _InClass(node.name)
+        for s in node.body:
+            inner.visit(s)
+
+    def visit_FunctionDef(self, node) -> None:
+        node.name = mangled(self.cls, node.name)
+        self.generic_visit(node)
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_Attribute(self, node: ast.Attribute) -> None:
+        node.attr = mangled(self.cls, node.attr)
+        self.generic_visit(node)
+
+    def visit_Name(self, node: ast.Name) -> None:
+        node.id = mangled(self.cls, node.id)
+
+
+class _Outside(ast.NodeVisitor):
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        for n in node.decorator_list + node.bases + [k.value for k in node.keywords]:
+            self.visit(n)
+        inner = _InClass(node.name)
+        for s in node.body:
+            inner.visit(s)
+
+
+def mangle_tree(tree: ast.Module, source: str) -> None:
+    """Mangle every class body of ``tree`` (only when ``source`` has a private-looking name)."""
+    if "__" not in source or getattr(tree, "_pk_mangled", False):
+        return
+    _Outside().visit(tree)
+    tree._pk_mangled = True  # type: ignore[attr-defined]

@@ -700,3 +700,41 @@ def test_a_match_on_the_kind_is_a_dispatch_too(tmp_path):
     got = {(attr, code): sev for (_cls, attr, code), sev in findings(root).items()}  # one finding per read line
     assert got[("e", "PK003")] == got[("n", "PK003")] == got[("q", "PK003")] == Severity.WARNING
     assert got[("y", "PK003")] == Severity.ERROR  # the default case: no dispatch, and no class has y
+
+
+def test_a_base_helper_reached_only_through_overridden_entry_points_is_a_warning(tmp_path):
+    # gluonts' TransformedISQF(TransformedDistribution, ISQF) never runs ISQF.__init__; ISQF's helpers
+    # (quantile_internal -> quantile_tail) are called only from ISQF.quantile, which
+    # TransformedDistribution overrides. ISQF.args is not overridden: its read stays an error.
+    root = tree(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/dist.py": """\
+            class TransformedDistribution:
+                def __init__(self, base):
+                    self.base = base
+                def quantile(self, a):
+                    return self.base.quantile(a)
+            class ISQF:
+                def __init__(self, knots):
+                    self.knots = knots
+                    self.tail = 2
+                def quantile(self, a):
+                    return self.quantile_internal(a)
+                def quantile_internal(self, a):
+                    return self.quantile_tail(a) + self.knots
+                def quantile_tail(self, a):
+                    return a * self.tail
+                @property
+                def args(self):
+                    return [self.knots]
+            class TransformedISQF(TransformedDistribution, ISQF):
+                def __init__(self, base):
+                    super().__init__(base)
+        """,
+    })
+    from patchkit.analysis.checker import Settings
+    reps = analyse_paths([root / "pkg"], use_cache=False, settings=Settings())
+    by_line = {(f.attr, f.line): f.severity for r in reps for f in r.findings if f.code == "PK003"}
+    assert by_line[("tail", 15)] == Severity.WARNING  # in quantile_tail
+    assert by_line[("knots", 13)] == Severity.WARNING  # in quantile_internal
+    assert by_line[("knots", 18)] == Severity.ERROR  # ISQF.args is TransformedISQF's own entry point

@@ -219,6 +219,28 @@ class ClassModel:
                 return d.qualname
         return None
 
+    def _only_overridden_callers(self, f: ClassFacts, c: ClassInfo, mname: str) -> Optional[str]:
+        """When every caller of ``self.<mname>`` among ``c``'s methods is overridden by a class
+        before ``c`` in the MRO (``f.classes``), or is itself such a dead helper: the overridden
+        entry points (names), else None. None when nothing in ``c`` calls it."""
+        before = f.classes[:f.classes.index(c)] if c in f.classes else []
+        refs = ensure_scanned(c).self_refs
+        entries: set[str] = set()
+
+        def dead(m: str, seen: frozenset) -> bool:
+            callers = [k for k, r in refs.items() if m in r and k != m]
+            if not callers or m in seen:
+                return bool(callers)
+            for k in callers:
+                if any(k in b.methods for b in before):
+                    entries.add(k)
+                elif not dead(k, seen | {m}):
+                    return False
+            return True
+        if dead(mname, frozenset()) and entries:
+            return ", ".join(f"{c.qualname.split('.')[-1]}.{m}" for m in sorted(entries)[:3])
+        return None
+
     def _dispatch_guard(self, owner: ClassInfo, ci: ClassInfo, attr: str, conds) -> Optional[str]:
         """The read sits under a test of a class-level selector against a constant (``if self.kind
         == ScorerKind.ENSEMBLE``, or after ``if self.kind != X: return``), and another subclass of

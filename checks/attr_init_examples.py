@@ -6,6 +6,38 @@ Each invalid example names the (code, attribute) pairs it must produce, no more,
 from patchkit.checks_api import Example as E
 
 VALID = (
+    E("the base initialiser called through functools.wraps' __wrapped__ (captum's ClassSummarizer)", """
+import functools
+def log_usage(f):
+    @functools.wraps(f)
+    def wrapper(*a, **k):
+        return f(*a, **k)
+    return wrapper
+class Summarizer:
+    @log_usage
+    def __init__(self, stats):
+        self._summarizers = stats
+    def summary(self):
+        return self._summarizers
+class ClassSummarizer(Summarizer):
+    def __init__(self, stats):
+        Summarizer.__init__.__wrapped__(self, stats)
+        self.classes = {}
+"""),
+    E("Base.__init__(self) on a base without __init__ runs its library base's (botorch's OutcomeTransform)", """
+from torch.nn import Module
+class OutcomeTransform(Module):
+    def forward(self, y):
+        return y
+class Mixin:
+    def __init__(self):
+        self.extra = 1
+class Standardize(OutcomeTransform, Mixin):
+    def __init__(self):
+        OutcomeTransform.__init__(self)
+        self.register_buffer("means", None)
+        self.m = 0
+"""),
     E("a private method read back by its mangled name (salt's AESFuncs)", """
 class AESFuncs:
     def __init__(self):

@@ -164,17 +164,24 @@ class CallSemantics:
             if kind == "method":
                 return self.call_function(cls, fn, st, fr.depth + 1, fr.guarded, c)
             return st
+        # Base.__init__.__wrapped__(self, ...): the undecorated function under functools.wraps (captum)
+        if isinstance(c.func, ast.Attribute) and c.func.attr == "__wrapped__" and isinstance(c.func.value, ast.Attribute):
+            c = ast.copy_location(ast.Call(func=c.func.value, args=c.args, keywords=c.keywords), c)
         # Base.__init__(self, ...) / Base.helper(self, ...) / Base.__init__(self=self, ...)
         self_kw = next((k.arg for k in c.keywords if k.arg and _is_self(k.value, sn)), None) if not c.args else None
         if isinstance(c.func, ast.Attribute) and (c.args and _is_self(c.args[0], sn) or self_kw):
             base = self.resolve_init_class(fr.cls, dotted(c.func.value) or "")
             if base is not None and not isinstance(base, str):
                 fn = base.methods.get(c.func.attr)
-                target = (base, fn) if fn is not None else self.resolve_method(c.func.attr, base, inclusive=True)
+                # Base.m is looked up along Base's own MRO, not the instance's (botorch's OutcomeTransform.__init__
+                # is nn.Module's, whatever the subclass mixes in after it)
+                target = (base, fn) if fn is not None else self.resolve_method(c.func.attr, base, inclusive=True, own=base)
                 if target is not None and (not self_kw or first_param(target[1]) == self_kw):
                     if self_kw:  # the instance is passed by name: the other keywords bind as usual
                         c = ast.Call(func=c.func, args=[], keywords=[k for k in c.keywords if k.arg != self_kw])
                     return self.call_function(target[0], target[1], st, fr.depth + 1, fr.guarded, c, not self_kw)
+                if target is None and fn is None and c.func.attr == "__init__":
+                    self.external_init_ran = True  # Base has no __init__: its library base's runs
                 return st
             if c.func.attr == "__init__":
                 self.external_init_ran = True

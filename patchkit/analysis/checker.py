@@ -92,7 +92,8 @@ class Analyzer(ClassModel, ReadJudge):
         """Attributes assigned on every path through construction of ``ci`` (the oracle tests use it)."""
         f = self.facts(ci)
         mro = f.linear
-        ctor = Constructor(ci, mro, lambda name, after, inclusive=False: self.resolve_method(mro, name, after, inclusive),
+        ctor = Constructor(ci, mro, lambda name, after, inclusive=False, own=None: self.resolve_method(
+            self.facts(own).linear if own is not None else mro, name, after, inclusive),
                            lambda *a: None, lambda *a: None, lambda cls, name: self.project.resolve_class(cls.module, name),
                            lambda call, frame: (dotted(call.func) or "") in frame.cls.module.noreturn)
         init = self.resolve_method(mro, "__init__")
@@ -153,7 +154,8 @@ class Analyzer(ClassModel, ReadJudge):
             fname = dotted(call.func) or ""
             return fname in frame.cls.module.noreturn
 
-        ctor = Constructor(ci, mro, lambda name, after, inclusive=False: self.resolve_method(mro, name, after, inclusive),
+        ctor = Constructor(ci, mro, lambda name, after, inclusive=False, own=None: self.resolve_method(
+            self.facts(own).linear if own is not None else mro, name, after, inclusive),
                            on_read, on_escape, resolve_init_class, is_noreturn)
         ctor.budget = getattr(self, "_budget", None)
         start = State(frozenset(f.fields) if f.field_class else frozenset())

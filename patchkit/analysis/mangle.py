@@ -19,9 +19,9 @@ def mangled(cls: str, name: str) -> str:
     return f"_{stripped}{name}" if stripped and is_private(name) else name
 
 
-class _InClass(ast.NodeVisitor):
-    def __init__(self, cls: str):
-        self.cls = cls
+class _Outside(ast.NodeVisitor):
+    """Outside any class: nothing is mangled; each class body gets its own name's mangling (the
+    decorators, bases and keywords of a class statement belong to the enclosing scope)."""
 
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
         for n in node.decorator_list + node.bases + [k.value for k in node.keywords]:
@@ -29,6 +29,11 @@ class _InClass(ast.NodeVisitor):
         inner = _InClass(node.name)
         for s in node.body:
             inner.visit(s)
+
+
+class _InClass(_Outside):
+    def __init__(self, cls: str):
+        self.cls = cls
 
     def visit_FunctionDef(self, node) -> None:
         node.name = mangled(self.cls, node.name)
@@ -42,15 +47,6 @@ class _InClass(ast.NodeVisitor):
 
     def visit_Name(self, node: ast.Name) -> None:
         node.id = mangled(self.cls, node.id)
-
-
-class _Outside(ast.NodeVisitor):
-    def visit_ClassDef(self, node: ast.ClassDef) -> None:
-        for n in node.decorator_list + node.bases + [k.value for k in node.keywords]:
-            self.visit(n)
-        inner = _InClass(node.name)
-        for s in node.body:
-            inner.visit(s)
 
 
 def mangle_tree(tree: ast.Module, source: str) -> None:

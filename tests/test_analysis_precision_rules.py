@@ -738,3 +738,35 @@ def test_a_base_helper_reached_only_through_overridden_entry_points_is_a_warning
     assert by_line[("tail", 15)] == Severity.WARNING  # in quantile_tail
     assert by_line[("knots", 13)] == Severity.WARNING  # in quantile_internal
     assert by_line[("knots", 18)] == Severity.ERROR  # ISQF.args is TransformedISQF's own entry point
+
+
+def test_an_annotation_only_attribute_of_a_base_its_subclasses_set_is_a_contract(tmp_path):
+    # jedi's _BaseTreeInstance declares `_arguments: Any`; TreeInstance sets it in __init__ and
+    # AnonymousInstance as a class attribute. A subclass that sets it nowhere stays an error.
+    root = tree(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/inst.py": """\
+            from typing import Any
+            class _BaseTreeInstance:
+                _arguments: Any
+                def __init__(self, value):
+                    self.value = value
+                def call(self):
+                    return self.value, self._arguments
+            class TreeInstance(_BaseTreeInstance):
+                def __init__(self, value, arguments):
+                    super().__init__(value)
+                    self._arguments = arguments
+            class AnonymousInstance(_BaseTreeInstance):
+                _arguments = None
+        """,
+        "pkg/broken.py": """\
+            from .inst import _BaseTreeInstance
+            class Forgetful(_BaseTreeInstance):
+                def run(self):
+                    return self._arguments
+        """,
+    })
+    got = findings(root)
+    assert ("_BaseTreeInstance", "_arguments", "PK003") not in got
+    assert got[("Forgetful", "_arguments", "PK003")] == Severity.ERROR

@@ -14,6 +14,7 @@ from .flow import Budget, BudgetExceeded, Constructor, State
 from .judge import ReadJudge
 from .model import ClassInfo, ModuleInfo, dotted, first_param
 from .project import Project
+from .scan import ensure_scanned
 from .severity import _excluded, _private, _suppressed
 from .injected import demote_injected
 from .templates import template_of, type_checking_only
@@ -104,10 +105,11 @@ class Analyzer(ClassModel, ReadJudge):
 
     def _declared_for_subclasses(self, ci: ClassInfo, f, attr: str) -> bool:
         """``attr: T`` (no value) in the body of a class of the MRO, and a subclass of ``ci`` gives
-        it a value in its class body: the class is a template its subclasses complete."""
+        it a value (in its class body, or on its instances: jedi's ``_BaseTreeInstance._arguments``):
+        the class is a template its subclasses complete, and they are judged on their own."""
         if not any(attr in c.annotated_only for c in f.classes):
             return False
-        return any(attr in d.class_names for d in self._descendants(ci))
+        return any(attr in d.class_names or attr in ensure_scanned(d).assigned_in for d in self._descendants(ci))
 
     def check_class(self, ci: ClassInfo, report: set[str]) -> list[Finding]:
         f = self.facts(ci)
@@ -294,6 +296,8 @@ class Analyzer(ClassModel, ReadJudge):
                     attr = r.attr
                     if known_static(attr) or r.guarded or attr in r.known or attr in r.local:
                         continue
+                    if not strict and self._declared_for_subclasses(ci, f, attr):
+                        continue  # `x: T` in a base whose subclasses set it: a contract they fill
                     if self._narrowed_to_owner(c, selfname, attr, r.conds):
                         continue
                     missing = [s for s in terminal if attr not in s.assigned]

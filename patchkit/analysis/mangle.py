@@ -7,6 +7,7 @@ class body and are left alone. The text-based scans mangle what they find with :
 from __future__ import annotations
 
 import ast
+import re
 
 
 def is_private(name: str) -> bool:
@@ -49,9 +50,14 @@ class _InClass(_Outside):
         node.id = mangled(self.cls, node.id)
 
 
+#: an identifier with two leading underscores (dunders are filtered after the match)
+_PRIVATE = re.compile(r"(?<!\w)__[A-Za-z0-9_]*[A-Za-z0-9]_?(?!\w)")
+
+
 def mangle_tree(tree: ast.Module, source: str) -> None:
-    """Mangle every class body of ``tree`` (only when ``source`` has a private-looking name)."""
-    if "__" not in source or getattr(tree, "_pk_mangled", False):
+    """Mangle every class body of ``tree`` (only when ``source`` has a private name at all: most
+    files have only dunders, and the walk is not free)."""
+    if getattr(tree, "_pk_mangled", False) or not _PRIVATE.search(source):
         return
     _Outside().visit(tree)
     tree._pk_mangled = True  # type: ignore[attr-defined]

@@ -770,3 +770,43 @@ def test_an_annotation_only_attribute_of_a_base_its_subclasses_set_is_a_contract
     got = findings(root)
     assert ("_BaseTreeInstance", "_arguments", "PK003") not in got
     assert got[("Forgetful", "_arguments", "PK003")] == Severity.ERROR
+
+
+def test_a_function_of_the_tree_that_always_raises_ends_the_path(tmp_path):
+    # astropy's Char.__init__: the branch that skips the assignment calls vo_raise (imported from
+    # another module of the tree), which always raises. A helper that may return stays a hole.
+    root = tree(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/exc.py": """\
+            def vo_raise(exc, args=(), config=None):
+                if config is None:
+                    config = {}
+                raise exc(*args)
+            def vo_warn(exc, args=()):
+                if args:
+                    raise exc(*args)
+                return None
+        """,
+        "pkg/fields.py": """\
+            from .exc import vo_raise, vo_warn
+            class Char:
+                def __init__(self, size):
+                    if size is None:
+                        vo_raise(ValueError, ("no size",))
+                    else:
+                        self.arraysize = size
+                def output(self):
+                    return self.arraysize
+            class Unicode:
+                def __init__(self, size):
+                    if size is None:
+                        vo_warn(ValueError, ("no size",))
+                    else:
+                        self.arraysize = size
+                def output(self):
+                    return self.arraysize
+        """,
+    })
+    got = findings(root)
+    assert ("Char", "arraysize", "PK001") not in got
+    assert ("Unicode", "arraysize", "PK001") in got

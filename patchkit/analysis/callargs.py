@@ -8,7 +8,7 @@ import re
 from typing import Optional
 
 from .conditions import _CONST_TYPES
-from .model import dotted, fast_walk
+from .astutil import dotted, fast_walk
 from .state import State, merge
 
 def _deletes(fn: ast.AST) -> bool:

@@ -10,7 +10,8 @@ from typing import Optional
 from .callargs import _deletes, _forget_locals, bind_constants
 from .conditions import _is_self, conjuncts, norm_test
 from .calltables import NON_ASSIGNING_CALLS, NORETURN_CALLS, REGISTER_METHODS
-from .model import ClassInfo, dotted, fast_walk, first_param
+from .astutil import dotted, fast_walk, first_param
+from .model import ClassInfo
 from . import state as _state
 from .state import MAX_DEPTH, Frame, State, _compose, merge
 

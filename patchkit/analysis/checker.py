@@ -12,7 +12,8 @@ from .coassign import excluded
 from .severity import in_test_code
 from .flow import Budget, BudgetExceeded, Constructor, State
 from .judge import ReadJudge
-from .model import ClassInfo, ModuleInfo, dotted, first_param
+from .astutil import dotted, first_param
+from .model import ClassInfo, ModuleInfo
 from .project import Project
 from .scan import ensure_scanned
 from .severity import _excluded, _private, _suppressed
@@ -103,6 +104,14 @@ class Analyzer(ClassModel, ReadJudge):
         return frozenset.intersection(*(s.assigned for s in terminal)) if terminal else frozenset()
 
 
+    def _imported_noreturn(self, mod: ModuleInfo, fname: str) -> bool:
+        """``fname`` is imported from a module of the tree where it never returns."""
+        target = mod.imports.get(fname) if "." not in fname else None
+        if not target or "." not in target:
+            return False
+        m = self.project.module(target.rsplit(".", 1)[0], external=False)
+        return m is not None and target.rsplit(".", 1)[1] in m.noreturn
+
     def _declared_for_subclasses(self, ci: ClassInfo, f, attr: str) -> bool:
         """``attr: T`` (no value) in the body of a class of the MRO, and a subclass of ``ci`` gives
         it a value (in its class body, or on its instances: jedi's ``_BaseTreeInstance._arguments``):
@@ -154,7 +163,7 @@ class Analyzer(ClassModel, ReadJudge):
 
         def is_noreturn(call, frame):
             fname = dotted(call.func) or ""
-            return fname in frame.cls.module.noreturn
+            return fname in frame.cls.module.noreturn or self._imported_noreturn(frame.cls.module, fname)
 
         ctor = Constructor(ci, mro, lambda name, after, inclusive=False, own=None: self.resolve_method(
             self.facts(own).linear if own is not None else mro, name, after, inclusive),

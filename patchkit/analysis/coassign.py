@@ -12,7 +12,8 @@ import ast
 import re
 from typing import Optional
 
-from .model import ClassInfo, self_attr
+from .astutil import self_attr
+from .model import ClassInfo
 
 _NAME = re.compile(r"[A-Za-z_]\w*$")
 _HASATTR = re.compile(r"""hasattr\(\s*self\s*,\s*['"]([A-Za-z_]\w*)['"]\s*\)$""")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from .conditions import _catches_attribute_error, _irrefutable, frame_truth
-from .model import dotted
+from .astutil import dotted
 from .state import Flow, State, _join, merge
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING, Optional
 
-from .model import dotted
+from .astutil import dotted
 
 if TYPE_CHECKING:
     from .state import Frame

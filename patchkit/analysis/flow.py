@@ -18,7 +18,8 @@ from .calls import CallSemantics
 from .compound import CompoundStatements
 from .conditions import (_catches_attribute_error, _human, _simple_text, conjuncts, const_truth,  # noqa: F401
                          frame_truth, implied_attrs, norm_test)
-from .model import ClassInfo, children, dotted, self_attr
+from .astutil import children, dotted, self_attr
+from .model import ClassInfo
 from .state import MAX_DEPTH, MAX_STATES, Budget, BudgetExceeded, Flow, Frame, ReadHook, State, merge  # noqa: F401
 
 

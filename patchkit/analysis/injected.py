@@ -8,7 +8,7 @@ import ast
 from typing import Optional
 
 from .injection import _index_for
-from .model import dotted
+from .astutil import dotted
 
 
 def escape_assigns(project, ci_classes, attr: str) -> Optional[str]:

@@ -19,7 +19,7 @@ import re
 from pathlib import Path
 from typing import Optional
 
-from .model import dotted
+from .astutil import dotted
 
 MAX_FILES = 30000
 GENERIC = {"object", "Module", "ABC", "Generic", "Protocol", "Any"}

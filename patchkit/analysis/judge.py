@@ -12,7 +12,8 @@ from ..ftypes import Finding, Severity
 from . import messages as M
 from .classmodel import ClassFacts, _unimplemented_abstract
 from .coassign import guard_attrs, guard_implies, outside_together
-from .model import ClassInfo, dotted, fast_walk, first_param, self_attr
+from .astutil import dotted, fast_walk, first_param, self_attr
+from .model import ClassInfo
 from .scan import ensure_scanned
 from .reads import collect_reads
 from .severity import _RUN_BEFORE, _branch_only, _calls_super, _mode_split, _why, constant_flags

@@ -6,6 +6,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional
 
+from .astutil import _always_raises, _is_noreturn_annotation, _only_raises_not_implemented, dotted, first_param
 from .mangle import mangle_tree
 
 FIELD_DECORATORS = {"dataclass", "dataclasses.dataclass", "pydantic.dataclasses.dataclass",
@@ -17,83 +18,6 @@ FIELD_DECORATORS = {"dataclass", "dataclasses.dataclass", "pydantic.dataclasses.
 #: per node class, the fields that can hold child nodes worth visiting: contexts (Load/Store),
 #: operators and comparison operators are AST instances too, but never interesting, and skipping
 #: them halves the nodes a walk visits
-_SKIP_FIELDS = {"ctx", "op", "ops", "type_ignores"}
-_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
-
-
-def child_fields(c: type) -> tuple[str, ...]:
-    f = _CHILD_FIELDS.get(c)
-    if f is None:
-        f = _CHILD_FIELDS[c] = tuple(n for n in c._fields if n not in _SKIP_FIELDS)
-    return f
-
-
-def children(node: ast.AST) -> list:
-    """The child nodes of ``node`` in field order (``ast.iter_child_nodes`` without operators and
-    contexts, as a list)."""
-    out: list = []
-    AST = ast.AST
-    for name in child_fields(node.__class__):
-        v = getattr(node, name, None)
-        if v.__class__ is list:
-            out.extend([x for x in v if isinstance(x, AST)])
-        elif isinstance(v, AST):
-            out.append(v)
-    return out
-
-
-def fast_walk(node: ast.AST):
-    """Every node below ``node`` (like ast.walk, without its per-node generator overhead; operator
-    and context nodes are left out)."""
-    stack = [node]
-    pop, push = stack.pop, stack.append
-    AST = ast.AST
-    while stack:
-        n = pop()
-        yield n
-        for name in child_fields(n.__class__):
-            v = getattr(n, name, None)
-            if v.__class__ is list:
-                for x in v:
-                    if isinstance(x, AST):
-                        push(x)
-            elif isinstance(v, AST):
-                push(v)
-
-
-def dotted(node: ast.AST) -> Optional[str]:
-    """``a.b.c`` for a Name/Attribute chain (``Generic[T]`` -> ``Generic``), else None."""
-    if isinstance(node, ast.Subscript):
-        return dotted(node.value)
-    if isinstance(node, ast.Call):
-        return dotted(node.func)
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-        return ".".join(reversed(parts))
-    return None
-
-
-def self_attr(node: ast.AST, selfname: str) -> Optional[str]:
-    """``x`` when node is ``<selfname>.x``."""
-    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == selfname:
-        return node.attr
-    return None
-
-
-def first_param(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> Optional[str]:
-    args = fn.args.posonlyargs + fn.args.args
-    return args[0].arg if args else None
-
-
-def _is_noreturn_annotation(ann: Optional[ast.expr]) -> bool:
-    d = dotted(ann) if ann is not None else None
-    return bool(d) and d.split(".")[-1] in ("NoReturn", "Never")
-
-
 @dataclass(repr=False)
 class ClassInfo:
     module: "ModuleInfo"
@@ -224,7 +148,7 @@ def _collect_toplevel(mod: ModuleInfo, stmt: ast.stmt, prefix: str) -> None:
         _collect_class(mod, stmt, prefix)
     elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and not prefix:
         mod.functions[stmt.name] = stmt  # type: ignore[assignment]
-        if _is_noreturn_annotation(stmt.returns):
+        if _is_noreturn_annotation(stmt.returns) or _always_raises(stmt):
             mod.noreturn.add(stmt.name)
     elif isinstance(stmt, (ast.If, ast.Try)) and not prefix:
         for sub in stmt.body + getattr(stmt, "orelse", []) + getattr(stmt, "finalbody", []):
@@ -257,18 +181,6 @@ def _collect_class(mod: ModuleInfo, node: ast.ClassDef, prefix: str) -> None:
                     if kw.arg == "init" and isinstance(kw.value, ast.Constant) and kw.value.value is False:
                         ci.field_init = False
     _collect_body(ci, node.body, qual)
-
-
-def _only_raises_not_implemented(fn) -> bool:
-    """The body (after a docstring) is ``raise NotImplementedError`` / ``raise NotImplementedError(...)``."""
-    body = list(fn.body)
-    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and \
-            isinstance(body[0].value.value, str):
-        body = body[1:]
-    if len(body) != 1 or not isinstance(body[0], ast.Raise) or body[0].exc is None:
-        return False
-    exc = body[0].exc.func if isinstance(body[0].exc, ast.Call) else body[0].exc
-    return (dotted(exc) or "").split(".")[-1] == "NotImplementedError"
 
 
 def _collect_body(ci: ClassInfo, body: list[ast.stmt], qual: str) -> None:

@@ -10,7 +10,8 @@ import ast
 import re
 from typing import Optional
 
-from .model import FIELD_DECORATORS, ClassInfo, ModuleInfo, dotted
+from .astutil import dotted
+from .model import FIELD_DECORATORS, ClassInfo, ModuleInfo
 
 #: metaclasses that add no instance attributes
 CLOSED_METACLASSES = {"ABCMeta", "type", "EnumMeta", "EnumType", "_ProtocolMeta"}

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from .conditions import _catches_attribute_error, conjuncts, implied_attrs, norm_test
 from .calltables import REGISTER_METHODS
-from .model import children, dotted
+from .astutil import children, dotted
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,8 @@ import re
 
 from .calltables import REGISTER_METHODS
 from .mangle import mangled
-from .model import ClassInfo, dotted, fast_walk, first_param
+from .astutil import dotted, fast_walk, first_param
+from .model import ClassInfo
 
 
 def _fstring_pattern(node: ast.JoinedStr) -> re.Pattern:

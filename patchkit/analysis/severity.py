@@ -9,7 +9,7 @@ import re
 from dataclasses import replace
 
 from ..ftypes import Finding, Severity
-from .model import dotted, fast_walk
+from .astutil import dotted, fast_walk
 from .state import State
 
 

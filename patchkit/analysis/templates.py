@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 from typing import Optional
 
-from .model import dotted
+from .astutil import dotted
 
 #: how much of a generated file's head is searched for its source's name
 HEAD_BYTES = 4096

@@ -1,0 +1,102 @@
+"""AST helpers every part of the analyzer uses: a fast child walk, dotted names, the instance
+parameter, and what a function's body says about returning."""
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+_SKIP_FIELDS = {"ctx", "op", "ops", "type_ignores"}
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def child_fields(c: type) -> tuple[str, ...]:
+    f = _CHILD_FIELDS.get(c)
+    if f is None:
+        f = _CHILD_FIELDS[c] = tuple(n for n in c._fields if n not in _SKIP_FIELDS)
+    return f
+
+
+def children(node: ast.AST) -> list:
+    """The child nodes of ``node`` in field order (``ast.iter_child_nodes`` without operators and
+    contexts, as a list)."""
+    out: list = []
+    AST = ast.AST
+    for name in child_fields(node.__class__):
+        v = getattr(node, name, None)
+        if v.__class__ is list:
+            out.extend([x for x in v if isinstance(x, AST)])
+        elif isinstance(v, AST):
+            out.append(v)
+    return out
+
+
+def fast_walk(node: ast.AST):
+    """Every node below ``node`` (like ast.walk, without its per-node generator overhead; operator
+    and context nodes are left out)."""
+    stack = [node]
+    pop, push = stack.pop, stack.append
+    AST = ast.AST
+    while stack:
+        n = pop()
+        yield n
+        for name in child_fields(n.__class__):
+            v = getattr(n, name, None)
+            if v.__class__ is list:
+                for x in v:
+                    if isinstance(x, AST):
+                        push(x)
+            elif isinstance(v, AST):
+                push(v)
+
+
+def dotted(node: ast.AST) -> Optional[str]:
+    """``a.b.c`` for a Name/Attribute chain (``Generic[T]`` -> ``Generic``), else None."""
+    if isinstance(node, ast.Subscript):
+        return dotted(node.value)
+    if isinstance(node, ast.Call):
+        return dotted(node.func)
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+def self_attr(node: ast.AST, selfname: str) -> Optional[str]:
+    """``x`` when node is ``<selfname>.x``."""
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == selfname:
+        return node.attr
+    return None
+
+
+def first_param(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> Optional[str]:
+    args = fn.args.posonlyargs + fn.args.args
+    return args[0].arg if args else None
+
+
+def _is_noreturn_annotation(ann: Optional[ast.expr]) -> bool:
+    d = dotted(ann) if ann is not None else None
+    return bool(d) and d.split(".")[-1] in ("NoReturn", "Never")
+
+
+
+def _always_raises(fn) -> bool:
+    """The body ends in ``raise`` and nothing in it returns or yields (astropy's ``vo_raise``)."""
+    if not fn.body or not isinstance(fn.body[-1], ast.Raise):
+        return False
+    return not any(isinstance(n, (ast.Return, ast.Yield, ast.YieldFrom)) for n in fast_walk(fn))
+
+
+def _only_raises_not_implemented(fn) -> bool:
+    """The body (after a docstring) is ``raise NotImplementedError`` / ``raise NotImplementedError(...)``."""
+    body = list(fn.body)
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and \
+            isinstance(body[0].value.value, str):
+        body = body[1:]
+    if len(body) != 1 or not isinstance(body[0], ast.Raise) or body[0].exc is None:
+        return False
+    exc = body[0].exc.func if isinstance(body[0].exc, ast.Call) else body[0].exc
+    return (dotted(exc) or "").split(".")[-1] == "NotImplementedError"

@@ -128,10 +128,15 @@ class Sampler:
                 "released": released, "gpus": gpus}
 
 
+def left_over(gpus: list[dict], slack_mib: int = 1024) -> str:
+    """``GPU i: A MiB vs B MiB before`` for each GPU not back within ``slack_mib`` of its
+    baseline after teardown ("" when every one is)."""
+    bad = [g for g in gpus if g.get("after_mib") is None or g["after_mib"] > g["baseline_mib"] + slack_mib]
+    return ", ".join(f"GPU {g['index']}: {g.get('after_mib')} MiB vs {g['baseline_mib']} MiB before" for g in bad)
+
+
 def not_released(summary: Optional[dict], slack_mib: int = 1024) -> Optional[str]:
     """The teardown failure of ``summary`` (None: every GPU is back near its baseline)."""
     if not summary or summary.get("released") is not False:
         return None
-    bad = [g for g in summary["gpus"] if g["after_mib"] is None or g["after_mib"] > g["baseline_mib"] + slack_mib]
-    shown = ", ".join(f"GPU {g['index']}: {g['after_mib']} MiB vs {g['baseline_mib']} MiB before" for g in bad)
-    return f"GPU memory not released after teardown ({shown})"
+    return f"GPU memory not released after teardown ({left_over(summary['gpus'], slack_mib)})"

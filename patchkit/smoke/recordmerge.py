@@ -14,6 +14,7 @@ from typing import Optional, Sequence
 
 from ..ftypes import SignoffError
 from ..signoff import validate
+from .gpumem import left_over
 
 #: config fields that may differ between parts (where the part ran, not what it signed off)
 LOCAL_CONFIG = frozenset({"model_path", "draft_model_path", "eagle_draft_model_path", "parallel"})
@@ -33,10 +34,6 @@ def own_gpus(memory: Optional[dict]) -> list[dict]:
     gpus = memory.get("gpus") or []
     ranked = [g for g in gpus if g.get("rank") is not None]
     return ranked or list(gpus)
-
-
-def _released(gpus: list[dict], slack_mib: int = 1024) -> bool:
-    return all(g.get("after_mib") is not None and g["after_mib"] <= g["baseline_mib"] + slack_mib for g in gpus)
 
 
 def merge(parts: Sequence[tuple[str, dict]]) -> dict:
@@ -82,18 +79,16 @@ def merge(parts: Sequence[tuple[str, dict]]) -> dict:
         for name, gm in with_memory:
             mine = own_gpus(gm)
             gpus += [{**g, "part": name} for g in mine]
-            if leaked is None and not _released(mine):
-                leaked = (name, mine)
+            if leaked is None and left_over(mine):
+                leaked = (name, left_over(mine))
         memory = {"source": with_memory[0][1].get("source", "nvidia-smi"),
                   "interval_s": with_memory[0][1].get("interval_s"),
                   "samples": sum(gm.get("samples", 0) for _n, gm in with_memory),
                   "released": leaked is None, "gpus": gpus}
         if leaked is not None:
             passed = False
-            shown = ", ".join(f"GPU {g['index']}: {g.get('after_mib')} MiB vs {g['baseline_mib']} MiB before"
-                              for g in leaked[1])
             failure = failure or {"stage": "teardown", "message": f"GPU memory not released after teardown in "
-                                  f"{leaked[0]} ({shown})", "location": "", "cell": "-"}
+                                  f"{leaked[0]} ({leaked[1]})", "location": "", "cell": "-"}
     per_cell = {}
     for _n, rec in parts:
         per_cell.update((rec.get("timings") or {}).get("per_cell_s") or {})

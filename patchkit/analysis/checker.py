@@ -297,7 +297,7 @@ class Analyzer(ClassModel, ReadJudge):
                 # a base's helper that only the base's own methods call, all overridden here: dead
                 # for this class unless called from outside (gluonts' ISQF.quantile_internal under
                 # TransformedISQF, whose quantile/cdf/crps come from TransformedDistribution)
-                overridden_only = None if c.key == ci.key or strict else self._only_overridden_callers(f, c, mname)
+                overridden_only: list = []  # worked out once, for the first error this method yields
                 refs = c.self_refs.get(mname, ())
                 if all(a in always or known_static(a) for a in refs):
                     continue  # every attribute the method touches is always assigned: nothing to judge
@@ -321,10 +321,13 @@ class Analyzer(ClassModel, ReadJudge):
                     fnd = self._judge_read(ci, c, mname, r, attr, live, terminal, assigned_anywhere,
                                            ever_in_ctor, unknown, strict, escapes, is_abstract_like, assigns_nothing,
                                            ctor.inlined, ctor.seen, ctor.deleted)
-                    if fnd is not None and overridden_only and fnd.severity == Severity.ERROR:
-                        fnd = replace(fnd, severity=Severity.WARNING,
-                                      why=f"{fnd.why}; {c.qualname}.{mname} is reached only through "
-                                          f"{overridden_only}, which {ci.qualname} overrides")
+                    if fnd is not None and fnd.severity == Severity.ERROR and c.key != ci.key and not strict:
+                        if not overridden_only:
+                            overridden_only.append(self._only_overridden_callers(f, c, mname))
+                        if overridden_only[0]:
+                            fnd = replace(fnd, severity=Severity.WARNING,
+                                          why=f"{fnd.why}; {c.qualname}.{mname} is reached only through "
+                                              f"{overridden_only[0]}, which {ci.qualname} overrides")
                     if fnd is not None:
                         findings.append(fnd)
         if ctor.dynamic_dispatch and not strict:  # a method picked by name at run time may run inside construction

@@ -13,6 +13,7 @@ from . import messages as M
 from .classmodel import ClassFacts, _unimplemented_abstract
 from .coassign import guard_attrs, guard_implies, outside_together
 from .astutil import dotted, fast_walk, first_param, self_attr
+from .mangle import private_part
 from .model import ClassInfo
 from .scan import ensure_scanned
 from .reads import collect_reads
@@ -197,10 +198,10 @@ class ReadJudge:
         if (assigns_nothing or mixin) and not strict and (not hint or named_mixin):
             return M.never_assigned(rel, r.node, ci.qualname, attr, "the class assigns no instance attributes (a mixin or interface?)",
                                     "", Severity.INFO)
-        if not hint and attr.startswith("_") and "__" in attr:  # `self.__x` in a subclass: `_Sub__x`, not `_Base__x`
-            plain = attr[attr.index("__"):]
-            other = next((k for k in set(assigned_anywhere) | f.class_level if k != attr and k.endswith(plain)
-                          and k.startswith("_") and k[1:].index("__") + 1 == k.index(plain, 1)), None)
+        plain = private_part(attr) if not hint else None
+        if plain:  # `self.__x` in a subclass is `_Sub__x`, not the base's `_Base__x`
+            other = next((k for k in sorted(set(assigned_anywhere) | f.class_level)
+                          if k != attr and private_part(k) == plain), None)
             if other:
                 hint = f"private name mangling: self.{plain} in {ci.qualname.split('.')[-1]} is self.{attr}; {other} is another class's"
         if not hint:  # a typo of a name the class does have: `self.optimzer` for `self.optimizer`

@@ -8,10 +8,20 @@ from __future__ import annotations
 
 import ast
 import re
+from typing import Optional
 
 
 def is_private(name: str) -> bool:
     return name.startswith("__") and not name.endswith("__")
+
+
+_MANGLED = re.compile(r"_([A-Za-z0-9]\w*?)(__\w*[A-Za-z0-9]_?)")
+
+
+def private_part(name: str) -> Optional[str]:
+    """``__x`` of a mangled ``_C__x`` (None for any other name)."""
+    m = _MANGLED.fullmatch(name)
+    return m.group(2) if m else None
 
 
 def mangled(cls: str, name: str) -> str:

@@ -61,10 +61,35 @@ def judge(cfg, a: int, b: int, patched: dict, ref: dict) -> dict:
 LONG_TOKENS_CAP = 3500
 
 
+#: a divergence within this many steps of the log-prob lattice is a near-tie (see ``tie_threshold``).
+#: Measured: the llama3-70b shape at tp 2 (0.5.16, two H200s, dummy weights) put the first token of
+#: a prompt alone and batched 3, 3 and 4 steps of 1/32 apart; 6 leaves room above the largest seen.
+LATTICE_STEPS = 6
+
+
+def lattice_step(top: list) -> float:
+    """The smallest positive gap between the top-k log-probs at a position. SGLang's logits are bf16
+    cast to fp32, so log-probs of one position differ by whole bf16 ulps of the logits' magnitude
+    (1/32 for logits in [4, 8)): a model whose logits are large (a full-size shape) has a coarse
+    lattice, and batch shapes that reduce in another order move a logit by a few of its steps. fp32
+    logits give no lattice and a negligible step."""
+    vals = sorted({round(lp, 9) for lp, _ in top}, reverse=True)
+    gaps = [a - b for a, b in zip(vals, vals[1:]) if a - b > 1e-7]
+    # evidence of a lattice: exact repeats (bf16 logits repeat, fp32 ones do not) or three gaps
+    if not gaps or (len(vals) == len(top) and len(gaps) < 3):
+        return 0.0
+    step = min(gaps)
+    # a lattice only when every gap is a whole number of steps (fp32 logits are not)
+    return step if all(abs(g / step - round(g / step)) < 1e-3 for g in gaps) else 0.0
+
+
 def tie_threshold(cfg, top: list) -> float:
-    """min(near_tie, near_tie_rel x (top-1 minus top-k log-prob)): a bf16 near-tie at this position."""
+    """A bf16 near-tie at this position: min(near_tie, near_tie_rel x (top-1 minus top-k log-prob)),
+    but never below ``LATTICE_STEPS`` steps of the position's log-prob lattice (a few ulps of the
+    logits themselves, which no fixed threshold covers at every logit magnitude)."""
     spread = (top[0][0] - top[-1][0]) if len(top) >= 2 else None
-    return min(cfg.near_tie, cfg.near_tie_rel * spread) if spread else cfg.near_tie
+    base = min(cfg.near_tie, cfg.near_tie_rel * spread) if spread else cfg.near_tie
+    return max(base, LATTICE_STEPS * lattice_step(top))
 
 
 def reference_scores(base: str, prompt: list[int], out: list[int], k: int = 20) -> list[dict]:

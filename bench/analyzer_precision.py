@@ -90,6 +90,24 @@ CODEBASES = {  # name -> (requirement, package folder inside the unpacked releas
     "pymc": ("pymc==5.28.5", "pymc"),
     "salt": ("salt==3008.5", "salt"),
     "aiohttp": ("aiohttp==3.14.5", "aiohttp"),
+    # session 8 (set E, seed 34): never looked at before this measurement (4 ML libraries, 4 general-purpose)
+    "torchmetrics": ("torchmetrics==1.9.0", "torchmetrics"),
+    "optuna": ("optuna==5.0.0", "optuna"),
+    "gymnasium": ("gymnasium==1.4.0", "gymnasium"),
+    "sb3": ("stable-baselines3==2.9.2", "stable_baselines3"),
+    "sbert": ("sentence-transformers==6.2.0", "sentence_transformers"),
+    "textual": ("textual==8.2.8", "textual"),
+    "paramiko": ("paramiko==5.1.0", "paramiko"),
+    "distributed": ("distributed==2026.8.0", "distributed"),
+    # set E, second half (the first eight gave 6 error groups in all): larger class-heavy codebases
+    "pyg": ("torch-geometric==2.8.1", "torch_geometric"),
+    "fairseq": ("fairseq==0.12.2", "fairseq"),
+    "langchain": ("langchain-core==1.8.4", "langchain_core"),
+    "llamaindex": ("llama-index-core==0.14.25", "llama_index"),
+    "mypy": ("mypy==2.4.1", "mypy"),
+    "docutils": ("docutils==0.23", "docutils"),
+    "kombu": ("kombu==5.7.0", "kombu"),
+    "haystack": ("haystack-ai==3.4.1", "haystack"),
 }
 DEFAULT = ("deepspeed", "diffusers", "ray", "transformers", "vllm")
 # lightning==2.6.6 (266 files) was tried too: 1 error group in all, too few to sample.

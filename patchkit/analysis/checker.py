@@ -233,8 +233,11 @@ class Analyzer(ClassModel, ReadJudge):
             rel = frame.cls.module.rel
             if frame.cls.module.external:
                 continue  # library code: its reads are the library's business
-            if lib_init_ran and f.unknown_base is not None and not strict:
-                continue  # an unreadable library base's __init__ ran first: it may have set it (nn.Linear: weight)
+            if (lib_init_ran or f.field_class) and f.unknown_base is not None and not strict:
+                # an unreadable library base's __init__ ran first: it may have set it (nn.Linear:
+                # weight); a dataclass's generated __init__ sets the fields of an unreadable
+                # dataclass base before __post_init__ reads them (transformers' TrainingArguments)
+                continue
             if not strict and self._declared_for_subclasses(ci, f, attr):
                 continue  # `x: T` in the class body, given a value by its subclasses: a contract
             if attr not in assigned_anywhere and attr not in ever_in_ctor:

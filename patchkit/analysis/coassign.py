@@ -87,6 +87,23 @@ def _stores(st: ast.stmt, selfname: str) -> list[tuple[str, Optional[ast.expr]]]
     return []
 
 
+def _class_block_stores(c: ClassInfo) -> list:
+    """The ``self.a = v`` stores of each statement block of each method of ``c`` (blocks that store
+    nothing left out), computed once per class: the judge asks about many guards of one class."""
+    got = c.__dict__.get("_pk_block_stores")
+    if got is None:
+        got = []
+        for fn in c.methods.values():
+            args = fn.args.posonlyargs + fn.args.args
+            selfname = args[0].arg if args else "self"
+            for block in _blocks(fn):
+                stored = [s for st in block for s in _stores(st, selfname)]
+                if stored:
+                    got.append(stored)
+        c.__dict__["_pk_block_stores"] = got
+    return got
+
+
 def guard_implies(classes: list[ClassInfo], guard: str, mode: str, attr: str) -> bool:
     """Every store that can make ``self.<guard>`` pass (truthy, or not None) is in a block that
     also stores ``attr``, there is at least one, and the class-level default cannot pass."""
@@ -98,17 +115,13 @@ def guard_implies(classes: list[ClassInfo], guard: str, mode: str, attr: str) ->
                 if any(isinstance(t, ast.Name) and t.id == guard for t in targets) and \
                         (mode == EXISTS or not _falsy(st.value, mode)):
                     return False  # the class-level value already passes
-        for fn in c.methods.values():
-            args = fn.args.posonlyargs + fn.args.args
-            selfname = args[0].arg if args else "self"
-            for block in _blocks(fn):
-                stored = [s for st in block for s in _stores(st, selfname)]
-                for a, value in stored:
-                    if a != guard or _falsy(value, mode):
-                        continue
-                    if not any(b == attr for b, _v in stored):
-                        return False
-                    setting += 1
+        for stored in _class_block_stores(c):
+            for a, value in stored:
+                if a != guard or _falsy(value, mode):
+                    continue
+                if not any(b == attr for b, _v in stored):
+                    return False
+                setting += 1
     return setting > 0
 
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Optional
 
 from .astutil import dotted
+from .fastre import Bounded
 
 MAX_FILES = 30000
 GENERIC = {"object", "Module", "ABC", "Generic", "Protocol", "Any"}
@@ -27,14 +28,14 @@ GENERIC = {"object", "Module", "ABC", "Generic", "Protocol", "Any"}
 #: the ordinary rules see (a function outside a class whose parameter is annotated ``self: C`` is
 #: the one case it could be evidence: kept by the annotation check below)
 _STORE = re.compile(r"\.\s*([A-Za-z_]\w*)\s*(?::[^=\n]+)?=(?!=)")
-_SELF_ANNOTATED = re.compile(r"\bself\s*:")
+_SELF_ANNOTATED = Bounded(r"self\s*:")
 _QUOTED = re.compile(r"[\"']([A-Za-z_]\w*)[\"']")
 _MODULE_ITER = {"modules", "children", "named_modules", "named_children"}
 #: a class statement whose bases hold a comma (two or more bases; keywords too, the AST decides)
-_MULTI_BASE = re.compile(r"^[ \t]*class\s+\w+\s*\([^)]*,", re.M)
+_MULTI_BASE = Bounded(r"class\s+\w+\s*\([^)]*,", line_start=True)
 _WORD = re.compile(r"[A-Za-z_]\w*")
 #: a three-argument type() call: ``type(name, (Base,), {...})``, ``type(name, bases, dct)``, ``type(base)(...)``
-_TYPE_FACTORY = re.compile(r"\btype\s*\(\s*[^,()]+,\s*(?:\(|\w+\s*,)|\btype\s*\(\s*[\w.]+\s*\)\s*\(")
+_TYPE_FACTORY = Bounded(r"type\s*\(\s*[^,()]+,\s*(?:\(|\w+\s*,)|type\s*\(\s*[\w.]+\s*\)\s*\(")
 
 
 class InjectionIndex:

@@ -315,14 +315,9 @@ class ReadJudge:
         for c in self.facts(ci).classes:
             if c.module.external or c.qualname == base:
                 continue
-            for mname, fn in c.methods.items():
-                if mname == "__init__" or c.method_kind.get(mname) in ("static", "class"):
-                    continue
-                for node in fast_walk(fn):
-                    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "__init__":
-                        v = node.func.value
-                        if isinstance(v, ast.Call) and dotted(v.func) == "super" or (dotted(v) or "").split(".")[-1] == short:
-                            return f"{c.qualname}.{mname}"
+            for mname, callees in _init_callers(c):
+                if "super" in callees or short in callees:
+                    return f"{c.qualname}.{mname}"
         return None
 
     def _at(self, ci: ClassInfo, qualname: str, rel: str, line: int) -> str:
@@ -397,3 +392,25 @@ class ReadJudge:
                     node.func.attr.startswith("register_"):
                 return False
         return True
+
+
+def _init_callers(c: ClassInfo) -> list:
+    """(method, the receivers' short names of its ``X.__init__(...)`` calls, "super" for
+    ``super().__init__``) for each method of ``c`` other than ``__init__`` and static/class
+    methods that makes such a call; once per class."""
+    got = c.__dict__.get("_pk_init_callers")
+    if got is None:
+        got = []
+        for mname, fn in c.methods.items():
+            if mname == "__init__" or c.method_kind.get(mname) in ("static", "class"):
+                continue
+            callees = set()
+            for node in fast_walk(fn):
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "__init__":
+                    v = node.func.value
+                    callees.add("super" if isinstance(v, ast.Call) and dotted(v.func) == "super"
+                                else (dotted(v) or "").split(".")[-1])
+            if callees:
+                got.append((mname, callees))
+        c.__dict__["_pk_init_callers"] = got
+    return got

@@ -10,6 +10,8 @@ import ast
 import re
 from typing import Optional
 
+from .fastre import Bounded
+
 
 def is_private(name: str) -> bool:
     return name.startswith("__") and not name.endswith("__")
@@ -61,7 +63,7 @@ class _InClass(_Outside):
 
 
 #: an identifier with two leading underscores (dunders are filtered after the match)
-_PRIVATE = re.compile(r"(?<!\w)__[A-Za-z0-9_]*[A-Za-z0-9]_?(?!\w)")
+_PRIVATE = Bounded(r"__[A-Za-z0-9_]*[A-Za-z0-9]_?(?!\w)")
 
 
 def mangle_tree(tree: ast.Module, source: str) -> None:

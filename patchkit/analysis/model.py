@@ -201,7 +201,8 @@ def _collect_body(ci: ClassInfo, body: list[ast.stmt], qual: str) -> None:
                 elif last == "classmethod":
                     kind = "class"
                 elif last in ("property", "cached_property", "cache", "lru_cache") or last.endswith("property"):
-                    kind = "property"
+                    # ``@staticmethod @lru_cache(...)``: a cached static function, not a property
+                    kind = kind if kind in ("static", "class") else "property"
                 elif last in ("abstractmethod", "abstractproperty"):
                     ci.abstract = True
                     ci.abstract_methods.add(stmt.name)

@@ -7,10 +7,10 @@ cannot resolve)."""
 from __future__ import annotations
 
 import ast
-import re
 from typing import Optional
 
 from .astutil import dotted
+from .fastre import Bounded
 from .model import FIELD_DECORATORS, ClassInfo, ModuleInfo
 
 #: metaclasses that add no instance attributes
@@ -85,7 +85,7 @@ def _factories(mod: ModuleInfo) -> dict[str, int]:
     return got
 
 
-_TYPE_CALL = re.compile(r"\btype\(\s*[^,()\n]{1,200},\s*\(")
+_TYPE_CALL = Bounded(r"type\(\s*[^,()\n]{1,200},\s*\(")
 
 
 def open_reason(classes: list[ClassInfo]) -> Optional[str]:

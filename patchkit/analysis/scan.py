@@ -10,6 +10,7 @@ from .calltables import REGISTER_METHODS
 from .mangle import mangled
 from .astutil import dotted, fast_walk, first_param
 from .model import ClassInfo
+from .fastre import WORD, Bounded
 
 
 def _fstring_pattern(node: ast.JoinedStr) -> re.Pattern:
@@ -45,7 +46,7 @@ _ASSIGNISH_SET = set(_ASSIGNISH)
 _NEEDS_WALK: dict[str, re.Pattern] = {}
 
 
-_REF_RES: dict[str, re.Pattern] = {}
+_REF_RES: dict[str, Bounded] = {}
 
 
 def _needs_walk(selfname: str) -> re.Pattern:
@@ -58,10 +59,10 @@ def _needs_walk(selfname: str) -> re.Pattern:
     return r
 
 
-def _refs_re(selfname: str) -> re.Pattern:
+def _refs_re(selfname: str) -> Bounded:
     r = _REF_RES.get(selfname)
     if r is None:
-        r = _REF_RES[selfname] = re.compile(rf"(?<![\w.]){re.escape(selfname)}\s*\.\s*([A-Za-z_]\w*)")
+        r = _REF_RES[selfname] = Bounded(rf"{re.escape(selfname)}\s*\.\s*([A-Za-z_]\w*)", WORD | {"."})
     return r
 
 
@@ -250,12 +251,21 @@ def new_instances(fn: ast.FunctionDef) -> list[tuple[int, frozenset, bool]]:
     return out
 
 
+def _delegates_to_base_factory(func: ast.expr, name: str) -> bool:
+    """``super().<name>`` called from the classmethod ``<name>`` itself: an overriding factory that
+    lets its base's factory build the instance (fairseq's ``model = super().build_model(args, task)``)."""
+    return isinstance(func, ast.Attribute) and func.attr == name and isinstance(func.value, ast.Call) and \
+        isinstance(func.value.func, ast.Name) and func.value.func.id == "super"
+
+
 def factory_stores(fn: ast.FunctionDef, clsname: str) -> list[tuple[str, int]]:
     """(attribute, line) of the stores a classmethod makes on instances it builds with
-    ``cls(...)``: ``o = cls(settings); o.crawler = crawler`` sets ``crawler`` after construction."""
+    ``cls(...)`` (or has its base's same-named factory build): ``o = cls(settings); o.crawler =
+    crawler`` sets ``crawler`` after construction."""
     made = {n.targets[0].id for n in fast_walk(fn)
             if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
-            and isinstance(n.value, ast.Call) and isinstance(n.value.func, ast.Name) and n.value.func.id == clsname}
+            and isinstance(n.value, ast.Call) and (isinstance(n.value.func, ast.Name) and n.value.func.id == clsname
+                                                   or _delegates_to_base_factory(n.value.func, fn.name))}
     out = []
     if made:
         for n in fast_walk(fn):

@@ -148,10 +148,18 @@ def _suppressed(f: Finding, lines: dict[str, list[str]]) -> bool:
 
 def constant_flags(classes) -> frozenset:
     """(attribute, truth) for every ``self.<a> = <constant>`` in the methods of ``classes``."""
-    out = set()
+    out: set = set()
     for c in classes:
-        if c.module.external:
-            continue
+        if not c.module.external:
+            out |= _class_constant_flags(c)
+    return frozenset(out)
+
+
+def _class_constant_flags(c) -> frozenset:
+    """constant_flags of one class, computed once per class (asked for every read of its MRO)."""
+    got = c.__dict__.get("_pk_constant_flags")
+    if got is None:
+        found = set()
         for fn in c.methods.values():
             sn = fn.args.args[0].arg if fn.args.args else None
             if sn is None:
@@ -160,8 +168,9 @@ def constant_flags(classes) -> frozenset:
                 if isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant):
                     for t in node.targets:
                         if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == sn:
-                            out.add((t.attr, bool(node.value.value)))
-    return frozenset(out)
+                            found.add((t.attr, bool(node.value.value)))
+        got = c.__dict__["_pk_constant_flags"] = frozenset(found)
+    return got
 
 
 #: folder names and file names of test code

@@ -1,0 +1,52 @@
+"""Regular expressions that must not start with a look-behind or ``\\b``.
+
+CPython's ``re`` finds a pattern that starts with literal text by a fast substring search; a
+leading ``\\b``, ``(?<!\\w)`` or ``^[ \\t]*`` (multi-line) makes it try the whole pattern at every
+position instead, 20x slower on a 40 MB tree (SGLang: 0.7 s per pattern and pass). ``Bounded``
+searches the literal-first body and checks the boundary by hand, with the same matches as the
+look-behind form: a rejected candidate restarts the search one character later."""
+from __future__ import annotations
+
+import re
+from typing import Iterator, Optional
+
+WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+
+
+class Bounded:
+    """``body`` (a pattern) preceded by none of the characters ``not_after`` (``\\b`` before a
+    word: the word characters), or with ``line_start``, by nothing but blanks back to the start of
+    its line (``^[ \\t]*`` under ``re.M``)."""
+
+    def __init__(self, body: str, not_after: frozenset = WORD, line_start: bool = False, flags: int = 0):
+        self.pattern = re.compile(body, flags)
+        self.not_after = not_after
+        self.line_start = line_start
+
+    def _ok(self, text: str, start: int) -> bool:
+        if self.line_start:
+            i = start
+            while i > 0 and text[i - 1] in " \t":
+                i -= 1
+            return i == 0 or text[i - 1] == "\n"
+        return start == 0 or text[start - 1] not in self.not_after
+
+    def finditer(self, text: str) -> Iterator[re.Match]:
+        pos, n = 0, len(text)
+        while pos <= n:
+            m = self.pattern.search(text, pos)
+            if m is None:
+                return
+            if not self._ok(text, m.start()):
+                pos = m.start() + 1
+                continue
+            yield m
+            pos = m.end() if m.end() > m.start() else m.end() + 1
+
+    def search(self, text: str) -> Optional[re.Match]:
+        return next(self.finditer(text), None)
+
+    def findall(self, text: str) -> list:
+        """Group 1 of each match when the body has a group, else the whole match."""
+        g = 1 if self.pattern.groups else 0
+        return [m.group(g) for m in self.finditer(text)]

@@ -1,0 +1,85 @@
+"""Three false-positive families of set E (session 8, untuned: fairseq, sentence-transformers), each
+with a case of the same shape that is a real bug and stays an error."""
+from __future__ import annotations
+
+from patchkit.ftypes import Severity
+from tests.test_analysis_precision_rules import findings, tree
+
+
+def test_a_cached_staticmethod_is_static_not_a_property(tmp_path):
+    """``@staticmethod @lru_cache`` (fairseq's GuidedAttentionLoss._get_weight): its first
+    parameter is a tensor, not the instance."""
+    got = findings(tree(tmp_path, {"pkg/__init__.py": "", "pkg/m.py": """\
+        from functools import lru_cache
+
+        class Loss:
+            def __init__(self, sigma):
+                self.sigma = sigma
+
+            @staticmethod
+            @lru_cache(maxsize=8)
+            def _get_weight(s_len, t_len, sigma):
+                return s_len.device
+
+            def bad(self):
+                return self.missing
+        """}))
+    assert not any(a == "device" for _c, a, _k in got)
+    assert got[("Loss", "missing", "PK003")] == Severity.ERROR
+
+
+def test_a_factory_that_lets_its_base_build_the_instance_sets_attributes_after_construction(tmp_path):
+    """``model = super().build_model(args); model.x = ...`` in the overriding classmethod: two-phase
+    set-up by the factory, a warning; the same read with no factory store stays an error."""
+    got = findings(tree(tmp_path, {"pkg/__init__.py": "", "pkg/m.py": """\
+        class Base:
+            def __init__(self, args):
+                self.args = args
+
+            @classmethod
+            def build_model(cls, args):
+                return cls(args)
+
+        class Iter(Base):
+            @classmethod
+            def build_model(cls, args):
+                model = super().build_model(args)
+                model.train_step = getattr(args, "train_step", 4)
+                return model
+
+            def forward(self):
+                return self.train_step + self.dae_ratio
+        """}))
+    assert got[("Iter", "train_step", "PK004")] == Severity.WARNING  # two-phase: set by the factory
+    assert ("Iter", "train_step", "PK003") not in got
+    assert got[("Iter", "dae_ratio", "PK003")] == Severity.ERROR
+
+
+def test_post_init_of_a_dataclass_with_an_unreadable_base_may_read_that_base_s_fields(tmp_path):
+    """A @dataclass subclass of a library dataclass (transformers' TrainingArguments, not in the
+    tree): the generated __init__ sets the base's fields before __post_init__ reads them. A base of
+    the tree gives no such excuse."""
+    got = findings(tree(tmp_path, {"pkg/__init__.py": "", "pkg/m.py": """\
+        from dataclasses import dataclass
+        from transformers import TrainingArguments
+
+        @dataclass
+        class Args(TrainingArguments):
+            prompts: str = ""
+
+            def __post_init__(self):
+                if self.warmup_steps == 0:
+                    self.warmup_steps = 1
+
+        @dataclass
+        class Own:
+            prompts: str = ""
+
+        @dataclass
+        class Args2(Own):
+            def __post_init__(self):
+                if self.warmup_steps == 0:
+                    self.warmup_steps = 1
+        """}))
+    assert ("Args", "warmup_steps", "PK002") not in got
+    assert got[("Args2", "warmup_steps", "PK002")] == Severity.ERROR

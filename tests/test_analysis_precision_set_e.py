@@ -83,3 +83,27 @@ def test_post_init_of_a_dataclass_with_an_unreadable_base_may_read_that_base_s_f
         """}))
     assert ("Args", "warmup_steps", "PK002") not in got
     assert got[("Args2", "warmup_steps", "PK002")] == Severity.ERROR
+
+
+def test_an_annotated_class_body_has_annotations(tmp_path):
+    """``tuple(self.__annotations__)`` on a class whose MRO has annotated class bodies (dask
+    distributed's worker_state_machine); a class with no annotation anywhere has none."""
+    got = findings(tree(tmp_path, {"pkg/__init__.py": "", "pkg/m.py": """\
+        class Msg:
+            op: str
+
+            def __init__(self, op):
+                self.op = op
+
+            def keys(self):
+                return tuple(self.__annotations__)
+
+        class Plain:
+            def __init__(self):
+                self.op = 1
+
+            def keys(self):
+                return tuple(self.__annotations__)
+        """}))
+    assert ("Msg", "__annotations__", "PK003") not in got
+    assert got[("Plain", "__annotations__", "PK003")] == Severity.ERROR

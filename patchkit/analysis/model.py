@@ -235,6 +235,7 @@ def _collect_body(ci: ClassInfo, body: list[ast.stmt], qual: str) -> None:
                         ci.slots |= _slot_names(stmt.value)
         elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
             n = stmt.target.id
+            ci.class_names.add("__annotations__")  # an annotated class body has its own __annotations__
             if stmt.value is not None:
                 ci.class_names.add(n)
                 _note_field_value(ci, n, stmt)

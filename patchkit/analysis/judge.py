@@ -15,7 +15,7 @@ from .coassign import guard_attrs, guard_implies, outside_together
 from .astutil import dotted, fast_walk, first_param, self_attr
 from .mangle import private_part
 from .model import ClassInfo
-from .scan import ensure_scanned
+from .scan import ensure_scanned, init_callers
 from .reads import collect_reads
 from .severity import _RUN_BEFORE, _branch_only, _calls_super, _mode_split, _why, constant_flags
 
@@ -315,7 +315,7 @@ class ReadJudge:
         for c in self.facts(ci).classes:
             if c.module.external or c.qualname == base:
                 continue
-            for mname, callees in _init_callers(c):
+            for mname, callees in init_callers(c):
                 if "super" in callees or short in callees:
                     return f"{c.qualname}.{mname}"
         return None
@@ -393,24 +393,3 @@ class ReadJudge:
                 return False
         return True
 
-
-def _init_callers(c: ClassInfo) -> list:
-    """(method, the receivers' short names of its ``X.__init__(...)`` calls, "super" for
-    ``super().__init__``) for each method of ``c`` other than ``__init__`` and static/class
-    methods that makes such a call; once per class."""
-    got = c.__dict__.get("_pk_init_callers")
-    if got is None:
-        got = []
-        for mname, fn in c.methods.items():
-            if mname == "__init__" or c.method_kind.get(mname) in ("static", "class"):
-                continue
-            callees = set()
-            for node in fast_walk(fn):
-                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "__init__":
-                    v = node.func.value
-                    callees.add("super" if isinstance(v, ast.Call) and dotted(v.func) == "super"
-                                else (dotted(v) or "").split(".")[-1])
-            if callees:
-                got.append((mname, callees))
-        c.__dict__["_pk_init_callers"] = got
-    return got

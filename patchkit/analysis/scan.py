@@ -280,3 +280,25 @@ def _scan_alt_ctor(ci: ClassInfo, mname: str, fn: ast.FunctionDef) -> None:
     """A class/static method that builds with ``__new__`` and skips ``__init__``."""
     for line, attrs, calls_init in new_instances(fn):
         ci.alt_ctors.append((mname, line, attrs, calls_init))
+
+
+def init_callers(c: ClassInfo) -> list:
+    """(method, the receivers' short names of its ``X.__init__(...)`` calls, "super" for
+    ``super().__init__``) for each method of ``c`` other than ``__init__`` and static/class
+    methods that makes such a call; once per class."""
+    got = c.__dict__.get("_pk_init_callers")
+    if got is None:
+        got = []
+        for mname, fn in c.methods.items():
+            if mname == "__init__" or c.method_kind.get(mname) in ("static", "class"):
+                continue
+            callees = set()
+            for node in fast_walk(fn):
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "__init__":
+                    v = node.func.value
+                    callees.add("super" if isinstance(v, ast.Call) and dotted(v.func) == "super"
+                                else (dotted(v) or "").split(".")[-1])
+            if callees:
+                got.append((mname, callees))
+        c.__dict__["_pk_init_callers"] = got
+    return got

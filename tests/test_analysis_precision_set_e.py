@@ -107,3 +107,52 @@ def test_an_annotated_class_body_has_annotations(tmp_path):
         """}))
     assert ("Msg", "__annotations__", "PK003") not in got
     assert got[("Plain", "__annotations__", "PK003")] == Severity.ERROR
+
+
+def test_fastcore_store_attr_assigns_the_callers_parameters(tmp_path):
+    """fastai's classes run ``store_attr()`` (all parameters), ``store_attr('a,b')`` or
+    ``store_attr(but='c')`` in ``__init__``; a name it does not store stays an error."""
+    got = findings(tree(tmp_path, {"pkg/__init__.py": "", "pkg/m.py": """\
+        from fastcore.basics import store_attr
+
+        class Warp:
+            def __init__(self, magnitude=0.2, p=0.5, draw=None, batch=False):
+                store_attr()
+
+            def __call__(self, x):
+                return x * self.magnitude + self.p + (self.draw or 0) + self.batch
+
+        class Named:
+            def __init__(self, d, pin_memory, extra):
+                store_attr('d,pin_memory')
+                self.first = self.d
+
+            def go(self):
+                return self.pin_memory, self.extra
+
+        class But:
+            def __init__(self, a, b):
+                store_attr(but='b')
+
+            def go(self):
+                return self.a + self.b
+        """}))
+    assert not any(c == "Warp" for c, _a, _k in got)
+    assert not any(c == "Named" and a in ("d", "pin_memory", "first") for c, a, _k in got)
+    assert got[("Named", "extra", "PK003")] == Severity.ERROR
+    assert ("But", "a", "PK003") not in got and got[("But", "b", "PK003")] == Severity.ERROR
+
+
+def test_pydantic_instance_state_comes_from_the_library(tmp_path):
+    """``self.__pydantic_fields_set__`` in a validator of a pydantic settings class (prefect)."""
+    got = findings(tree(tmp_path, {"pkg/__init__.py": "", "pkg/m.py": """\
+        from pydantic_settings import BaseSettings
+
+        class CloudSettings(BaseSettings):
+            api_url: str = ""
+
+            def post(self):
+                return "api_url" in self.__pydantic_fields_set__, self.ui_url
+        """}), show_info=True)
+    assert ("CloudSettings", "__pydantic_fields_set__", "PK003") not in got
+    assert ("CloudSettings", "ui_url", "PK003") in got

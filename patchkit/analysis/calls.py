@@ -12,6 +12,7 @@ from .conditions import _is_self, conjuncts, norm_test
 from .calltables import NON_ASSIGNING_CALLS, NORETURN_CALLS, REGISTER_METHODS
 from .astutil import dotted, fast_walk, first_param
 from .model import ClassInfo
+from .storeattr import stored_names
 from . import state as _state
 from .state import MAX_DEPTH, Frame, State, _compose, merge
 
@@ -106,6 +107,15 @@ class CallSemantics:
             if isinstance(k, ast.Constant) and isinstance(k.value, str):
                 return [x.add(k.value) for x in st]
             return st
+        if f.split(".")[-1] == "store_attr":  # fastcore: the caller's parameters onto self
+            try:
+                names = stored_names(c, fr.fn, sn)
+            except ValueError:
+                names = None
+            if names:
+                for a in names:
+                    st = [x.add(a) for x in st]
+                return st
         if f == "delattr" and len(c.args) == 2 and _is_self(c.args[0], sn) and \
                 isinstance(c.args[1], ast.Constant) and isinstance(c.args[1].value, str):
             a = c.args[1].value

@@ -27,7 +27,9 @@ THREAD_ATTRS = frozenset("name daemon ident native_id start run join is_alive is
 FIELD_BASE_ATTRS = frozenset("""_replace _asdict _fields _make _field_defaults count index
 model_dump model_dump_json model_copy model_fields model_config model_validate model_post_init
 model_fields_set model_extra dict json copy parse_obj schema __fields__ __fields_set__ __struct_fields__
-__struct_config__""".split())
+__struct_config__ __pydantic_fields_set__ __pydantic_extra__ __pydantic_private__ __pydantic_fields__
+__pydantic_decorators__ __pydantic_validator__ __pydantic_serializer__ __pydantic_core_schema__
+model_computed_fields model_json_schema model_validate_json model_construct""".split())
 OBJECT_ATTRS = frozenset(dir(object())) | {"__dict__", "__class__", "__module__", "__weakref__", "__orig_class__"}
 FIELD_BASES = {"BaseModel": "pydantic", "BaseSettings": "pydantic", "RootModel": "pydantic",
                "Struct": "msgspec", "NamedTuple": "namedtuple"}

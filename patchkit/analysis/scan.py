@@ -10,6 +10,7 @@ from .calltables import REGISTER_METHODS
 from .mangle import mangled
 from .astutil import dotted, fast_walk, first_param
 from .model import ClassInfo
+from .storeattr import stored_names
 from .fastre import WORD, Bounded
 
 
@@ -36,7 +37,7 @@ _ASSIGNISH = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, a
 
 #: calls _scan_methods must look at, by the last name of the callee: everything else is skipped
 #: without computing its dotted name (the scan visits every node of every method)
-_SCAN_CALLS = {"getattr", "setattr", "__setattr__", "update", "vars"} | REGISTER_METHODS
+_SCAN_CALLS = {"getattr", "setattr", "__setattr__", "update", "vars", "store_attr"} | REGISTER_METHODS
 
 
 _ASSIGNISH_SET = set(_ASSIGNISH)
@@ -55,7 +56,7 @@ def _needs_walk(selfname: str) -> re.Pattern:
         sn = re.escape(selfname)
         r = _NEEDS_WALK[selfname] = re.compile(
             rf"(?:get|set)attr\s*\(\s*{sn}\s*,|{sn}\s*\.\s*(?:{'|'.join(sorted(REGISTER_METHODS))})\s*\("
-            rf"|__dict__|vars\s*\(\s*{sn}\s*\)")
+            rf"|__dict__|vars\s*\(\s*{sn}\s*\)|store_attr\s*\(")
     return r
 
 
@@ -205,6 +206,14 @@ def _scan_call(ci: ClassInfo, mname: str, node: ast.Call, selfname: str, refs: s
             ci.dyn_patterns.append(_fstring_pattern(node.args[0]))
         else:
             ci.dynamic = ci.dynamic or f"{f.split('.')[-1]}(<non-literal>) in {mname} at line {node.lineno}"
+    elif f.split(".")[-1] == "store_attr":
+        try:
+            names = stored_names(node, ci.methods.get(mname), selfname)
+        except ValueError:
+            ci.dynamic = ci.dynamic or f"store_attr(<non-literal>) in {mname} at line {node.lineno}"
+            return
+        for a in names or ():
+            ci.assigned_in.setdefault(a, []).append((mname, node.lineno))
     elif f in (f"{selfname}.__dict__.update", "vars") and (f != "vars" or (
             node.args and isinstance(node.args[0], ast.Name) and node.args[0].id == selfname)):
         ci.dynamic = ci.dynamic or f"writes self.__dict__ in {mname} at line {node.lineno}"

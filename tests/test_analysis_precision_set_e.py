@@ -156,3 +156,92 @@ def test_pydantic_instance_state_comes_from_the_library(tmp_path):
         """}), show_info=True)
     assert ("CloudSettings", "__pydantic_fields_set__", "PK003") not in got
     assert ("CloudSettings", "ui_url", "PK003") in got
+
+
+def test_a_factory_base_given_as_a_parameter_default_gets_the_type_dict(tmp_path):
+    """django's ``formset_factory(form, formset=BaseFormSet, ...)`` builds
+    ``type(name, (formset,), attrs)``: a read of an attribute in ``attrs`` (also during
+    construction) is a warning; an attribute not in ``attrs`` stays an error."""
+    got = findings(tree(tmp_path, {"pkg/__init__.py": "", "pkg/m.py": """\
+        class BaseFormSet:
+            def __init__(self, data=None):
+                self.data = data
+                self.total = self.extra + 1
+
+            def forms(self):
+                return self.form, self.missing
+
+        def formset_factory(form, formset=BaseFormSet, extra=1):
+            attrs = {"form": form, "extra": extra}
+            return type(form.__name__ + "FormSet", (formset,), attrs)
+        """}))
+    assert got[("BaseFormSet", "form", "PK003")] == Severity.WARNING
+    assert got[("BaseFormSet", "extra", "PK002")] == Severity.WARNING
+    assert got[("BaseFormSet", "missing", "PK003")] == Severity.ERROR
+
+
+def test_init_subclass_sets_class_attributes_of_every_subclass(tmp_path):
+    """numba's ``ThreadLocalStack.__init_subclass__(cls, *, stack_name)`` sets ``cls.stack_name``:
+    a subclass's construction may read it; a name it does not set stays an error."""
+    got = findings(tree(tmp_path, {"pkg/__init__.py": "", "pkg/m.py": """\
+        class ThreadLocalStack:
+            def __init_subclass__(cls, *, stack_name, **kwargs):
+                super().__init_subclass__(**kwargs)
+                cls.stack_name = stack_name
+
+            def __init__(self):
+                self.key = self.stack_name + self.other
+
+        class FlagsStack(ThreadLocalStack, stack_name="flags"):
+            pass
+        """}))
+    # one finding per read: the subclass's share the base's line and are reported once, for the base
+    assert got[("ThreadLocalStack", "stack_name", "PK002")] == Severity.WARNING  # a template for subclasses
+    assert ("FlagsStack", "stack_name", "PK002") not in got
+    assert got[("ThreadLocalStack", "other", "PK002")] == Severity.ERROR
+
+
+def test_a_fallback_stand_in_is_not_the_base(tmp_path):
+    """sktime: ``nn = _safe_import("torch.nn")`` then ``if nn is None: class nn: class Module: ...``;
+    ``class WindFM(nn.Module)`` subclasses torch's Module (``self.apply``), not the stand-in. Also
+    ``try: from lib import Base / except ImportError: class Base``. A class defined only under an
+    if (no other binding) is still the base."""
+    got = findings(tree(tmp_path, {"pkg/__init__.py": "", "pkg/m.py": """\
+        from pkg.deps import _safe_import
+
+        nn = _safe_import("torch.nn")
+        if nn is None:
+            class nn:
+                class Module:
+                    pass
+
+        try:
+            from lib import Base
+        except ImportError:
+            class Base:
+                pass
+
+        import sys
+        if sys.version_info >= (3, 8):
+            class Real:
+                pass
+
+        class WindFM(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.apply(self.init)
+
+            def init(self, m):
+                return m
+
+        class Uses(Base):
+            def __init__(self):
+                super().__init__()
+                self.x = self.provided
+
+        class Sub(Real):
+            def __init__(self):
+                self.x = self.missing
+        """, "pkg/deps.py": "def _safe_import(name):\\n    return None\\n"}))
+    assert not any(c in ("WindFM", "Uses") for c, _a, _k in got)
+    assert got[("Sub", "missing", "PK002")] == Severity.ERROR

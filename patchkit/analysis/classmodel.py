@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional
 
+from .astutil import dotted
 from .library import (EXC_ATTRS, FIELD_BASE_ATTRS, OBJECT_ATTRS, THREAD_ATTRS, TORCH_MODULE_ATTRS, External,
                       classify_external)
 from .model import ClassInfo
@@ -92,6 +93,8 @@ class ClassModel:
             if c.field_kind and c.field_init:
                 f.field_class = True
                 f.fields |= c.fields
+        for c in classes[1:]:  # an ancestor's __init_subclass__ sets class attributes at class creation
+            f.class_level |= init_subclass_stores(c)
         for c in classes:
             f.class_level -= c.slots
             if "__new__" in c.methods:
@@ -302,3 +305,23 @@ def _unimplemented_abstract(classes: list[ClassInfo]) -> set[str]:
 
 def _has_explicit_init(ci: ClassInfo) -> bool:
     return "__init__" in ci.methods
+
+
+def init_subclass_stores(c: ClassInfo) -> frozenset:
+    """``cls.x = ...`` / ``setattr(cls, "x", ...)`` in ``c.__init_subclass__``: class attributes of
+    every subclass of ``c`` from the moment it is created (numba's ``ThreadLocalStack``)."""
+    fn = c.methods.get("__init_subclass__")
+    if fn is None or not fn.args.args and not fn.args.posonlyargs:
+        return frozenset()
+    cls = (fn.args.posonlyargs + fn.args.args)[0].arg
+    out = set()
+    for n in ast.walk(fn):
+        if isinstance(n, (ast.Assign, ast.AnnAssign)):
+            for t in (n.targets if isinstance(n, ast.Assign) else [n.target]):
+                if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == cls:
+                    out.add(t.attr)
+        elif isinstance(n, ast.Call) and dotted(n.func) == "setattr" and len(n.args) >= 2 and \
+                isinstance(n.args[0], ast.Name) and n.args[0].id == cls and \
+                isinstance(n.args[1], ast.Constant) and isinstance(n.args[1].value, str):
+            out.add(n.args[1].value)
+    return frozenset(out)

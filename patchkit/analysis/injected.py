@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from .classmodel import init_subclass_stores
 from .injection import _index_for
 from .astutil import dotted
 
@@ -66,7 +67,7 @@ def demote_injected(project, facts, findings: list) -> list:
     from dataclasses import replace
 
     from ..ftypes import Severity
-    todo = [x for x in findings if x.severity == Severity.ERROR and x.code in ("PK001", "PK003") and x.attr]
+    todo = [x for x in findings if x.severity == Severity.ERROR and x.code in ("PK001", "PK002", "PK003") and x.attr]
     if not todo:
         return findings
     classes = [c for c in facts.classes if not c.module.external]
@@ -79,8 +80,19 @@ def demote_injected(project, facts, findings: list) -> list:
                   for c in classes for fn in c.methods.values() for d in fn.decorator_list}
     memo: dict[str, Optional[str]] = {}
     out = []
+    template = init_subclass_stores(classes[0])
     for x in findings:
-        if x in todo:
+        if x in todo and x.attr in template:
+            x = replace(x, severity=Severity.WARNING,
+                        why=f"{x.why}; {classes[0].qualname}.__init_subclass__ sets it on every subclass at class "
+                            f"creation (the class itself is a template)")
+        elif x in todo and x.code == "PK002":
+            # read during construction: only a class attribute of the subclasses type() builds helps
+            built = next((w for c in classes for w in [idx.type_built(c.qualname.split(".")[-1]).get(x.attr)] if w), None)
+            if built:
+                x = replace(x, severity=Severity.WARNING,
+                            why=f"{x.why}; {built} builds a subclass with type() that has it as a class attribute")
+        elif x in todo:
             if x.attr not in memo:
                 where = escape_assigns(project, classes, x.attr) or idx.injected(x.attr, names, torch_module, decorators)
                 if where:

@@ -166,6 +166,14 @@ class InjectionIndex:
                         for t in n.targets:
                             if isinstance(t, ast.Name):
                                 bound.setdefault(t.id, []).append(n.value)
+                    elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                        # a factory's base as a parameter default: ``formset=BaseFormSet`` (django),
+                        # ``base=_OverloadAttributeTemplate`` (numba)
+                        a = n.args
+                        pos = a.posonlyargs + a.args
+                        for arg, d in list(zip(pos[len(pos) - len(a.defaults):], a.defaults)) + \
+                                [(k, d) for k, d in zip(a.kwonlyargs, a.kw_defaults) if d is not None]:
+                            bound.setdefault(arg.arg, []).append(d)
 
                 def values(node):
                     return bound.get(node.id, [node]) if isinstance(node, ast.Name) else [node]

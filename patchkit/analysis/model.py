@@ -85,6 +85,9 @@ class ModuleInfo:
     #: read from the installed environment, outside the analysed tree: its classes count as
     #: bases, its methods are never judged
     external: bool = False
+    #: classes defined under a module-level if/try whose name the module also binds otherwise (an
+    #: import, ``nn = _safe_import("torch.nn")``): a stand-in for when the real one is missing
+    fallbacks: set[str] = field(default_factory=set)
 
 
 def _resolve_relative(modname: str, is_package: bool, level: int, target: Optional[str]) -> str:
@@ -118,6 +121,7 @@ def build_module(name: str, rel: str, tree: ast.Module, source: str, is_package:
                     mod.star_imports.append(src)
     for stmt in tree.body:
         _collect_toplevel(mod, stmt, "")
+    mod.fallbacks = _fallback_classes(tree.body, mod)
     for stmt in _module_level(tree.body):  # Cls.attr = value / setattr(Cls, "attr", value) after the class
         if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and (stmt.value is not None):
             for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]):
@@ -129,6 +133,25 @@ def build_module(name: str, rel: str, tree: ast.Module, source: str, is_package:
                     isinstance(args[1], ast.Constant) and isinstance(args[1].value, str):
                 mod.classes[args[0].id].class_names.add(args[1].value)
     return mod
+
+
+def _fallback_classes(body: list[ast.stmt], mod: ModuleInfo) -> set[str]:
+    """Names of module-level classes defined inside an if/try block while the module binds the same
+    name by an import or an assignment: ``try: from torch import nn / except ImportError: class nn``,
+    ``nn = _safe_import("torch.nn"); if nn is None: class nn: ...`` (sktime)."""
+    nested: set[str] = set()
+    for st in body:
+        if isinstance(st, (ast.If, ast.Try)) or st.__class__.__name__ == "TryStar":
+            nested |= {n.name for n in _module_level([st]) if isinstance(n, ast.ClassDef)}
+    if not nested:
+        return set()
+    bound = set(mod.imports)
+    for st in _module_level(body):
+        if isinstance(st, (ast.Assign, ast.AnnAssign)):
+            for t in (st.targets if isinstance(st, ast.Assign) else [st.target]):
+                if isinstance(t, ast.Name):
+                    bound.add(t.id)
+    return nested & bound
 
 
 def _module_level(body: list[ast.stmt]):

@@ -105,6 +105,10 @@ class Project:
         if depth > 6:
             return dotted
         head, _, rest = dotted.partition(".")
+        if head in mod.fallbacks:
+            # a stand-in defined when the real class cannot be imported: the real one is the base
+            return self._resolve_qualified(mod.imports[head] + (f".{rest}" if rest else ""), depth + 1) \
+                if head in mod.imports else dotted
         if not rest and head in mod.classes:
             return mod.classes[head]
         if head in mod.classes and rest:

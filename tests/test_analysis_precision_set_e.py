@@ -245,3 +245,31 @@ def test_a_fallback_stand_in_is_not_the_base(tmp_path):
         """, "pkg/deps.py": "def _safe_import(name):\\n    return None\\n"}))
     assert not any(c in ("WindFM", "Uses") for c, _a, _k in got)
     assert got[("Sub", "missing", "PK002")] == Severity.ERROR
+
+
+def test_a_template_base_whose_subclasses_have_an_unreadable_base(tmp_path):
+    """sktime's ``_BaseKnnTimeSeriesEstimator.__init__`` calls ``self.set_tags(...)``; its hosts are
+    ``class KNN(_BaseKnn, BaseClassifier)`` and ``BaseClassifier``'s library base (skbase, not in the
+    tree) defines ``set_tags``. A class mixed into no host stays an error."""
+    got = findings(tree(tmp_path, {"pkg/__init__.py": "", "pkg/m.py": """\
+        from skbase.base import BaseObject
+
+        class BaseClassifier(BaseObject):
+            def fit(self, X):
+                return self
+
+        class _BaseKnn:
+            def __init__(self, k=1):
+                self.k = k
+                self.set_tags(k=k)
+
+        class KNN(_BaseKnn, BaseClassifier):
+            pass
+
+        class Alone:
+            def __init__(self):
+                self.k = 1
+                self.set_tags(k=1)
+        """}))
+    assert got.get(("_BaseKnn", "set_tags", "PK002"), Severity.INFO) != Severity.ERROR  # a template base
+    assert got[("Alone", "set_tags", "PK002")] == Severity.ERROR

@@ -221,7 +221,9 @@ class Analyzer(ClassModel, ReadJudge):
                 return False
             for d in leaves:
                 df = self.facts(d)
-                if not (attr in df.class_level or attr in df.fields or any(attr in k.assigned_in for k in df.classes)):
+                # a leaf with an unreadable base (skbase's BaseObject) may have it from there
+                if not (df.unknown_base is not None or attr in df.class_level or attr in df.fields or
+                        any(attr in k.assigned_in for k in df.classes)):
                     return False
             return True
         closed = not any(getattr(e, "kind", "") == "unknown" for e in f.externals)

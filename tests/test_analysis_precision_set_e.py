@@ -273,3 +273,36 @@ def test_a_template_base_whose_subclasses_have_an_unreadable_base(tmp_path):
         """}))
     assert got.get(("_BaseKnn", "set_tags", "PK002"), Severity.INFO) != Severity.ERROR  # a template base
     assert got[("Alone", "set_tags", "PK002")] == Severity.ERROR
+
+
+def test_a_skipped_base_init_is_the_bug_even_when_the_base_resets_the_attribute_elsewhere(tmp_path):
+    """Lightning's BaseFinetuning (recall corpus bug_01): ``__init__`` assigns ``_internal_state`` and
+    ``on_load_checkpoint`` re-assigns it; a subclass in another module never runs the base's
+    ``__init__``: an error (missing super().__init__()), not two-phase set-up. A subclass that
+    assigns it in its own set-up method is not an error."""
+    got = findings(tree(tmp_path, {"pkg/__init__.py": "", "pkg/base.py": """\
+        class BaseFinetuning:
+            def __init__(self):
+                self._internal_state = {}
+
+            def on_load_checkpoint(self, state):
+                self._internal_state = dict(state)
+
+            def state_dict(self):
+                return self._internal_state
+        """, "pkg/sub.py": """\
+        from pkg.base import BaseFinetuning
+
+        class Milestones(BaseFinetuning):
+            def __init__(self, milestones):
+                self.milestones = milestones
+
+        class OwnSetup(BaseFinetuning):
+            def __init__(self):
+                self.ready = False
+
+            def setup(self):
+                self._internal_state = {}
+        """}))
+    assert got[("Milestones", "_internal_state", "PK003")] == Severity.ERROR
+    assert not any(c == "OwnSetup" and sev == Severity.ERROR for (c, _a, _k), sev in got.items())

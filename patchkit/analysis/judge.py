@@ -148,7 +148,10 @@ class ReadJudge:
                     shadowed.append((c, m, ln))
                     continue
                 live_locs.append((c, m, ln))
-            if not live_locs and init_not_run:
+            # a skipped base __init__ whose class re-assigns it elsewhere (a reset) is still the missing super
+            skipped = {c for c, _m, _ln in init_not_run}
+            also = [(c, m, ln) for c, m, ln in live_locs if c in skipped]
+            if init_not_run and len(also) == len(live_locs):
                 c, m, ln = init_not_run[0]
                 later = self._deferred_init(ci, c)
                 if later:  # two-phase by design: Base.__init__(self) runs from a later set-up method
@@ -157,9 +160,11 @@ class ReadJudge:
                                        f"assigned in {c}.__init__ ({self._at(ci, c, rel, ln)}), which {later} runs "
                                        f"after construction (deferred initialisation)" + in_sub, sev)
                 facade = (self._facade(ci, c) or self._through_library(ci, c)) if not strict else None
+                reset = "; otherwise only in " + ", ".join(f"{k}.{mm} ({self._at(ci, k, rel, n)})" for k, mm, n in also[:2]) \
+                    + ", which construction never calls" if also else ""
                 return M.never_assigned(rel, r.node, ci.qualname, attr,
                                         f"assigned in {c}.__init__ ({self._at(ci, c, rel, ln)}), which construction of {ci.qualname} "
-                                        f"never runs (missing super().__init__()?)" + in_sub + (f"; {facade}" if facade else ""),
+                                        f"never runs (missing super().__init__()?)" + reset + in_sub + (f"; {facade}" if facade else ""),
                                         "", Severity.WARNING if facade else Severity.ERROR)
             if not live_locs and shadowed:
                 c, m, ln = shadowed[0]

@@ -306,3 +306,20 @@ def test_a_skipped_base_init_is_the_bug_even_when_the_base_resets_the_attribute_
         """}))
     assert got[("Milestones", "_internal_state", "PK003")] == Severity.ERROR
     assert not any(c == "OwnSetup" and sev == Severity.ERROR for (c, _a, _k), sev in got.items())
+
+
+def test_descendants_of_a_wide_diamond_hierarchy_are_listed_once(tmp_path):
+    """sqlglot's ``Expression`` has hundreds of subclasses reached through several paths: each
+    descendant once (the walk compared whole classes and took minutes)."""
+    from patchkit.analysis.checker import Analyzer, Settings
+    from patchkit.analysis.project import Project
+    lines = ["class Root:", "    def __init__(self):", "        self.a = 1", "class A(Root): pass", "class B(Root): pass"]
+    lines += [f"class C{i}(A, B): pass" for i in range(60)]
+    root = tree(tmp_path, {"pkg/__init__.py": "", "pkg/m.py": "\n".join(lines) + "\n"})
+    project = Project(root)
+    mod = project.add_source("pkg/m.py", (root / "pkg/m.py").read_text())
+    an = Analyzer(project, Settings())
+    got = an._descendants(mod.classes["Root"])
+    names = [c.qualname for c in got]
+    assert sorted(names) == sorted(["A", "B"] + [f"C{i}" for i in range(60)])
+    assert an._descendants(mod.classes["Root"]) is got  # memoised

@@ -152,13 +152,20 @@ class ClassModel:
         return got
 
     def _descendants(self, ci: ClassInfo) -> list[ClassInfo]:
-        out, todo = [], list(self._direct_subclasses(ci))
-        while todo:
-            c = todo.pop()
-            if c not in out:
-                out.append(c)
-                todo += self._direct_subclasses(c)
-        return out
+        """Every subclass of ``ci`` in the tree, once per class; memoised (sqlglot's ``Expression``
+        has hundreds, and a list membership test compared whole dataclasses)."""
+        memo = self.__dict__.setdefault("_descendants_memo", {})
+        got = memo.get(ci.key)
+        if got is None:
+            got, seen, todo = [], set(), list(self._direct_subclasses(ci))
+            while todo:
+                c = todo.pop()
+                if c.key not in seen:
+                    seen.add(c.key)
+                    got.append(c)
+                    todo += self._direct_subclasses(c)
+            memo[ci.key] = got
+        return got
 
     def _cls_by_name(self, ci: ClassInfo, qualname: str) -> ClassInfo:
         return next(c for c in self.facts(ci).classes if c.qualname == qualname)

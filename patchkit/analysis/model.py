@@ -18,7 +18,7 @@ FIELD_DECORATORS = {"dataclass", "dataclasses.dataclass", "pydantic.dataclasses.
 #: per node class, the fields that can hold child nodes worth visiting: contexts (Load/Store),
 #: operators and comparison operators are AST instances too, but never interesting, and skipping
 #: them halves the nodes a walk visits
-@dataclass(repr=False)
+@dataclass(repr=False, eq=False)  # identity: comparing two classes field by field walked their ASTs
 class ClassInfo:
     module: "ModuleInfo"
     qualname: str
@@ -67,7 +67,7 @@ class ClassInfo:
         return (self.module.name, self.qualname)
 
 
-@dataclass(repr=False)
+@dataclass(repr=False, eq=False)
 class ModuleInfo:
     name: str
     rel: str

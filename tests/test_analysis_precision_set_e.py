@@ -323,3 +323,43 @@ def test_descendants_of_a_wide_diamond_hierarchy_are_listed_once(tmp_path):
     names = [c.qualname for c in got]
     assert sorted(names) == sorted(["A", "B"] + [f"C{i}" for i in range(60)])
     assert an._descendants(mod.classes["Root"]) is got  # memoised
+
+
+def test_a_guard_stored_by_register_buffer_with_the_read_attribute(tmp_path):
+    """botorch's qLogNEI: ``not hasattr(self, "_full_X_baseline") or self._X_baseline...``, and both
+    buffers are registered in one block of ``_init_baseline``: the guard implies the read. A guard
+    registered in a block without it does not."""
+    got = findings(tree(tmp_path, {"pkg/__init__.py": "", "pkg/m.py": """\
+        import torch
+
+        class Acq(torch.nn.Module):
+            def __init__(self, X, pending=None):
+                super().__init__()
+                self.incremental = True
+                self.set_X_pending(pending)
+                self._init_baseline(X)
+
+            def _init_baseline(self, X):
+                self.register_buffer("_X_baseline", X)
+                self.register_buffer("_full_X_baseline", X)
+
+            def set_X_pending(self, X_pending=None):
+                if not hasattr(self, "_full_X_baseline") or self._X_baseline.shape[-2] == 0:
+                    return
+
+        class Other(torch.nn.Module):
+            def __init__(self, X):
+                super().__init__()
+                self.check()
+                self.register_buffer("_full", X)
+                self.register_buffer("_base", X)
+
+            def reset(self):
+                self.register_buffer("_full", None)
+
+            def check(self):
+                if hasattr(self, "_full") and self._base is not None:
+                    return
+        """}))
+    assert ("Acq", "_X_baseline", "PK002") not in got
+    assert got.get(("Other", "_base", "PK002")) is not None

@@ -12,7 +12,9 @@ import ast
 import re
 from typing import Optional
 
-from .astutil import self_attr
+from .astutil import dotted, self_attr
+from .calltables import REGISTER_METHODS
+from .conditions import _is_self
 from .model import ClassInfo
 
 _NAME = re.compile(r"[A-Za-z_]\w*$")
@@ -84,6 +86,14 @@ def _stores(st: ast.stmt, selfname: str) -> list[tuple[str, Optional[ast.expr]]]
     if isinstance(st, ast.AugAssign):
         a = self_attr(st.target, selfname)
         return [(a, None)] if a else []
+    if isinstance(st, ast.Expr) and isinstance(st.value, ast.Call) and st.value.args:
+        # self.register_buffer("x", v) / setattr(self, "x", v): a store too (botorch's baselines)
+        c, f = st.value, dotted(st.value.func) or ""
+        args = c.args[1:] if f in ("setattr", "object.__setattr__") and _is_self(c.args[0], selfname) else \
+            c.args if f.startswith(selfname + ".") and f.split(".")[-1] in REGISTER_METHODS else None
+        if args and isinstance(args[0], ast.Constant) and isinstance(args[0].value, str):
+            value = args[1] if len(args) > 1 else None
+            return [(args[0].value, value if isinstance(value, ast.Constant) else None)]
     return []
 
 

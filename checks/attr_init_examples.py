@@ -47,17 +47,6 @@ class AESFuncs:
     def sync_verify(self, x):
         return self._AESFuncs__verify(x)
 """),
-    E("a property setter run in __init__ assigns what it assigns", """
-class Proto:
-    def __init__(self, v):
-        self.sub = v
-    @property
-    def sub(self):
-        return self._sub
-    @sub.setter
-    def sub(self, value):
-        self._sub = value
-"""),
     E("the instance handed to a function outside the tree, which may set anything on it", """
 from somelib import configure
 class A:

@@ -100,3 +100,12 @@ def _only_raises_not_implemented(fn) -> bool:
         return False
     exc = body[0].exc.func if isinstance(body[0].exc, ast.Call) else body[0].exc
     return (dotted(exc) or "").split(".")[-1] == "NotImplementedError"
+
+
+def memo_on(obj, name: str, compute):
+    """``compute()`` once per object, kept on it as ``name`` (a class's or a node's derived facts)."""
+    got = getattr(obj, name, None)
+    if got is None:
+        got = compute()
+        setattr(obj, name, got)
+    return got

@@ -12,7 +12,7 @@ import ast
 import re
 from typing import Optional
 
-from .astutil import dotted, self_attr
+from .astutil import dotted, memo_on, self_attr
 from .calltables import REGISTER_METHODS
 from .conditions import _is_self
 from .model import ClassInfo
@@ -100,8 +100,7 @@ def _stores(st: ast.stmt, selfname: str) -> list[tuple[str, Optional[ast.expr]]]
 def _class_block_stores(c: ClassInfo) -> list:
     """The ``self.a = v`` stores of each statement block of each method of ``c`` (blocks that store
     nothing left out), computed once per class: the judge asks about many guards of one class."""
-    got = c.__dict__.get("_pk_block_stores")
-    if got is None:
+    def compute() -> list:
         got = []
         for fn in c.methods.values():
             args = fn.args.posonlyargs + fn.args.args
@@ -110,8 +109,8 @@ def _class_block_stores(c: ClassInfo) -> list:
                 stored = [s for st in block for s in _stores(st, selfname)]
                 if stored:
                     got.append(stored)
-        c.__dict__["_pk_block_stores"] = got
-    return got
+        return got
+    return memo_on(c, "_pk_block_stores", compute)
 
 
 def guard_implies(classes: list[ClassInfo], guard: str, mode: str, attr: str) -> bool:

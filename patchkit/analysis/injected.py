@@ -81,31 +81,27 @@ def demote_injected(project, facts, findings: list) -> list:
     memo: dict[str, Optional[str]] = {}
     out = []
     template = init_subclass_stores(classes[0])
+
+    def type_built(attr: str) -> Optional[str]:
+        w = next((w for c in classes for w in [idx.type_built(c.qualname.split(".")[-1]).get(attr)] if w), None)
+        return f"{w} builds a subclass with type() that has it as a class attribute" if w else None
+
     for x in findings:
+        why = None
         if x in todo and x.attr in template:
-            x = replace(x, severity=Severity.WARNING,
-                        why=f"{x.why}; {classes[0].qualname}.__init_subclass__ sets it on every subclass at class "
-                            f"creation (the class itself is a template)")
+            why = f"{classes[0].qualname}.__init_subclass__ sets it on every subclass at class creation (the class itself is a template)"
         elif x in todo and x.code == "PK002":
-            # read during construction: only a class attribute of the subclasses type() builds helps
-            built = next((w for c in classes for w in [idx.type_built(c.qualname.split(".")[-1]).get(x.attr)] if w), None)
-            if built:
-                x = replace(x, severity=Severity.WARNING,
-                            why=f"{x.why}; {built} builds a subclass with type() that has it as a class attribute")
+            why = type_built(x.attr)  # read during construction: only a class attribute of type()-built subclasses helps
         elif x in todo:
             if x.attr not in memo:
                 where = escape_assigns(project, classes, x.attr) or idx.injected(x.attr, names, torch_module, decorators)
-                if where:
-                    memo[x.attr] = f"{where} assigns it on an instance from outside the class (set up after construction?)"
-                else:
-                    host = host_provides(project, classes[0], x.attr) if x.code == "PK003" else None
-                    memo[x.attr] = f"{host} mixes {classes[0].qualname} into a host whose other bases may provide it" if host else None
-                    if memo[x.attr] is None and x.code == "PK003":
-                        built = next((w for c in classes for w in [idx.type_built(c.qualname.split(".")[-1]).get(x.attr)] if w), None)
-                        if built:
-                            memo[x.attr] = f"{built} builds a subclass with type() that has it as a class attribute"
-            if memo[x.attr]:
-                x = replace(x, severity=Severity.WARNING, why=f"{x.why}; {memo[x.attr]}")
+                host = None if where or x.code != "PK003" else host_provides(project, classes[0], x.attr)
+                memo[x.attr] = (f"{where} assigns it on an instance from outside the class (set up after construction?)" if where
+                                else f"{host} mixes {classes[0].qualname} into a host whose other bases may provide it" if host
+                                else type_built(x.attr) if x.code == "PK003" else None)
+            why = memo[x.attr]
+        if why:
+            x = replace(x, severity=Severity.WARNING, why=f"{x.why}; {why}")
         out.append(x)
     return out
 

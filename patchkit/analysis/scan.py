@@ -8,7 +8,7 @@ import re
 
 from .calltables import REGISTER_METHODS
 from .mangle import mangled
-from .astutil import dotted, fast_walk, first_param
+from .astutil import dotted, fast_walk, first_param, memo_on
 from .model import ClassInfo
 from .storeattr import stored_names
 from .fastre import WORD, Bounded
@@ -295,8 +295,7 @@ def init_callers(c: ClassInfo) -> list:
     """(method, the receivers' short names of its ``X.__init__(...)`` calls, "super" for
     ``super().__init__``) for each method of ``c`` other than ``__init__`` and static/class
     methods that makes such a call; once per class."""
-    got = c.__dict__.get("_pk_init_callers")
-    if got is None:
+    def compute() -> list:
         got = []
         for mname, fn in c.methods.items():
             if mname == "__init__" or c.method_kind.get(mname) in ("static", "class"):
@@ -309,5 +308,5 @@ def init_callers(c: ClassInfo) -> list:
                                 else (dotted(v) or "").split(".")[-1])
             if callees:
                 got.append((mname, callees))
-        c.__dict__["_pk_init_callers"] = got
-    return got
+        return got
+    return memo_on(c, "_pk_init_callers", compute)

@@ -9,7 +9,7 @@ import re
 from dataclasses import replace
 
 from ..ftypes import Finding, Severity
-from .astutil import dotted, fast_walk
+from .astutil import dotted, fast_walk, memo_on
 from .state import State
 
 
@@ -157,8 +157,7 @@ def constant_flags(classes) -> frozenset:
 
 def _class_constant_flags(c) -> frozenset:
     """constant_flags of one class, computed once per class (asked for every read of its MRO)."""
-    got = c.__dict__.get("_pk_constant_flags")
-    if got is None:
+    def compute() -> frozenset:
         found = set()
         for fn in c.methods.values():
             sn = fn.args.args[0].arg if fn.args.args else None
@@ -169,8 +168,8 @@ def _class_constant_flags(c) -> frozenset:
                     for t in node.targets:
                         if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == sn:
                             found.add((t.attr, bool(node.value.value)))
-        got = c.__dict__["_pk_constant_flags"] = frozenset(found)
-    return got
+        return frozenset(found)
+    return memo_on(c, "_pk_constant_flags", compute)
 
 
 #: folder names and file names of test code

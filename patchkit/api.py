@@ -636,15 +636,16 @@ def smoke(req: SmokeRequest, hooks: Hooks = Hooks()) -> SmokeReport:
         model_path, models, base, shape = sc.fullsize_models(log_dir, req.model_config, req.layers, req.tp)
         draft_model_path = models["draft"]
         extra = base + list(spec.spec_args) + extra
-    elif req.tiny:
+    grammar_skip = sc.grammar_probe()
+    if req.tiny:
         mt, md = tinymod.write(log_dir / "tiny-model")
         model_path, draft_model_path = str(mt), str(md)
-        extra = tinymod.tiny_args(spec) + extra
+        extra = tinymod.tiny_args(spec, grammar_skip) + extra
     if not model_path:
         raise UsageError("--model-path is required (or --tiny for the built-in model)")
     cfg = SmokeConfig(model_path, draft_model_path, req.tp, req.threshold if req.threshold is not None else spec.threshold,
                       req.crossings or 20, extra, req.timeout, log_dir=log_dir, compare_no_spec=req.compare_no_spec,
-                      spec=spec, shape=shape)
+                      spec=spec, shape=shape, grammar_skip=grammar_skip)
     rec = Smoke(cfg, t, say).run()
     so.write(rec, path)
     return SmokeReport(rec, path, log_dir, 0 if rec["passed"] else 1)

@@ -79,3 +79,18 @@ def test_attention_backend_flag_and_what_the_server_really_ran():
     assert st.launch_facts(line) == {"attention_backend": "fa3", "page_size": 16, "topk": 4,
                                      "decode_backend": "flashinfer"}
     assert st.launch_facts("no server args here") == {}
+
+
+def test_goal_by_threshold_uses_nospec_above_t_and_eagle_at_or_below():
+    results = [
+        {"config": "nospec", "levels": [{"concurrency": c, "output_tok_s": v} for c, v in ((16, 100), (32, 200), (64, 400))]},
+        {"config": "eagle", "levels": [{"concurrency": c, "output_tok_s": v} for c, v in ((16, 150), (32, 210), (64, 300))]},
+        {"config": "patched", "levels": [{"concurrency": c, "output_tok_s": v} for c, v in ((16, 149), (32, 200), (64, 390))]},
+    ]
+    doc = {"summary": st.summarize(results, [16, 32, 64])}
+    text = st.goal_by_threshold(doc, 32)
+    # 16: 149/150 = 0.993 eagle (ok); 32: 200/210 = 0.952 eagle (miss); 64: 390/400 = 0.975 nospec (ok)
+    assert text.endswith("not met at 1 of 3 levels (0.952x eagle at 32)"), text
+    assert st.goal_by_threshold(doc, 16).endswith(": met")  # 32 is then above T: 200/200 nospec
+    results[2]["levels"][1]["output_tok_s"] = 209
+    assert st.goal_by_threshold({"summary": st.summarize(results, [16, 32, 64])}, 32).endswith(": met")

@@ -30,11 +30,11 @@ def site(tmp_path, monkeypatch) -> Target:
     return Target("sglang", "0.5.12", root, TargetKind.DIRECTORY)
 
 
-def run_cell(site: Target, tmp_path: Path, cell: str, fault: str = "", **extra) -> dict:
-    model, models, base = tiny_models(tmp_path / "logs")
+def run_cell(site: Target, tmp_path: Path, cell: str, fault: str = "", grammar_skip: str = "-", **extra) -> dict:
+    model, models, base = tiny_models(tmp_path / "logs", grammar_skip)
     opts = MatrixOptions(model, models, 1, 4, 2, 30.0, tmp_path / "logs", base, parallel=3, only=(cell,),
                          soak_seconds=3.0, long_tokens=200, transitions=2,
-                         env={"STANDIN_FAULT": fault} if fault else {}, extra=extra)
+                         env={"STANDIN_FAULT": fault} if fault else {}, extra=extra, grammar_skip=grammar_skip)
     rec = run_matrix(SPEC, site, opts)
     assert [c["name"] for c in rec["cells"]] == [cell]
     return rec["cells"][0]
@@ -56,10 +56,28 @@ def test_a_good_cell_passes_every_stage(site, tmp_path):
     kinds = stage(c, "request-kinds")["detail"]
     assert set(kinds["kinds"]) == {"logprobs", "sampling", "stop", "n>1"}
     assert all(k["took_disabled_path"] for k in kinds["kinds"].values())
-    assert kinds["skipped"]["regex"] == "skipped: no grammar backend"
+    assert kinds["skipped"]["regex"].startswith("skipped: the server runs with --skip-tokenizer-init")
     forced = stage(c, "forced-acceptance")["detail"]
     assert min(forced["accept_length_after_switches"]) >= 1.5
     assert c["seconds"] > 0 and set(c["job_seconds"]) == {"main", "forced"}
+
+
+def test_with_a_tokenizer_and_a_grammar_backend_every_request_kind_runs(site, tmp_path):
+    """The tiny model's own tokenizer (no --skip-tokenizer-init) and a grammar backend: stop strings,
+    regex and JSON-schema requests run alone and above the threshold."""
+    c = run_cell(site, tmp_path, ON, grammar_skip="", stages=("ready", "request-kinds"))
+    assert c["verdict"] == "pass", c["failure"]
+    kinds = stage(c, "request-kinds")["detail"]
+    assert set(kinds["kinds"]) == {"logprobs", "sampling", "stop", "stop strings", "n>1", "regex", "json-schema"}
+    assert all(k["took_disabled_path"] for k in kinds["kinds"].values()) and kinds["skipped"] == {}
+
+
+@pytest.mark.parametrize("fault,want", [("ignore_stop_str", "stop strings above the threshold"),
+                                        ("grammar", "regex above the threshold")])
+def test_text_request_kinds_catch_their_faults(site, tmp_path, fault, want):
+    c = run_cell(site, tmp_path, ON, fault, grammar_skip="", stages=("ready", "request-kinds"))
+    assert c["verdict"] == "fail" and c["failure"]["stage"] == "request-kinds", c["failure"]
+    assert want in c["failure"]["message"]
 
 
 def test_flag_off_cell_must_not_switch(site, tmp_path):

@@ -23,11 +23,12 @@ def pick_spec(target: Target, patch: Optional[str]) -> SmokeSpec:
     return for_target(target)
 
 
-def tiny_models(log_dir: Path) -> tuple[str, dict, list[str]]:
-    """(target path, models, base args) of the built-in tiny model written under ``log_dir``."""
+def tiny_models(log_dir: Path, grammar_skip: str = "-") -> tuple[str, dict, list[str]]:
+    """(target path, models, base args) of the built-in tiny model written under ``log_dir``: it
+    runs with its tokenizer and a grammar backend when ``grammar_skip`` is "" (see tiny.base_args)."""
     from . import tiny
     t, d, e = tiny.write_all(Path(log_dir) / "tiny-model")
-    return str(t), {"target": str(t), "draft": str(d), "eagle_draft": str(e)}, list(tiny.TINY_BASE)
+    return str(t), {"target": str(t), "draft": str(d), "eagle_draft": str(e)}, tiny.base_args(grammar_skip)
 
 
 def fullsize_models(log_dir: Path, name: str, layers: Optional[int], tp: int) -> tuple[str, dict, list[str], dict]:
@@ -37,6 +38,17 @@ def fullsize_models(log_dir: Path, name: str, layers: Optional[int], tp: int) ->
     s = fullsize.shape(name, layers)
     t, d = fullsize.write(Path(log_dir) / f"model-{name}", s)
     return str(t), {"target": str(t), "draft": str(d)}, fullsize.server_args(), fullsize.record(s, tp)
+
+
+def grammar_probe() -> str:
+    """"" when the servers (this Python, with the target's ``PYTHONPATH``) can import a grammar
+    backend, else why the grammar-constrained request kinds are skipped. ``PATCHKIT_SMOKE_GRAMMAR=0``
+    skips them without asking."""
+    import os
+    if os.environ.get("PATCHKIT_SMOKE_GRAMMAR", "") == "0":
+        return "skipped: PATCHKIT_SMOKE_GRAMMAR=0"
+    from .textcaps import grammar_missing
+    return grammar_missing()
 
 
 def model_choice(model_path: Optional[str], tiny: bool, model_config: Optional[str], layers: Optional[int]) -> None:
@@ -63,11 +75,12 @@ def matrix_options(target: Target, spec: SmokeSpec, *, model_path: Optional[str]
                    mem_total: float = 0.8) -> MatrixOptions:
     base = list(server_args)
     shape: dict = {}
+    grammar_skip = grammar_probe()
     if model_config:
         model_path, models, fs_base, shape = fullsize_models(log_dir, model_config, layers, tp)
         base = fs_base + base
     elif tiny:
-        model_path, models, tiny_base = tiny_models(log_dir)
+        model_path, models, tiny_base = tiny_models(log_dir, grammar_skip)
         base = tiny_base + base
     else:
         if not model_path:
@@ -84,7 +97,8 @@ def matrix_options(target: Target, spec: SmokeSpec, *, model_path: Optional[str]
     return MatrixOptions(model_path, models, tp, threshold if threshold is not None else spec.threshold, crossings,
                          timeout, log_dir, base, max(1, parallel), tuple(only), matrix_file,
                          section, launch_cell, soak_seconds, long_tokens,
-                         transitions, skip_stages=tuple(skip_stages), shape=shape, mem_total=mem_total)
+                         transitions, skip_stages=tuple(skip_stages), shape=shape, mem_total=mem_total,
+                         grammar_skip=grammar_skip)
 
 
 def plan_and_run(spec: SmokeSpec, target: Target, opts: MatrixOptions, signoff_path: Path,

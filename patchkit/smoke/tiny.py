@@ -30,11 +30,15 @@ def write(folder: Path) -> tuple[Path, Path]:
 
 
 def write_all(folder: Path) -> tuple[Path, Path, Path]:
-    """Write target/, draft/ (EAGLE-3) and eagle-draft/ (EAGLE) under ``folder``; returns their paths."""
+    """Write target/, draft/ (EAGLE-3) and eagle-draft/ (EAGLE) under ``folder``; returns their paths.
+    The target folder also gets a byte-level tokenizer (``tinytok``), used when a server runs
+    without ``--skip-tokenizer-init``."""
+    from . import tinytok
     t, d, e = folder / "target", folder / "draft", folder / "eagle-draft"
     for path, cfg in ((t, TARGET), (d, DRAFT), (e, EAGLE_DRAFT)):
         path.mkdir(parents=True, exist_ok=True)
         (path / "config.json").write_text(json.dumps(cfg, indent=2) + "\n")
+    tinytok.write(t, TARGET["vocab_size"])
     return t, d, e
 
 
@@ -42,12 +46,24 @@ def write_all(folder: Path) -> tuple[Path, Path, Path]:
 TINY_BASE = ["--load-format", "dummy", "--skip-tokenizer-init", "--attention-backend", "triton",
              "--sampling-backend", "pytorch", "--grammar-backend", "none"]
 
+#: the same with the tiny model's tokenizer and a grammar backend: text stop strings, regex and
+#: JSON-schema requests run (compact JSON, so a random-weight model finishes a document in a few tokens)
+TINY_TEXT_BASE = ["--load-format", "dummy", "--attention-backend", "triton", "--sampling-backend", "pytorch",
+                  "--grammar-backend", "xgrammar", "--constrained-json-disable-any-whitespace"]
+
+
+def base_args(grammar_skip: str) -> list[str]:
+    """The tiny model's base flags: with its tokenizer and a grammar backend when ``grammar_skip`` is
+    "" (the server's Python has one, ``textcaps.grammar_missing``), else without a tokenizer."""
+    return list(TINY_TEXT_BASE if not grammar_skip else TINY_BASE)
+
+
 #: flags the known-good tiny launch needs (one EAGLE-3 configuration, sign-off 1.x)
 TINY_ARGS = TINY_BASE + ["--speculative-num-steps", "3", "--speculative-eagle-topk", "1",
                          "--speculative-num-draft-tokens", "4", "--mem-fraction-static", "0.5"]
 
 
-def tiny_args(spec) -> list[str]:
-    """The tiny launch for a patch's smoke spec: the base flags, the spec's speculative flags, and a
-    memory fraction that leaves room for a second server."""
-    return TINY_BASE + list(spec.spec_args) + ["--mem-fraction-static", "0.5"]
+def tiny_args(spec, grammar_skip: str = "-") -> list[str]:
+    """The tiny launch for a patch's smoke spec: the base flags (``base_args``), the spec's
+    speculative flags, and a memory fraction that leaves room for a second server."""
+    return base_args(grammar_skip) + list(spec.spec_args) + ["--mem-fraction-static", "0.5"]

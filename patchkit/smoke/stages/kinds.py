@@ -7,11 +7,16 @@ import re
 from concurrent.futures import ThreadPoolExecutor
 
 from ..run import StageFailed, generate, prompt_set
+from ..textcaps import option_value, text_skips
+from ..tinytok import byte_decoder
 
 STAGE = "request-kinds"
 REGEX = r"[0-9]{3}-[0-9]{4}"
-SCHEMA = {"type": "object", "properties": {"name": {"type": "string"}, "age": {"type": "integer"}},
-          "required": ["name", "age"]}
+REGEX_PREFIX = r"[0-9]{0,3}|[0-9]{3}-[0-9]{0,4}"
+#: a schema whose compact documents are short: a random-weight model finishes one in a few tokens
+SCHEMA = {"type": "object", "properties": {"ok": {"type": "boolean"}, "n": {"enum": [1, 22, 333]}},
+          "required": ["ok", "n"], "additionalProperties": False}
+DOCS = [json.dumps({"ok": b, "n": v}, separators=(",", ":")) for b in (True, False) for v in (1, 22, 333)]
 
 
 def _logprobs(ctx, ids, n):
@@ -48,6 +53,56 @@ def _stop(ctx, ids, n):
     return None
 
 
+#: stop-string requests: the greedy reference (alone, below the threshold) per server and prompt
+_TEXT_REF: dict = {}
+TEXT_TOKENS = 48
+
+
+def pick_stop(text: str) -> str:
+    """A two-character printable piece of ``text`` whose first occurrence lies in its later two
+    thirds (so decoding must run a while before it stops); "" when there is none."""
+    for lo in (max(1, len(text) // 3), 1):
+        for i in range(lo, len(text) - 1):
+            piece = text[i:i + 2]
+            if piece.isprintable() and piece.isascii() and piece.strip() == piece and text.find(piece) == i \
+                    and "\ufffd" not in text[i - 1:i + 3]:
+                return piece
+    return ""
+
+
+def _stop_text(ctx, ids, n):
+    key = (ctx.base, tuple(ids))
+    if key not in _TEXT_REF:
+        _TEXT_REF[key] = generate(ctx.base, ids, TEXT_TOKENS, 300)
+    ref = _TEXT_REF[key]
+    ref_ids, ref_text = ref.get("output_ids") or [], ref.get("text") or ""
+    stop = pick_stop(ref_text)
+    if not stop:
+        return f"stop strings: no printable two-character piece in the greedy text {ref_text[:60]!r}"
+    r = generate(ctx.base, ids, TEXT_TOKENS, 300, sampling={"stop": [stop], "ignore_eos": False})
+    out, text = r.get("output_ids") or [], r.get("text") or ""
+    fin = (r.get("meta_info") or {}).get("finish_reason") or {}
+    if stop in text:
+        return f"stop strings: {stop!r} is in the returned text {text[:80]!r}"
+    if fin.get("type") == "stop" and fin.get("matched") != stop:
+        return f"stop strings: finished on {fin.get('matched')!r}, asked to stop on {stop!r}"
+    if ref_ids[:len(out)] != out:
+        # batched bf16 may take another path than the reference: then only the text is checked
+        return None if fin.get("type") in ("stop", "length") else f"stop strings: finish reason {fin}"
+    want = ref_text[:ref_text.index(stop)]
+    if fin.get("type") != "stop" or text.replace("\ufffd", "") != want.replace("\ufffd", ""):
+        return (f"stop strings: the output follows the greedy reference but ended as {fin} with "
+                f"{text[-30:]!r}, expected a stop on {stop!r} after {want[-30:]!r}")
+    decode = byte_decoder(ctx.cfg.model_path)
+    if decode:
+        k = next((j for j in range(1, len(ref_ids) + 1) if stop in decode(ref_ids[:j])), len(ref_ids))
+        slack = int(option_value(ctx.cfg.server_args, "--speculative-num-draft-tokens") or 1) - 1
+        if len(out) > k + slack:
+            return (f"stop strings: {stop!r} was complete after {k} tokens, decoding went on to "
+                    f"{len(out)} (more than one verify step of {slack + 1} tokens)")
+    return None
+
+
 def _n2(ctx, ids, n):
     r = generate(ctx.base, ids, n, 300, 0.8, sampling={"n": 2})
     outs = r if isinstance(r, list) else [r]
@@ -55,35 +110,39 @@ def _n2(ctx, ids, n):
     return None if lens == [n, n] else f"n=2: got {len(outs)} outputs of {lens} tokens (asked 2 x {n})"
 
 
+def _finished(r) -> bool:
+    return ((r.get("meta_info") or {}).get("finish_reason") or {}).get("type") not in (None, "length")
+
+
 def _regex(ctx, ids, n):
-    r = generate(ctx.base, ids, n, 300, sampling={"regex": REGEX})
-    text = r.get("text", "")
-    return None if re.fullmatch(REGEX, text or "") else f"regex: {text!r} does not match {REGEX}"
+    r = generate(ctx.base, ids, n, 300, sampling={"regex": REGEX, "ignore_eos": False})
+    text = r.get("text") or ""
+    if _finished(r):
+        return None if re.fullmatch(REGEX, text) else f"regex: {text!r} does not match {REGEX}"
+    return None if re.fullmatch(REGEX_PREFIX, text) else f"regex: {text!r} (cut at {n} tokens) is no prefix of {REGEX}"
 
 
 def _json(ctx, ids, n):
-    r = generate(ctx.base, ids, n, 300, sampling={"json_schema": json.dumps(SCHEMA)})
+    r = generate(ctx.base, ids, n, 300, sampling={"json_schema": json.dumps(SCHEMA), "ignore_eos": False})
+    text = r.get("text") or ""
+    if not _finished(r):
+        return f"json-schema: {text!r} not finished in {n} tokens (a compact document has at most {len(max(DOCS, key=len))} characters)"
     try:
-        doc = json.loads(r.get("text", ""))
-        ok = isinstance(doc, dict) and isinstance(doc.get("name"), str) and isinstance(doc.get("age"), int)
+        doc = json.loads(text)
     except ValueError:
-        ok = False
-    return None if ok else f"json-schema: {r.get('text', '')!r} does not satisfy the schema"
+        return f"json-schema: {text!r} is not JSON"
+    ok = isinstance(doc, dict) and set(doc) == {"ok", "n"} and isinstance(doc["ok"], bool) and doc["n"] in (1, 22, 333)
+    return None if ok else f"json-schema: {text!r} does not satisfy the schema"
 
 
-KINDS = {"logprobs": _logprobs, "sampling": _sampling, "stop": _stop, "n>1": _n2, "regex": _regex,
-         "json-schema": _json}
+KINDS = {"logprobs": _logprobs, "sampling": _sampling, "stop": _stop, "stop strings": _stop_text, "n>1": _n2,
+         "regex": _regex, "json-schema": _json}
 
 
 def request_kinds(ctx):
     cfg = ctx.cfg
-    kinds = dict(KINDS)
-    skipped = {}
-    if cfg.grammar_skip:
-        for k in ("regex", "json-schema"):
-            kinds.pop(k)
-            skipped[k] = cfg.grammar_skip
-    skipped["stop strings"] = "skipped: text stop strings need a tokenizer; stop_token_ids tested"
+    skipped = text_skips(list(cfg.server_args), cfg.grammar_skip)
+    kinds = {k: fn for k, fn in KINDS.items() if k not in skipped}
     failures, done = [], {}
     burst = cfg.threshold + 4
     for i, (name, fn) in enumerate(kinds.items()):

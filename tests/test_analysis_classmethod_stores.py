@@ -166,3 +166,61 @@ def test_a_base_that_type_builds_subclasses_from_gets_their_class_attributes(tmp
         f = found[("_OverloadTemplate", attr)]
         assert f.severity == "warning" and "type()" in f.why
     assert found[("_OverloadTemplate", "missing")].severity == "error"
+
+
+CORE = '''
+class BaseHeader:
+    def __init__(self):
+        self.cols = []
+
+
+class BaseReader:
+    header_class = BaseHeader
+
+    def __init__(self):
+        self.header = self.header_class()
+'''
+
+LATEX = '''
+from .core import BaseReader, BaseHeader
+
+
+class LatexHeader(BaseHeader):
+    def start(self):
+        return self.latex
+
+
+class AASTexHeader(LatexHeader):
+    def start(self):
+        return self.latex + 1
+
+
+class OtherHeader(BaseHeader):
+    def start(self):
+        return self.latex
+
+
+class Latex(BaseReader):
+    header_class = LatexHeader
+
+    def __init__(self):
+        super().__init__()
+        self.header.latex = 1
+
+
+class AASTex(Latex):
+    header_class = AASTexHeader
+'''
+
+
+def test_an_owner_whose_base_builds_through_a_class_attribute_injects_too(tmp_path):
+    """astropy's ascii readers: ``BaseReader.__init__`` (another module) builds ``self.header =
+    self.header_class()``; ``Latex`` names ``header_class = LatexHeader`` and sets
+    ``self.header.latex``; its subclass ``AASTex`` names ``AASTexHeader``. Both headers' ``latex`` is
+    the owner's to set (a warning); a header class no owner names keeps its error."""
+    from _analysed_package import package_findings
+    found = {(f.cls, f.attr): f for f in package_findings(tmp_path, {"core.py": CORE, "latex.py": LATEX})}
+    for cls in ("LatexHeader", "AASTexHeader"):
+        assert found[(cls, "latex")].severity == "warning", found[(cls, "latex")]
+        assert "from outside the class" in found[(cls, "latex")].why
+    assert found[("OtherHeader", "latex")].severity == "error"

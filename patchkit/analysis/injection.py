@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Optional
 
 from .astutil import dotted
+from .ownerbuilt import class_attr_built, factory_built
 from .fastre import Bounded
 
 MAX_FILES = 30000
@@ -54,6 +55,7 @@ class InjectionIndex:
         self._multi_by_file: dict[str, list] = {}
         self._type_built: Optional[dict[str, dict[str, str]]] = None
         self._memo: dict[tuple, Optional[str]] = {}
+        self._factories: dict[str, frozenset] = {}
 
     def texts(self) -> dict[str, str]:
         if self._texts is None:
@@ -78,7 +80,7 @@ class InjectionIndex:
         self._memo[key] = None
         for rel in self.files_storing(attr):
             for recv, fn, cls, outer, line, ctors in self._stores(rel).get(attr, ()):
-                if _is_instance(recv, fn, cls, outer, names, torch_module, decorators, _Ctors(ctors, self)):
+                if _is_instance(recv, fn, cls, outer, names, torch_module, decorators, _Ctors(ctors, self, rel)):
                     self._memo[key] = f"{rel}:{line}"
                     return self._memo[key]
         return None
@@ -198,6 +200,17 @@ class InjectionIndex:
             self._class_files[name] = [r for r, t in self.texts().items() if name in t and pat.search(t)]
         return self._class_files[name]
 
+    def factory_attrs(self, owned: str) -> frozenset:
+        """``b`` of every ``self.<owned> = self.<b>(...)`` in the tree: the class attributes an
+        owner builds its ``self.<owned>`` through (astropy's ``self.header = self.header_class()``)."""
+        got = self._factories.get(owned)
+        if got is None:
+            pat = re.compile(rf"\bself\.{re.escape(owned)}\s*=\s*self\.(\w+)\(")
+            needle = f"self.{owned}"
+            got = self._factories[owned] = frozenset(m.group(1) for t in self.texts().values() if needle in t
+                                                     for m in pat.finditer(t))
+        return got
+
     def global_ctor(self, name: str) -> Optional[str]:
         """``Cls`` of a module-level ``name = Cls(...)`` anywhere in the tree (an imported global)."""
         if name not in self._globals:
@@ -246,9 +259,9 @@ class InjectionIndex:
 class _Ctors(dict):
     """The module's ``name = Cls(...)`` globals, falling back on the tree's (imported ones)."""
 
-    def __init__(self, own: dict, index: "InjectionIndex"):
+    def __init__(self, own: dict, index: "InjectionIndex", rel: str = ""):
         super().__init__(own)
-        self.index = index
+        self.index, self.rel = index, rel
 
     def get(self, name, default=None):
         return super().get(name) or self.index.global_ctor(name) or default
@@ -343,27 +356,10 @@ def _is_instance(recv, fn, cls, outer, names, torch_module, decorators, ctors) -
                 for t in (n.targets if isinstance(n, ast.Assign) else [n.target]):
                     if isinstance(t, ast.Attribute) and t.attr == recv.attr and n.value is not None and \
                             (_built_as(n.value) in names or isinstance(n, ast.AnnAssign) and _names_in(n.annotation) & names
-                             or _class_attr_built(cls, n.value, selfname) & names):
+                             or class_attr_built(cls, n.value, selfname) & names):
                         return True
+        return bool(factory_built(cls, recv.attr, ctors) & names)
     return False
-
-
-def _class_attr_built(cls: ast.ClassDef, value: ast.expr, selfname: Optional[str]) -> set[str]:
-    """``self.data_class()`` where the owner's class body says ``data_class = BaseData``: {"BaseData"}
-    (astropy's readers build their header and data objects through such class attributes)."""
-    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and
-            isinstance(value.func.value, ast.Name) and value.func.value.id == selfname):
-        return set()
-    key = value.func.attr
-    out = set()
-    for st in cls.body:
-        if isinstance(st, (ast.Assign, ast.AnnAssign)) and st.value is not None:
-            targets = st.targets if isinstance(st, ast.Assign) else [st.target]
-            if any(isinstance(t, ast.Name) and t.id == key for t in targets):
-                name = dotted(st.value)
-                if name:
-                    out.add(name.split(".")[-1])
-    return out
 
 
 def _is_type_call(func: ast.expr) -> bool:

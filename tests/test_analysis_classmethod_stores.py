@@ -224,3 +224,48 @@ def test_an_owner_whose_base_builds_through_a_class_attribute_injects_too(tmp_pa
         assert found[(cls, "latex")].severity == "warning", found[(cls, "latex")]
         assert "from outside the class" in found[(cls, "latex")].why
     assert found[("OtherHeader", "latex")].severity == "error"
+
+
+WEB = '''
+class RequestHandler:
+    def __init__(self, application, request):
+        self.application = application
+        self.request = request
+        self._finished = False
+
+    def finish(self):
+        if self._finished:
+            raise RuntimeError("finish() called twice")
+        return self.request
+'''
+
+STUB = '''
+from pkg.web import RequestHandler
+
+
+class CookieStubHandler(RequestHandler):
+    def __init__(self):
+        self.application = None
+'''
+
+
+def test_a_stub_subclass_defined_in_test_code_is_judged_as_test_code(tmp_path):
+    """tornado's ``CookieTestRequestHandler`` (test/web_test.py) skips ``RequestHandler.__init__`` on
+    purpose and the test calls only what it needs: the inherited reads in ``web.py`` are warnings
+    (the class lives in test code); the same stub in library code stays an error, and --strict keeps
+    the test one an error."""
+    from patchkit.analysis import Settings
+    from patchkit.analysis.runner import analyse_paths
+
+    def findings(name, stub_rel, settings=Settings()):
+        pkg = tmp_path / name / "pkg"
+        (pkg / "tests").mkdir(parents=True)
+        for rel, text in (("__init__.py", ""), ("tests/__init__.py", ""), ("web.py", WEB), (stub_rel, STUB)):
+            (pkg / rel).write_text(text)
+        return {(f.cls, f.attr): f for rep in analyse_paths([pkg], settings, use_cache=False, jobs=1)
+                for f in rep.findings}
+    test_stub = findings("a", "tests/test_web.py")[("CookieStubHandler", "_finished")]
+    assert test_stub.severity == "warning" and "test code" in test_stub.why
+    assert findings("b", "stubs.py")[("CookieStubHandler", "_finished")].severity == "error"
+    strict = findings("c", "tests/test_web.py", Settings(unknown_bases="strict"))
+    assert strict[("CookieStubHandler", "_finished")].severity == "error"

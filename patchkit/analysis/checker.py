@@ -9,7 +9,7 @@ from ..ftypes import Finding, Severity
 from . import messages as M
 from .classmodel import ClassModel, _has_explicit_init, _unimplemented_abstract
 from .coassign import excluded
-from .severity import in_test_code
+from .severity import in_test_code, is_test_path
 from .flow import Budget, BudgetExceeded, Constructor, State
 from .judge import ReadJudge
 from .astutil import dotted, first_param
@@ -82,7 +82,8 @@ class Analyzer(ClassModel, ReadJudge):
         lines = {p: self.project.lines_of(p) for p in {f.path for f in out.values()}}
         result = [f for f in out.values() if not _suppressed(f, lines)]
         if self.settings.unknown_bases != "strict":
-            result = [in_test_code(f) for f in result]
+            in_tests = {c.qualname for c in classes if is_test_path(c.module.rel)}
+            result = [in_test_code(f, f.cls in in_tests) for f in result]
         if not self.settings.show_info:
             result = [f for f in result if f.severity != Severity.INFO]
         # the first module's own classes first (the file being checked), then the classes of the

@@ -132,7 +132,7 @@ CODEBASES = {  # name -> (requirement, package folder inside the unpacked releas
     "jax": ("jax==0.10.2", "jax"),
     "optax": ("optax==0.2.8", "optax"),
     "equinox": ("equinox==0.13.8", "equinox"),
-    "torchvision": ("torchvision==0.29.2", "torchvision"),
+    "skimage": ("scikit-image==0.26.0", "skimage"),
     "kedro": ("kedro==1.7.0", "kedro"),
     "dagster": ("dagster==1.13.29", "dagster"),
     "starlette": ("starlette==1.10.0", "starlette"),

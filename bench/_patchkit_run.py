@@ -45,9 +45,15 @@ def run_patchkit(target, patchkit_path=None, args=("--strict",), cwd=None, cache
     if site:
         env["PYTHONPATH"] = os.pathsep.join(p for p in (env.get("PYTHONPATH", ""), str(site)) if p)
     r = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=cwd or target)
-    if r.returncode not in (0, 1):
+    try:
+        doc = json.loads(r.stdout)
+    except ValueError:
+        doc = {}
+    # exit bit 2 with a findings document: a file could not be parsed (kedro's cookiecutter
+    # templates hold `{{ ... }}`), the rest was analysed; anything else is a crash or a usage error
+    if r.returncode not in (0, 1) and not (r.returncode in (2, 3) and "findings" in doc and "error" not in doc):
         raise RuntimeError(f"patchkit check {target} exited {r.returncode}: {r.stderr.strip()[-400:]}")
-    return json.loads(r.stdout)["findings"]
+    return doc["findings"]
 
 
 

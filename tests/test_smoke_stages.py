@@ -72,6 +72,16 @@ def test_with_a_tokenizer_and_a_grammar_backend_every_request_kind_runs(site, tm
     assert all(k["took_disabled_path"] for k in kinds["kinds"].values()) and kinds["skipped"] == {}
 
 
+def test_the_plan_says_which_request_kinds_run(site, tmp_path):
+    for grammar_skip, want in (("", "request kinds: all, with stop strings, regex and JSON schema"),
+                               ("-", "request kinds: stop strings, regex, json-schema skipped: the server runs with "
+                                     "--skip-tokenizer-init")):
+        model, models, base = tiny_models(tmp_path / f"logs{len(grammar_skip)}", grammar_skip)
+        opts = MatrixOptions(model, models, 1, 4, 2, 30.0, tmp_path / "logs", base, grammar_skip=grammar_skip)
+        lines = make_plan(SPEC, site, opts).lines(SPEC, 1)
+        assert any(line.strip().startswith(want) for line in lines), lines
+
+
 @pytest.mark.parametrize("fault,want", [("ignore_stop_str", "stop strings above the threshold"),
                                         ("grammar", "regex above the threshold")])
 def test_text_request_kinds_catch_their_faults(site, tmp_path, fault, want):

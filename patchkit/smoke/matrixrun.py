@@ -90,6 +90,12 @@ class Plan:
             out.append(f"  checkers on: {' '.join(f'{k}={v}' for k, v in self.checker_env.items())}")
         if self.notes.get("excluded"):
             out.append(f"  excluded (the release refuses them): {'; '.join(self.notes['excluded'])}")
+        if "request_kinds_skipped" in self.notes:
+            by_reason: dict = {}
+            for kind, why in self.notes["request_kinds_skipped"].items():
+                by_reason.setdefault(why, []).append(kind)
+            out.append("  request kinds: " + ("all, with stop strings, regex and JSON schema" if not by_reason else
+                       "; ".join(f"{', '.join(kinds)} {why}" for why, kinds in by_reason.items())))
         if self.notes.get("uncoverable_pairs"):
             out.append(f"  pairs only refusal cells cover: {', '.join(self.notes['uncoverable_pairs'])}")
         return out
@@ -130,6 +136,9 @@ def make_plan(spec: SmokeSpec, target: Target, opts: MatrixOptions) -> Plan:
     forced_skip = f"skipped: the release has no {', '.join(missing_forced)}" if missing_forced else ""
     notes["checkers_missing"] = [k for k, _ in spec.checker_env if k not in present]
     notes["skipped_stages"] = list(opts.skip_stages)
+    if "request-kinds" in spec.stages and "request-kinds" not in opts.skip_stages:
+        from .textcaps import text_skips
+        notes["request_kinds_skipped"] = text_skips(list(opts.base_args), opts.grammar_skip)
     unknown = [x for x in opts.skip_stages if x not in spec.stages]
     if unknown:
         raise UsageError(f"--skip-stage {unknown[0]}: not a stage of this spec ({', '.join(spec.stages)})")

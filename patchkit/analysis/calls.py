@@ -212,6 +212,14 @@ class CallSemantics:
                     return _forget_locals(merge(flow.normal + flow.returns), st, local, fr.selfname)
                 finally:
                     self.stack.pop()
+        # helper(self, ...): a function of the class's module that takes the instance first runs
+        # with its first parameter as the instance (litellm's _chat_wrapper_init(self, ...) runs
+        # CustomStreamWrapper.__init__(wrapper, ...) for the subclass's __init__)
+        if isinstance(c.func, ast.Name) and c.args and _is_self(c.args[0], sn):
+            helper = fr.cls.module.functions.get(c.func.id)
+            if helper is not None and not isinstance(helper, ast.Lambda) and helper.args.args and \
+                    not helper.args.posonlyargs and f not in NORETURN_CALLS and not self.is_noreturn_call(c, fr):
+                return self.call_function(fr.cls, helper, st, fr.depth + 1, fr.guarded, c)
         # evaluate the callee expression (reads in it), then noreturn and escapes
         if not isinstance(c.func, ast.Name):
             st = self.expr(c.func, st, fr)

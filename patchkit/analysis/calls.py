@@ -103,10 +103,8 @@ class CallSemantics:
             return st
         # setattr(self, "x", v) / object.__setattr__(self, "x", v)
         if f in ("setattr", "object.__setattr__") and len(c.args) >= 2 and _is_self(c.args[0], sn):
-            k = c.args[1]
-            if isinstance(k, ast.Constant) and isinstance(k.value, str):
-                return [x.add(k.value) for x in st]
-            return st
+            name = _const_str(c.args[1], fr)
+            return [x.add(name) for x in st] if name is not None else st
         if f.split(".")[-1] == "store_attr":  # fastcore: the caller's parameters onto self
             try:
                 names = stored_names(c, fr.fn, sn)
@@ -135,8 +133,12 @@ class CallSemantics:
         # self.register_buffer("x", ...)
         if f.startswith(sn + ".") and f.count(".") == 1:
             name = f.split(".", 1)[1]
-            if name in REGISTER_METHODS and c.args and isinstance(c.args[0], ast.Constant):
-                return [x.add(str(c.args[0].value)) for x in st]
+            if name in REGISTER_METHODS and c.args:
+                key = _const_str(c.args[0], fr)
+                if key is None:  # a computed name: it may register any attribute
+                    self.on_escape(c, fr)
+                    return st
+                return [x.add(key) for x in st]
             target = self.resolve_method(name, None)
             if target is not None:
                 cls, fn, kind = target
@@ -212,14 +214,15 @@ class CallSemantics:
                     return _forget_locals(merge(flow.normal + flow.returns), st, local, fr.selfname)
                 finally:
                     self.stack.pop()
-        # helper(self, ...): a function of the class's module that takes the instance first runs
-        # with its first parameter as the instance (litellm's _chat_wrapper_init(self, ...) runs
-        # CustomStreamWrapper.__init__(wrapper, ...) for the subclass's __init__)
+        # helper(self, ...): a function of the class's module that takes the instance first and runs
+        # a base initialiser on it runs with its first parameter as the instance (litellm's
+        # _chat_wrapper_init(self, ...) calls CustomStreamWrapper.__init__(wrapper, ...)); other
+        # helpers stay escapes (kornia's weight_init(module) is written for any module)
         if isinstance(c.func, ast.Name) and c.args and _is_self(c.args[0], sn):
             helper = fr.cls.module.functions.get(c.func.id)
-            if helper is not None and not isinstance(helper, ast.Lambda) and helper.args.args and \
-                    not helper.args.posonlyargs and f not in NORETURN_CALLS and not self.is_noreturn_call(c, fr):
-                return self.call_function(fr.cls, helper, st, fr.depth + 1, fr.guarded, c)
+            if helper is not None and helper.args.args and not helper.args.posonlyargs and \
+                    _runs_base_init(helper) and f not in NORETURN_CALLS and not self.is_noreturn_call(c, fr):
+                return self.call_function(fr.cls, helper, st, fr.depth + 1, fr.guarded, c, True)
         # evaluate the callee expression (reads in it), then noreturn and escapes
         if not isinstance(c.func, ast.Name):
             st = self.expr(c.func, st, fr)
@@ -229,6 +232,24 @@ class CallSemantics:
                                              any(_is_self(k.value, sn) for k in c.keywords)):
             self.on_escape(c, fr)
         return st
+
+
+def _runs_base_init(fn: ast.FunctionDef) -> bool:
+    """``fn`` calls ``Cls.__init__(p, ...)`` on its first parameter ``p``."""
+    p = first_param(fn)
+    return p is not None and any(
+        isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "__init__" and
+        n.args and isinstance(n.args[0], ast.Name) and n.args[0].id == p for n in fast_walk(fn))
+
+
+def _const_str(node: ast.expr, fr: Frame) -> Optional[str]:
+    """A string literal, or a parameter the call bound to one (kornia's
+    ``_register_transform_tensor(self, "scale_factor", v)`` registers ``name``)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.Name) and isinstance(fr.consts.get(node.id), str):
+        return fr.consts[node.id]
+    return None
 
 
 def _tested_keys(fn: ast.AST) -> frozenset:

@@ -83,3 +83,56 @@ def test_a_module_helper_that_takes_the_instance_runs_as_part_of_construction(tm
     early = found[("Early", "extra")]
     assert early.severity == "error" and early.code in ("PK001", "PK002"), early
     assert not [k for k in found if k[0] == "SmallNet"]
+
+
+STREAMS = '''
+class BaseIt:
+    def __init__(self, logging_obj):
+        self.logging_obj = logging_obj
+        self._cache_hit = None
+
+    def _log_completed_response(self):
+        return self._cache_hit
+
+    def _handle_failure(self, e):
+        return self.logging_obj
+
+
+class RespIt(BaseIt):
+    async def __anext__(self):
+        return await self._next_event()
+
+    async def _next_event(self):
+        try:
+            pass
+        except Exception as e:
+            self._handle_failure(e)
+        self._log_completed_response()
+
+
+class LiteIt(RespIt):
+    def __init__(self, x):
+        self.x = x
+
+    async def __anext__(self):
+        return self.x
+
+
+class SuperIt(RespIt):
+    def __init__(self, x):
+        self.x = x
+
+    async def __anext__(self):
+        return await super().__anext__()
+'''
+
+
+def test_a_private_helper_reached_only_through_an_overridden_method_of_another_base_is_dead(tmp_path):
+    """litellm's LiteLLMCompletionStreamingIterator skips its base's ``__init__`` and overrides
+    ``__anext__``: the base's private ``_next_event`` and the ``_log_completed_response`` it calls
+    (defined one class further up) never run on it. Reachability follows private helpers
+    transitively from the public methods; ``super().__anext__()`` keeps the chain alive."""
+    found = {(f.cls, f.attr): f for f in package_findings(tmp_path, {"m.py": STREAMS})}
+    assert not [k for k in found if k[0] == "LiteIt"], found
+    assert found[("SuperIt", "_cache_hit")].severity == "error"
+    assert found[("SuperIt", "logging_obj")].severity == "error"

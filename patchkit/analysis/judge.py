@@ -16,6 +16,7 @@ from .astutil import dotted, fast_walk, first_param, self_attr
 from .mangle import private_part
 from .model import ClassInfo
 from .scan import ensure_scanned, init_callers
+from .reach import reachable_names
 from .reads import collect_reads
 from .severity import _RUN_BEFORE, _branch_only, _calls_super, _mode_split, _why, constant_flags
 
@@ -241,14 +242,7 @@ class ReadJudge:
         key = (id(f), len(inlined))
         got = self._reach_cache.get(key)
         if got is None:
-            got, seen = set(), set()
-            for c in f.classes:
-                for m in c.methods:
-                    effective = m not in seen
-                    seen.add(m)
-                    if effective and m != "__init__" or f"{c.qualname}.{m}" in inlined:
-                        got |= ensure_scanned(c).self_refs.get(m, set()) - {m}
-            self._reach_cache[key] = got
+            got = self._reach_cache[key] = reachable_names(f.classes, inlined)
         return got
 
     def _through_library(self, ci: ClassInfo, base: str) -> Optional[str]:

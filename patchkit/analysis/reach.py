@@ -1,0 +1,52 @@
+"""Which ``self.<name>`` an instance of a class can ever touch: the names its public methods (the
+MRO's first definer of each name) and its construction refer to, followed through the private
+helpers they reach, and through ``super().m()`` into the overridden definitions. A base's private
+helper outside that set is dead code for the class (litellm's LiteLLMCompletionStreamingIterator
+overrides ``__anext__``; the base's ``_next_event`` and the ``_log_completed_response`` it calls are
+never run on it)."""
+from __future__ import annotations
+
+import ast
+
+from .astutil import fast_walk
+from .scan import ensure_scanned
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+def _calls_super_of(fn: ast.FunctionDef, name: str) -> bool:
+    """``fn`` calls ``super().<name>(...)`` (or ``super(X, self).<name>``)."""
+    for n in fast_walk(fn):
+        if isinstance(n, ast.Attribute) and n.attr == name and isinstance(n.value, ast.Call) and \
+                isinstance(n.value.func, ast.Name) and n.value.func.id == "super":
+            return True
+    return False
+
+
+def reachable_names(classes: list, inlined: set) -> set[str]:
+    """The names ``self.<name>`` that code an instance of the class with MRO ``classes`` can run
+    refers to. ``inlined``: ``Class.method`` strings construction walked (they count as run)."""
+    defs: dict[str, list] = {}
+    for c in classes:
+        for m in c.methods:
+            defs.setdefault(m, []).append(c)
+    todo = [(cs[0], m) for m, cs in defs.items() if not _private(m) and m != "__init__"]
+    todo += [(c, m) for c in classes for m in c.methods if f"{c.qualname}.{m}" in inlined]
+    seen: set = set()
+    got: set[str] = set()
+    while todo:
+        c, m = todo.pop()
+        if (c.key, m) in seen:
+            continue
+        seen.add((c.key, m))
+        refs = ensure_scanned(c).self_refs.get(m, set()) - {m}
+        got |= refs
+        for r in refs:
+            if r in defs and _private(r):
+                todo.append((defs[r][0], r))
+        chain = defs.get(m, [])
+        if c in chain and chain.index(c) + 1 < len(chain) and _calls_super_of(c.methods[m], m):
+            todo.append((chain[chain.index(c) + 1], m))
+    return got

@@ -136,3 +136,47 @@ def test_a_private_helper_reached_only_through_an_overridden_method_of_another_b
     assert not [k for k in found if k[0] == "LiteIt"], found
     assert found[("SuperIt", "_cache_hit")].severity == "error"
     assert found[("SuperIt", "logging_obj")].severity == "error"
+
+
+ASYNC = '''
+import asyncio
+
+
+class BatchLogger:
+    def __init__(self, flush_interval=5):
+        self.flush_interval = flush_interval
+        self.log_queue = []
+
+
+class MetricsLogger(BatchLogger):
+    def __init__(self, key):
+        self.key = key
+        self._stopped = False
+        asyncio.create_task(self.periodic_flush())
+        super().__init__()
+
+    async def periodic_flush(self):
+        while not self._stopped:
+            await asyncio.sleep(self.flush_interval)
+            self.log_queue.clear()
+
+
+class EagerLogger(BatchLogger):
+    def __init__(self, key):
+        self.key = key
+        self.flush_now()
+        super().__init__()
+
+    def flush_now(self):
+        return self.flush_interval
+'''
+
+
+def test_calling_an_async_method_during_construction_does_not_run_its_body(tmp_path):
+    """litellm's NewRelicMetricsLogger schedules ``self.periodic_flush()`` with
+    ``asyncio.create_task`` before ``super().__init__()``: the coroutine's body runs after
+    construction. The same read in a plain method called there is a read during construction."""
+    found = {(f.cls, f.attr): f for f in package_findings(tmp_path, {"m.py": ASYNC})}
+    assert not [k for k in found if k[0] == "MetricsLogger" and k[1] in ("flush_interval", "log_queue")], found
+    eager = found[("EagerLogger", "flush_interval")]
+    assert eager.severity == "error" and eager.code in ("PK001", "PK002"), eager

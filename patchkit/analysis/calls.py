@@ -145,6 +145,8 @@ class CallSemantics:
                 if kind == "method":
                     if name in cls.noreturn_methods:
                         return []
+                    if _starts_coroutine(fn, fr):
+                        return st
                     return self.call_function(cls, fn, st, fr.depth + 1, fr.guarded, c)
                 return st
             # Thread.start() during construction: run() begins now, concurrently with the rest of
@@ -174,7 +176,7 @@ class CallSemantics:
                     self.external_init_ran = True
                 return st
             cls, fn, kind = target
-            if kind == "method":
+            if kind == "method" and not _starts_coroutine(fn, fr):
                 return self.call_function(cls, fn, st, fr.depth + 1, fr.guarded, c)
             return st
         # Base.__init__.__wrapped__(self, ...): the undecorated function under functools.wraps (captum)
@@ -189,6 +191,8 @@ class CallSemantics:
                 # Base.m is looked up along Base's own MRO, not the instance's (botorch's OutcomeTransform.__init__
                 # is nn.Module's, whatever the subclass mixes in after it)
                 target = (base, fn) if fn is not None else self.resolve_method(c.func.attr, base, inclusive=True, own=base)
+                if target is not None and _starts_coroutine(target[1], fr):
+                    return st
                 if target is not None and (not self_kw or first_param(target[1]) == self_kw):
                     if self_kw:  # the instance is passed by name: the other keywords bind as usual
                         c = ast.Call(func=c.func, args=[], keywords=[k for k in c.keywords if k.arg != self_kw])
@@ -232,6 +236,13 @@ class CallSemantics:
                                              any(_is_self(k.value, sn) for k in c.keywords)):
             self.on_escape(c, fr)
         return st
+
+
+def _starts_coroutine(fn: ast.AST, fr: Frame) -> bool:
+    """Sync code calling an ``async def`` only creates the coroutine: its body runs when it is
+    awaited or scheduled, after construction (litellm's ``asyncio.create_task(self.periodic_flush())``
+    in ``__init__`` before ``super().__init__()`` assigns what the loop reads)."""
+    return isinstance(fn, ast.AsyncFunctionDef) and not isinstance(fr.fn, ast.AsyncFunctionDef)
 
 
 def _runs_base_init(fn: ast.FunctionDef) -> bool:

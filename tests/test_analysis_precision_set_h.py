@@ -180,3 +180,51 @@ def test_calling_an_async_method_during_construction_does_not_run_its_body(tmp_p
     assert not [k for k in found if k[0] == "MetricsLogger" and k[1] in ("flush_interval", "log_queue")], found
     eager = found[("EagerLogger", "flush_interval")]
     assert eager.severity == "error" and eager.code in ("PK001", "PK002"), eager
+
+
+CMS = '''
+import warnings
+from contextlib import contextmanager
+
+
+@contextmanager
+def _suppress_deprecation_warning():
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore")
+        yield
+
+
+@contextmanager
+def _suppress_errors():
+    try:
+        yield
+    except Exception:
+        pass
+
+
+def build(x):
+    return x
+
+
+class Builder:
+    def __init__(self, fn):
+        with _suppress_deprecation_warning():
+            self.nb_func = build(fn)
+        self.name = self.nb_func.__name__
+
+
+class Lenient:
+    def __init__(self, fn):
+        with _suppress_errors():
+            self.nb_func = build(fn)
+        self.name = self.nb_func.__name__
+'''
+
+
+def test_a_contextmanager_that_only_filters_warnings_does_not_swallow_exceptions(tmp_path):
+    """numba's ``with _suppress_deprecation_warning_nopython_not_supplied():`` (a ``@contextmanager``
+    around ``warnings.catch_warnings()``, no ``except``) cannot skip the block's assignment and go
+    on: its own body decides, not its name. One with an ``except`` around its ``yield`` can (a warning)."""
+    found = {(f.cls, f.attr): f for f in package_findings(tmp_path, {"m.py": CMS})}
+    assert ("Builder", "nb_func") not in found, found
+    assert found[("Lenient", "nb_func")].code == "PK002"  # a swallowed exception skips the assignment

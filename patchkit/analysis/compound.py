@@ -3,6 +3,7 @@ conditions they contradict), loops that may not run, context managers that may s
 exceptions, try/except/finally and match."""
 from __future__ import annotations
 
+import ast
 from dataclasses import replace
 
 from .conditions import _catches_attribute_error, _irrefutable, frame_truth
@@ -58,7 +59,10 @@ class CompoundStatements:
         for item in s.items:
             st = self.expr(item.context_expr, st, fr)
             name = (dotted(item.context_expr) or "").split(".")[-1].lower()
-            if "suppress" in name or "ignore" in name:
+            seen = _generator_cm(item.context_expr, fr)
+            if seen is not None:
+                swallow = swallow or seen  # the @contextmanager's own body says whether it catches
+            elif "suppress" in name or "ignore" in name:
                 swallow = True
             if item.optional_vars is not None:
                 st = self.store(item.optional_vars, st, fr)
@@ -118,3 +122,22 @@ class CompoundStatements:
     s_AsyncFor = s_For
     s_AsyncWith = s_With
     s_TryStar = s_Try
+
+
+def _generator_cm(expr, fr):
+    """For ``with f(...)`` where ``f`` is a ``@contextmanager`` function of the class's module:
+    whether it can swallow an exception raised in the block (an ``except`` around its ``yield``).
+    None when the context manager is something else (then its name decides). numba's
+    ``_suppress_deprecation_warning_nopython_not_supplied`` only filters warnings."""
+    if not (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name)):
+        return None
+    fn = fr.cls.module.functions.get(expr.func.id)
+    if fn is None or not any((dotted(d) or "").split(".")[-1] in ("contextmanager", "asynccontextmanager")
+                             for d in fn.decorator_list):
+        return None
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Try) and node.handlers and any(
+                isinstance(y, (ast.Yield, ast.YieldFrom)) for b in node.body for y in ast.walk(b)):
+            return True
+    return False
+

@@ -10,7 +10,7 @@ from typing import Optional
 from .callargs import _deletes, _forget_locals, bind_constants
 from .conditions import _is_self, conjuncts, norm_test
 from .calltables import NON_ASSIGNING_CALLS, NORETURN_CALLS, REGISTER_METHODS
-from .astutil import dotted, fast_walk, first_param
+from .astutil import dotted, fast_walk, first_param, memo_on
 from .model import ClassInfo
 from .storeattr import stored_names
 from . import state as _state
@@ -248,9 +248,9 @@ def _starts_coroutine(fn: ast.AST, fr: Frame) -> bool:
 def _runs_base_init(fn: ast.FunctionDef) -> bool:
     """``fn`` calls ``Cls.__init__(p, ...)`` on its first parameter ``p``."""
     p = first_param(fn)
-    return p is not None and any(
+    return p is not None and memo_on(fn, "_pk_runs_base_init", lambda: any(
         isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "__init__" and
-        n.args and isinstance(n.args[0], ast.Name) and n.args[0].id == p for n in fast_walk(fn))
+        n.args and isinstance(n.args[0], ast.Name) and n.args[0].id == p for n in fast_walk(fn)))
 
 
 def _const_str(node: ast.expr, fr: Frame) -> Optional[str]:

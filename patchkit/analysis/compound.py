@@ -7,7 +7,7 @@ import ast
 from dataclasses import replace
 
 from .conditions import _catches_attribute_error, _irrefutable, frame_truth
-from .astutil import dotted
+from .astutil import dotted, memo_on
 from .state import Flow, State, _join, merge
 
 
@@ -135,9 +135,8 @@ def _generator_cm(expr, fr):
     if fn is None or not any((dotted(d) or "").split(".")[-1] in ("contextmanager", "asynccontextmanager")
                              for d in fn.decorator_list):
         return None
-    for node in ast.walk(fn):
-        if isinstance(node, ast.Try) and node.handlers and any(
-                isinstance(y, (ast.Yield, ast.YieldFrom)) for b in node.body for y in ast.walk(b)):
-            return True
-    return False
+    return memo_on(fn, "_pk_cm_catches", lambda: any(
+        isinstance(node, ast.Try) and node.handlers and any(
+            isinstance(y, (ast.Yield, ast.YieldFrom)) for b in node.body for y in ast.walk(b))
+        for node in ast.walk(fn)))
 

@@ -10,22 +10,26 @@ from typing import Optional
 from .astutil import dotted
 
 
+def named_in_body(cls: ast.ClassDef, keys) -> set[str]:
+    """Short names of the classes ``cls``'s body binds to any of ``keys`` (``data_class = BaseData``)."""
+    out = set()
+    for st in cls.body:
+        if isinstance(st, (ast.Assign, ast.AnnAssign)) and st.value is not None:
+            targets = st.targets if isinstance(st, ast.Assign) else [st.target]
+            if any(isinstance(t, ast.Name) and t.id in keys for t in targets):
+                name = dotted(st.value)
+                if name:
+                    out.add(name.split(".")[-1])
+    return out
+
+
 def class_attr_built(cls: ast.ClassDef, value: ast.expr, selfname: Optional[str]) -> set[str]:
     """``self.data_class()`` where the owner's class body says ``data_class = BaseData``: {"BaseData"}
     (astropy's readers build their header and data objects through such class attributes)."""
     if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and
             isinstance(value.func.value, ast.Name) and value.func.value.id == selfname):
         return set()
-    key = value.func.attr
-    out = set()
-    for st in cls.body:
-        if isinstance(st, (ast.Assign, ast.AnnAssign)) and st.value is not None:
-            targets = st.targets if isinstance(st, ast.Assign) else [st.target]
-            if any(isinstance(t, ast.Name) and t.id == key for t in targets):
-                name = dotted(st.value)
-                if name:
-                    out.add(name.split(".")[-1])
-    return out
+    return named_in_body(cls, {value.func.attr})
 
 
 def factory_built(cls: ast.ClassDef, owned: str, ctors) -> set[str]:
@@ -45,12 +49,4 @@ def factory_built(cls: ast.ClassDef, owned: str, ctors) -> set[str]:
     if tree is not None:
         owners += [c for c in ast.walk(tree) if isinstance(c, ast.ClassDef) and c is not cls and
                    any((dotted(b) or "").split(".")[-1] == cls.name for b in c.bases)]
-    out = set()
-    for owner in owners:
-        for st in owner.body:
-            if isinstance(st, (ast.Assign, ast.AnnAssign)) and st.value is not None and any(
-                    isinstance(t, ast.Name) and t.id in keys for t in (st.targets if isinstance(st, ast.Assign) else [st.target])):
-                name = dotted(st.value)
-                if name:
-                    out.add(name.split(".")[-1])
-    return out
+    return set().union(*(named_in_body(owner, keys) for owner in owners))

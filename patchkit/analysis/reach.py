@@ -10,10 +10,7 @@ import ast
 
 from .astutil import fast_walk
 from .scan import ensure_scanned
-
-
-def _private(name: str) -> bool:
-    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+from .severity import _private
 
 
 def _calls_super_of(fn: ast.FunctionDef, name: str) -> bool:

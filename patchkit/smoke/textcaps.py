@@ -29,13 +29,8 @@ def grammar_missing(python: str = sys.executable, env: Optional[dict] = None,
 
 def option_value(args: list[str], flag: str) -> Optional[str]:
     """The value of ``flag`` in a server command (``--flag V`` or ``--flag=V``; the last one wins)."""
-    val = None
-    for i, a in enumerate(args):
-        if a == flag and i + 1 < len(args):
-            val = args[i + 1]
-        elif a.startswith(flag + "="):
-            val = a.split("=", 1)[1]
-    return val
+    from .matrix import parse_options
+    return parse_options(list(args)).get(flag)
 
 
 def text_skips(args: list[str], grammar_skip: str) -> dict:

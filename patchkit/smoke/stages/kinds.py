@@ -53,8 +53,6 @@ def _stop(ctx, ids, n):
     return None
 
 
-#: stop-string requests: the greedy reference (alone, below the threshold) per server and prompt
-_TEXT_REF: dict = {}
 TEXT_TOKENS = 48
 
 
@@ -71,10 +69,11 @@ def pick_stop(text: str) -> str:
 
 
 def _stop_text(ctx, ids, n):
-    key = (ctx.base, tuple(ids))
-    if key not in _TEXT_REF:
-        _TEXT_REF[key] = generate(ctx.base, ids, TEXT_TOKENS, 300)
-    ref = _TEXT_REF[key]
+    # the greedy reference of this server, taken alone (below the threshold) on the first call
+    refs = ctx.__dict__.setdefault("_text_refs", {})
+    if tuple(ids) not in refs:
+        refs[tuple(ids)] = generate(ctx.base, ids, TEXT_TOKENS, 300)
+    ref = refs[tuple(ids)]
     ref_ids, ref_text = ref.get("output_ids") or [], ref.get("text") or ""
     stop = pick_stop(ref_text)
     if not stop:

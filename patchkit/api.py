@@ -635,12 +635,12 @@ def smoke(req: SmokeRequest, hooks: Hooks = Hooks()) -> SmokeReport:
     if req.model_config:
         model_path, models, base, shape = sc.fullsize_models(log_dir, req.model_config, req.layers, req.tp)
         draft_model_path = models["draft"]
-        extra = base + list(spec.spec_args) + extra
+        extra = sc.merge_args(base + list(spec.spec_args), extra, spec.bool_options)  # --server-arg wins
     grammar_skip = sc.grammar_probe()
     if req.tiny:
         mt, md = tinymod.write(log_dir / "tiny-model")
         model_path, draft_model_path = str(mt), str(md)
-        extra = tinymod.tiny_args(spec, grammar_skip) + extra
+        extra = sc.merge_args(tinymod.tiny_args(spec, grammar_skip), extra, spec.bool_options)
     if not model_path:
         raise UsageError("--model-path is required (or --tiny for the built-in model)")
     cfg = SmokeConfig(model_path, draft_model_path, req.tp, req.threshold if req.threshold is not None else spec.threshold,

@@ -476,7 +476,9 @@ def launch(target, require_signoff, signoff_path, tp, verify_signature, command)
 @click.option("--tp", type=int, default=1)
 @click.option("--threshold", type=int, default=None, help="batch-size threshold (default: the patch's smoke spec)")
 @click.option("--crossings", type=int, default=None, help="switches each way (default 20; 10 per matrix cell)")
-@click.option("--server-arg", "server_args", multiple=True, help="extra argument for sglang.launch_server (repeatable)")
+@click.option("--server-arg", "server_args", multiple=True,
+              help="extra argument for sglang.launch_server (repeatable); it replaces a built-in option of the "
+                   "same name, e.g. --server-arg=--attention-backend=flashinfer")
 @click.option("--timeout", type=float, default=600.0)
 @click.option("--signoff", "signoff_path", type=click.Path(path_type=Path), default=None)
 @click.option("--log-dir", type=click.Path(path_type=Path), default=None,

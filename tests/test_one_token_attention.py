@@ -242,3 +242,100 @@ def test_any_batch_is_seen_shifted_and_restored(convert, mode, lens, has_sum, ha
         expected = sum(lens) + shift * len(lens) if has_sum or has_cpu else len(lens) * b.max_context_len
         assert b.calls[-1][3] == expected
     assert all(x is y for x, y in zip(snapshot(fb), before))
+
+
+# ----------------------------------------------------------------------------- FlashInfer
+class DecodeMetadata:
+    def __init__(self, wrappers):
+        self.decode_wrappers = wrappers
+
+
+class PrefillMetadata:
+    def __init__(self, wrappers):
+        self.prefill_wrappers = wrappers
+
+
+class FlashInferAttnBackend:
+    """Stand-in shaped like SGLang 0.5.14+'s FlashInfer backend: DECODE plans the decode wrappers
+    (graph capture installs the sync-free planner), TARGET_VERIFY the paged-prefill ones."""
+
+    def __init__(self, **attrs):
+        self.dispatch_reason = None
+        self.num_wrappers = 1
+        self.skip_prefill = False
+        self.use_sliding_window_kv_pool = False
+        self.decode_uses_dequant_workspace = False
+        self.max_context_len = 1000
+        self.calls = []
+        self.forward_metadata = None
+        self.__dict__.update(attrs)
+
+    def _meta(self, mode):
+        return DecodeMetadata(["decode"]) if mode.is_decode() else PrefillMetadata(["verify"])
+
+    def init_forward_metadata(self, fb):
+        self.calls.append(("eager", fb.forward_mode, tuple(fb.seq_lens), fb.seq_lens_sum,
+                           None if fb.seq_lens_cpu is None else tuple(fb.seq_lens_cpu), fb.spec_info))
+        self.forward_metadata = self._meta(fb.forward_mode)
+
+    def init_forward_metadata_out_graph(self, fb, in_capture=False):
+        self.calls.append(("graph", fb.forward_mode, tuple(fb.seq_lens), in_capture,
+                           None if fb.seq_lens_cpu is None else tuple(fb.seq_lens_cpu), fb.spec_info))
+        if in_capture:
+            self.forward_metadata = self._meta(fb.forward_mode)
+
+    def forward_extend(self, q, k, v, layer, fb, save_kv_cache=True):
+        return ("prefill-wrapper", save_kv_cache)
+
+    def forward_decode(self, q, k, v, layer, fb, save_kv_cache=True):
+        return ("decode-wrapper", save_kv_cache)
+
+
+def test_flashinfer_verify_takes_the_decode_wrappers(convert):
+    b = FlashInferAttnBackend()
+    assert convert(b) is True and type(b).__name__ == "PatchkitOneTokenFlashInferAttnBackend"
+    fb = batch(ForwardMode.TARGET_VERIFY, [5, 7, 1])
+    before = snapshot(fb)
+    b.init_forward_metadata(fb)
+    assert b.calls[-1] == ("eager", ForwardMode.DECODE, (6, 8, 2), 16, (6, 8, 2), None)
+    assert isinstance(b.forward_metadata, DecodeMetadata)
+    assert b.forward_extend("q", "k", "v", None, fb) == ("decode-wrapper", True)
+    assert all(x is y for x, y in zip(snapshot(fb), before))
+
+
+def test_flashinfer_graph_capture_and_replay_see_decode_with_host_lengths_shifted(convert):
+    b = FlashInferAttnBackend()
+    convert(b)
+    fb = batch(ForwardMode.TARGET_VERIFY, [5, 7])
+    b.init_forward_metadata_out_graph(fb, in_capture=True)
+    # the host lengths move with the device ones: fast_decode_plan builds its indptr from them
+    assert b.calls[-1] == ("graph", ForwardMode.DECODE, (6, 8), True, (6, 8), None)
+    assert b.forward_extend("q", "k", "v", None, fb, False) == ("decode-wrapper", False)
+    fb = batch(ForwardMode.DRAFT_EXTEND_V2, [6, 8])
+    b.init_forward_metadata_out_graph(fb)
+    assert b.calls[-1] == ("graph", ForwardMode.DECODE, (6, 8), False, (6, 8), None)
+
+
+def test_flashinfer_prefill_metadata_keeps_the_prefill_wrapper(convert):
+    b = FlashInferAttnBackend()
+    convert(b)
+    fb = batch(ForwardMode.TARGET_VERIFY, [5])
+    b.forward_metadata = PrefillMetadata(["verify"])  # planned by someone else
+    assert b.forward_extend("q", "k", "v", None, fb) == ("prefill-wrapper", True)
+    fb = batch(ForwardMode.EXTEND, [5])
+    b.init_forward_metadata(fb)
+    assert b.calls[-1][1] is ForwardMode.EXTEND
+    assert b.forward_extend("q", "k", "v", None, fb) == ("prefill-wrapper", True)
+
+
+@pytest.mark.parametrize("attrs, why", [
+    ({"dispatch_reason": "SLIDING_WINDOW", "num_wrappers": 2}, "sliding-window wrapper dispatch"),
+    ({"dispatch_reason": "CROSS_ATTENTION", "num_wrappers": 2}, "cross-attention wrapper dispatch"),
+    ({"use_sliding_window_kv_pool": True}, "SWA KV pool"),
+    ({"decode_uses_dequant_workspace": True}, "FP4 dequant workspace"),
+    ({"skip_prefill": True}, "a multi-step draft backend"),
+])
+def test_flashinfer_backends_it_cannot_serve_are_left_alone(convert, attrs, why):
+    b = FlashInferAttnBackend(**attrs)
+    assert convert(b) is False, why
+    assert type(b) is FlashInferAttnBackend

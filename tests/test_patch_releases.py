@@ -119,7 +119,7 @@ def test_matrix_over_the_whole_range():
     assert by["0.5.16"].strategy == "reuse-upstream-zero-step"
     assert by["0.5.11"].verdict == "refused"
     # the summary comes from the whole release (the dry run's scratch holds only the patched files)
-    assert all("on decode attention kernels" in r.detail for r in rows if r.verdict == "applies")
+    assert all("on decode attention kernels (Triton, FlashInfer)" in r.detail for r in rows if r.verdict == "applies")
 
 
 @pytest.mark.network
@@ -153,8 +153,10 @@ def test_threshold_resolution_in_the_patched_code(sglang_scratch, monkeypatch):
 @pytest.mark.parametrize("version,upstream", [("0.5.12", False), ("0.5.13", False), ("0.5.14", True),
                                               ("0.5.16", True), ("0.5.23", True)])
 def test_decode_kernel_conversion_finds_its_hooks_in_real_release(sglang_release, version, upstream):
-    from patches.dynamic_spec_disable import decode_kernel_gaps
-    assert decode_kernel_gaps(engine.reader(sglang_release(version)), upstream_builder=upstream) == []
+    from patches.dynamic_spec_disable import decode_kernel_backends, decode_kernel_gaps
+    read = engine.reader(sglang_release(version))
+    assert decode_kernel_gaps(read, upstream_builder=upstream) == []
+    assert decode_kernel_backends(read) == (["TritonAttnBackend", "FlashInferAttnBackend"], {})
 
 
 def test_decode_kernel_gaps_name_what_is_missing():
@@ -177,6 +179,24 @@ def test_decode_kernel_gaps_name_what_is_missing():
     assert any("_draft_worker.init_attention_backend(" in g for g in gaps)
     assert not any("forward_decode" in g or "_get_attention_backend" in g for g in gaps)
     assert decode_kernel_gaps({}.get, upstream_builder=False) == [f"{TRITON}: no class TritonAttnBackend"]
+
+
+def test_decode_kernel_backends_name_the_backend_left_on_its_verify_kernel():
+    """A release whose FlashInfer backend lost the sync-free decode planner keeps Triton converted
+    and says why FlashInfer is not."""
+    from patches.dynamic_spec_disable import FLASHINFER, TRITON, decode_kernel_backends
+    body = ("    def __init__(self):\n        self.num_draft_tokens = 1\n        self.dispatch_reason = None\n"
+            "        self.decode_wrappers = []\n"
+            "    def forward_decode(self, q, k, v, layer, forward_batch, save_kv_cache=True): ...\n"
+            "    def forward_extend(self, q, k, v, layer, forward_batch, save_kv_cache=True): ...\n"
+            "    def init_forward_metadata(self, forward_batch): ...\n"
+            "    def init_forward_metadata_out_graph(self, forward_batch, in_capture=False): ...\n")
+    files = {TRITON: "class TritonAttnBackend:\n" + body, FLASHINFER: "class FlashInferAttnBackend:\n" + body}
+    ok, gaps = decode_kernel_backends(files.get)
+    assert ok == ["TritonAttnBackend"]
+    assert gaps == {"FlashInferAttnBackend": [f"{FLASHINFER}: FlashInferAttnBackend source lacks 'fast_decode_plan'"]}
+    files[FLASHINFER] = "from x import fast_decode_plan\nclass FlashInferAttnBackend:\n" + body
+    assert decode_kernel_backends(files.get) == (["TritonAttnBackend", "FlashInferAttnBackend"], {})
 
 
 @pytest.mark.network

@@ -218,3 +218,24 @@ def test_mem_total_is_shared_by_the_cells_served_at_once(total, parallel):
     args = cell_config(SPEC, opts, plan, plan.cells[0], None).server_args
     mem = float(args[args.index("--mem-fraction-static") + 1])
     assert mem == round(max(0.05, total / parallel), 3) and args.count("--mem-fraction-static") == 1
+
+
+def test_server_arg_replaces_the_tiny_models_own_option(tmp_path, monkeypatch):
+    """`patchkit smoke --tiny --server-arg=--attention-backend=flashinfer`: every cell and the
+    speculation-off reference run the user's backend, never both (the tiny base says triton)."""
+    from patchkit.ftypes import Target, TargetKind
+    from patchkit.smoke import command
+    from patchkit.smoke.matrixrun import cell_config, make_plan
+    monkeypatch.setattr(command, "grammar_probe", lambda: "no xgrammar")
+    monkeypatch.setattr(command, "tiny_models", lambda log_dir, skip: ("/t", {"target": "/t", "draft": "/d",
+                                                                             "eagle_draft": "/e"},
+                                                                      ["--attention-backend", "triton", "--x", "1"]))
+    t = Target("sglang", "0.5.12", STANDIN, TargetKind.DIRECTORY)
+    opts = command.matrix_options(t, SPEC, model_path=None, draft_model_path=None, eagle_draft_path=None, tiny=True,
+                                  tp=1, threshold=None, crossings=10, server_args=["--attention-backend=flashinfer"],
+                                  timeout=60, log_dir=tmp_path, parallel=1, only=(), matrix="default", launch_cell="",
+                                  soak_seconds=1, long_tokens=10, transitions=10)
+    assert opts.base_args == ["--x", "1", "--attention-backend=flashinfer"]
+    plan = make_plan(SPEC, t, opts)
+    args = cell_config(SPEC, opts, plan, plan.cells[0], None).server_args
+    assert "triton" not in args and "--attention-backend=flashinfer" in args

@@ -380,31 +380,61 @@ def _subclass_edits(subs: list[Subclass], host: str) -> list[Edit]:
 
 # ----------------------------------------------------------------------------- decode kernels
 TRITON = "sglang/srt/layers/attention/triton_backend.py"
+FLASHINFER = "sglang/srt/layers/attention/flashinfer_backend.py"
 FORWARD_INFO = "sglang/srt/model_executor/forward_batch_info.py"
+#: backend class -> (file, what its source must show for ``runtime.convertible``'s guards)
+DECODE_BACKENDS = {
+    "TritonAttnBackend": (TRITON, ("self.num_draft_tokens =",)),
+    "FlashInferAttnBackend": (FLASHINFER, ("self.dispatch_reason =", "self.decode_wrappers",
+                                           "fast_decode_plan")),
+}
 
 
-def decode_kernel_gaps(read: Reader, upstream_builder: bool) -> list[str]:
-    """What ``runtime.one_token_attention`` relies on and this release lacks (empty: the disabled
-    steps run on the Triton decode kernel). Read with ``ast``; nothing is imported."""
-    gaps: list[str] = []
-    text = read(TRITON) or ""
-    node = _ast_class(text, "TritonAttnBackend") if text else None
+def _backend_gaps(read: Reader, cls: str) -> list[str]:
+    """What ``runtime.one_token_attention`` needs from one backend class and this release lacks."""
+    path, markers = DECODE_BACKENDS[cls]
+    text = read(path) or ""
+    node = _ast_class(text, cls) if text else None
     if node is None:
-        return [f"{TRITON}: no class TritonAttnBackend"]
+        return [f"{path}: no class {cls}"]
+    gaps: list[str] = []
     fns = {f.name: f for f in node.body if isinstance(f, ast.FunctionDef)}
     for name in ("forward_decode", "forward_extend"):
         if name not in fns or "save_kv_cache" not in [a.arg for a in fns[name].args.args]:
-            gaps.append(f"{TRITON}: TritonAttnBackend.{name}(..., save_kv_cache) not found")
+            gaps.append(f"{path}: {cls}.{name}(..., save_kv_cache) not found")
     if "init_forward_metadata" not in fns:
-        gaps.append(f"{TRITON}: TritonAttnBackend.init_forward_metadata not found")
+        gaps.append(f"{path}: {cls}.init_forward_metadata not found")
     graph_ok = "init_forward_metadata_out_graph" in fns or all(
         n in fns and "forward_mode" in [a.arg for a in fns[n].args.args]
         for n in ("init_forward_metadata_capture_cuda_graph", "init_forward_metadata_replay_cuda_graph"))
     if not graph_ok:
-        gaps.append(f"{TRITON}: no CUDA-graph metadata method the conversion knows "
+        gaps.append(f"{path}: no CUDA-graph metadata method the conversion knows "
                     f"(init_forward_metadata_out_graph, or capture/replay with forward_mode)")
-    if "self.num_draft_tokens =" not in text:
-        gaps.append(f"{TRITON}: TritonAttnBackend does not record num_draft_tokens")
+    for marker in markers:
+        if marker not in text:
+            gaps.append(f"{path}: {cls} source lacks '{marker}'")
+    return gaps
+
+
+def decode_kernel_backends(read: Reader) -> tuple[list[str], dict[str, list[str]]]:
+    """(backends whose disabled steps run on their decode kernels, gaps of the others)."""
+    ok, gaps = [], {}
+    for cls in DECODE_BACKENDS:
+        found = _backend_gaps(read, cls)
+        if found:
+            gaps[cls] = found
+        else:
+            ok.append(cls)
+    return ok, gaps
+
+
+def decode_kernel_gaps(read: Reader, upstream_builder: bool) -> list[str]:
+    """What ``runtime.one_token_attention`` relies on and this release lacks, for the Triton backend
+    and the release's modes and zero-state builder (empty: the disabled steps run on the Triton
+    decode kernel). Read with ``ast``; nothing is imported."""
+    gaps = _backend_gaps(read, "TritonAttnBackend")
+    if gaps and gaps[0].endswith("no class TritonAttnBackend"):
+        return gaps
     modes = read(FORWARD_INFO) or ""
     for name in ("is_target_verify", "is_draft_extend_v2"):
         if f"def {name}(" not in modes:
@@ -494,8 +524,12 @@ def select(version: Version, read: Reader, init_class: str = CLS) -> Strategy:
     subs = subclasses(read, host)
     edits += _subclass_edits(subs, host)
     gaps = decode_kernel_gaps(read, upstream_builder=has_upstream_zero)
-    kernels = ("on decode attention kernels (Triton backend)" if not gaps else
+    converted, other = decode_kernel_backends(read)
+    names = ", ".join(c.replace("AttnBackend", "") for c in converted)
+    kernels = (f"on decode attention kernels ({names})" if not gaps else
                f"on the verify (extend) kernels: {gaps[0]}")
+    if not gaps and other:
+        kernels += f"; other backends keep their verify kernels ({next(iter(other.values()))[0]})"
     sub_line = "; subclasses: " + ", ".join(s.support() for s in subs) if subs else ""
     if has_upstream_zero:
         name = "reuse-upstream-zero-step"
@@ -578,7 +612,7 @@ EXAMPLES = (
 
 PATCH = Patch(
     name="dynamic-spec-disable",
-    version="2.0.0",
+    version="2.1.0",
     description="Skip EAGLE-3 draft+verify for decode batches above --speculative-disable-batch-threshold",
     distribution="sglang",
     specifier=SpecifierSet(">=0.5.6,<0.6"),

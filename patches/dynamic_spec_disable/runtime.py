@@ -500,6 +500,9 @@ def _seq_lens_sum(batch: Any, attn_backend: Any) -> int:
 #: one query token per request), against 2.0 ms for the decode kernel of a plain decode step. One
 #: query token per request whose KV slot is req_to_token[req, prefix_len] is a decode step over
 #: prefix_len + 1 tokens, so the zero-step state's own backends run those steps with the decode kernel.
+#: On FlashInfer the one-token verify re-plans a paged-prefill wrapper with the stock, blocking
+#: ``plan()`` every step (bench/results/h200-8b-flashinfer/backend-kernels.md); as DECODE it takes
+#: the decode wrappers, whose graph replay plans with ``fast_decode_plan`` from host lengths.
 _ONE_TOKEN_CLASSES: dict = {}
 
 
@@ -515,17 +518,39 @@ def _extra_len(mode: Any) -> Optional[int]:
     return None
 
 
+def _family(backend: Any) -> Optional[str]:
+    names = {k.__name__ for k in type(backend).__mro__}
+    for family in ("TritonAttnBackend", "FlashInferAttnBackend"):
+        if family in names:
+            return family
+    return None
+
+
 def convertible(backend: Any) -> bool:
-    """Whether :func:`one_token_attention` may convert this backend: the Triton backend built for
-    one verify token, without MLA, sliding window or decode context parallelism."""
-    base = type(backend)
-    if not any(k.__name__ == "TritonAttnBackend" for k in base.__mro__):
+    """Whether :func:`one_token_attention` may convert this backend, one built for one verify token:
+    Triton without MLA, sliding window or decode context parallelism; FlashInfer with one wrapper
+    (no sliding-window or cross-attention dispatch) whose decode reads the KV cache directly (not
+    through an FP4 dequantisation workspace)."""
+    family = _family(backend)
+    if family is None or getattr(backend, "num_draft_tokens", 1) != 1 or getattr(backend, "use_mla", False):
         return False
-    if getattr(backend, "num_draft_tokens", None) != 1 or getattr(backend, "use_mla", False):
-        return False
+    if family == "FlashInferAttnBackend":
+        return (
+            getattr(backend, "dispatch_reason", None) is None
+            and (getattr(backend, "num_wrappers", 1) or 1) == 1
+            and not getattr(backend, "skip_prefill", False)
+            and not getattr(backend, "use_sliding_window_kv_pool", False)
+            and not getattr(backend, "decode_uses_dequant_workspace", False)
+        )
     if (getattr(backend, "sliding_window_size", None) or -1) > 0:
         return False
     return (getattr(backend, "dcp_size", 1) or 1) <= 1
+
+
+def _decode_metadata(metadata: Any) -> bool:
+    """Whether the backend's current metadata was built for DECODE: Triton's split-KV buffer, or
+    FlashInfer's decode wrappers."""
+    return getattr(metadata, "attn_logits", None) is not None or getattr(metadata, "decode_wrappers", None) is not None
 
 
 def one_token_attention(backend: Any) -> bool:
@@ -618,7 +643,7 @@ def _one_token_class(base: type) -> type:
         if (
             _extra_len(forward_batch.forward_mode) is None
             or k is None
-            or getattr(metadata, "attn_logits", None) is None
+            or not _decode_metadata(metadata)
             or any(value is not None for key, value in kwargs.items() if key != "sinks")
         ):
             return base.forward_extend(self, q, k, v, layer, forward_batch, save_kv_cache, **kwargs)

@@ -11,6 +11,7 @@ from .. import signoff
 from ..ftypes import Target, UsageError
 from . import matrix as M
 from .matrixrun import MatrixOptions, Plan, make_plan, models_for, run_matrix
+from .run import merge_args
 from .spec import SmokeSpec, for_patch_names, for_target
 
 
@@ -78,10 +79,10 @@ def matrix_options(target: Target, spec: SmokeSpec, *, model_path: Optional[str]
     grammar_skip = grammar_probe()
     if model_config:
         model_path, models, fs_base, shape = fullsize_models(log_dir, model_config, layers, tp)
-        base = fs_base + base
+        base = merge_args(fs_base, base, spec.bool_options)  # --server-arg overrides a built-in option
     elif tiny:
         model_path, models, tiny_base = tiny_models(log_dir, grammar_skip)
-        base = tiny_base + base
+        base = merge_args(tiny_base, base, spec.bool_options)
     else:
         if not model_path:
             raise UsageError("--model-path is required (or --tiny for the built-in model)")

@@ -53,9 +53,11 @@ class Lens(tuple):
         return sum(iter(self))
 
 
-class TritonAttnBackend:
-    def __init__(self, num_draft_tokens=1, **attrs):
-        self.num_draft_tokens = num_draft_tokens
+class Recorder:
+    """What every stand-in backend shares: its fields, and an eager metadata call that records what
+    it saw and builds ``_meta(mode)``."""
+
+    def __init__(self, **attrs):
         self.max_context_len = 1000
         self.calls = []
         self.forward_metadata = None
@@ -64,8 +66,15 @@ class TritonAttnBackend:
     def init_forward_metadata(self, fb):
         self.calls.append(("eager", fb.forward_mode, tuple(fb.seq_lens), fb.seq_lens_sum,
                            None if fb.seq_lens_cpu is None else tuple(fb.seq_lens_cpu), fb.spec_info))
-        decode = fb.forward_mode.is_decode()
-        self.forward_metadata = types.SimpleNamespace(attn_logits="buf" if decode else None)
+        self.forward_metadata = self._meta(fb.forward_mode)
+
+
+class TritonAttnBackend(Recorder):
+    def __init__(self, num_draft_tokens=1, **attrs):
+        super().__init__(num_draft_tokens=num_draft_tokens, **attrs)
+
+    def _meta(self, mode):
+        return types.SimpleNamespace(attn_logits="buf" if mode.is_decode() else None)
 
     def init_forward_metadata_out_graph(self, fb, in_capture=False):
         self.calls.append(("graph", fb.forward_mode, tuple(fb.seq_lens), in_capture, fb.spec_info))
@@ -255,28 +264,16 @@ class PrefillMetadata:
         self.prefill_wrappers = wrappers
 
 
-class FlashInferAttnBackend:
+class FlashInferAttnBackend(Recorder):
     """Stand-in shaped like SGLang 0.5.14+'s FlashInfer backend: DECODE plans the decode wrappers
     (graph capture installs the sync-free planner), TARGET_VERIFY the paged-prefill ones."""
 
     def __init__(self, **attrs):
-        self.dispatch_reason = None
-        self.num_wrappers = 1
-        self.skip_prefill = False
-        self.use_sliding_window_kv_pool = False
-        self.decode_uses_dequant_workspace = False
-        self.max_context_len = 1000
-        self.calls = []
-        self.forward_metadata = None
-        self.__dict__.update(attrs)
+        super().__init__(**{"dispatch_reason": None, "num_wrappers": 1, "skip_prefill": False,
+                            "use_sliding_window_kv_pool": False, "decode_uses_dequant_workspace": False, **attrs})
 
     def _meta(self, mode):
         return DecodeMetadata(["decode"]) if mode.is_decode() else PrefillMetadata(["verify"])
-
-    def init_forward_metadata(self, fb):
-        self.calls.append(("eager", fb.forward_mode, tuple(fb.seq_lens), fb.seq_lens_sum,
-                           None if fb.seq_lens_cpu is None else tuple(fb.seq_lens_cpu), fb.spec_info))
-        self.forward_metadata = self._meta(fb.forward_mode)
 
     def init_forward_metadata_out_graph(self, fb, in_capture=False):
         self.calls.append(("graph", fb.forward_mode, tuple(fb.seq_lens), in_capture,

@@ -9,6 +9,7 @@ from ..ftypes import Finding, Severity
 from . import messages as M
 from .classmodel import ClassModel, _has_explicit_init, _unimplemented_abstract
 from .coassign import excluded
+from .conditions import absent_by_guard
 from .severity import in_test_code, is_test_path
 from .flow import Budget, BudgetExceeded, Constructor, State
 from .judge import ReadJudge
@@ -315,6 +316,8 @@ class Analyzer(ClassModel, ReadJudge):
                         continue  # `x: T` in a base whose subclasses set it: a contract they fill
                     if self._narrowed_to_owner(c, selfname, attr, r.conds):
                         continue
+                    if any(a in always or known_static(a) for a in absent_by_guard(r.conds, selfname)):
+                        continue  # under `not hasattr(self, "a")` with a always set: dead (panel's py2 fallback)
                     missing = [s for s in terminal if attr not in s.assigned]
                     if not missing:
                         continue

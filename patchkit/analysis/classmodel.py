@@ -187,10 +187,11 @@ class ClassModel:
 
     def _descendant_provides(self, ci: ClassInfo, attr: str) -> bool:
         """Some subclass of ``ci`` (anywhere in the tree) assigns ``attr`` or declares it, or
-        cannot be fully known (a base outside the tree)."""
+        cannot be fully known (a base outside the tree; a class decorator, metaclass or dynamic
+        write that may set it: aiofiles' ``@delegate_to_executor("readline", ...)`` subclasses)."""
         for d in self._descendants(ci):
             df = self.facts(d)
-            if df.unknown_base or attr in df.class_level or attr in df.fields or \
+            if df.unknown_base or df.open or df.dynamic or attr in df.class_level or attr in df.fields or \
                     any(attr in ensure_scanned(k).assigned_in for k in df.classes):
                 return True
         return False

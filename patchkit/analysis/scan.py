@@ -55,7 +55,8 @@ def _needs_walk(selfname: str) -> re.Pattern:
     if r is None:
         sn = re.escape(selfname)
         r = _NEEDS_WALK[selfname] = re.compile(
-            rf"(?:get|set)attr\s*\(\s*{sn}\s*,|{sn}\s*\.\s*(?:{'|'.join(sorted(REGISTER_METHODS))})\s*\("
+            rf"(?:get|set)attr\s*\(\s*{sn}\s*,|setattr\s*\(\s*(?:{sn}\s*\.\s*__class__|type\s*\(\s*{sn}\s*\))\s*,"
+            rf"|{sn}\s*\.\s*(?:{'|'.join(sorted(REGISTER_METHODS))})\s*\("
             rf"|__dict__|vars\s*\(\s*{sn}\s*\)|store_attr\s*\(")
     return r
 
@@ -199,6 +200,14 @@ def _scan_call(ci: ClassInfo, mname: str, node: ast.Call, selfname: str, refs: s
                 ci.dyn_patterns.append(_fstring_pattern(key))
             else:
                 ci.dynamic = ci.dynamic or f"setattr(self, <non-literal>) in {mname} at line {node.lineno}"
+        elif _is_class_ref(obj, selfname):
+            # setattr(self.__class__, name, property(...)): scipy's distributions make every
+            # parameter a class property this way
+            key = node.args[1]
+            if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                ci.class_names.add(key.value)
+            else:
+                ci.dynamic = ci.dynamic or f"setattr(type(self), <non-literal>) in {mname} at line {node.lineno}"
     elif f.startswith(f"{selfname}.") and f.split(".")[-1] in REGISTER_METHODS and f.count(".") == 1:
         if node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
             ci.assigned_in.setdefault(node.args[0].value, []).append((mname, node.lineno))

@@ -41,6 +41,49 @@ class Located(Named):
 }
 
 
+LOCALS_CONFIG = {
+    "base.py": '''
+class AWSBase:
+    def __init__(self, **kwargs):
+        self.aws_authentication_params = ["aws_region_name"]
+
+
+class InvokeConfig(AWSBase):
+    def __init__(self, **kwargs):
+        AWSBase.__init__(self, **kwargs)
+
+    def map_params(self, params):
+        return {k: v for k, v in params.items() if k not in self.aws_authentication_params}
+''',
+    "legacy.py": '''
+from .base import InvokeConfig
+
+
+class LegacyConfig(InvokeConfig):
+    max_tokens: int = 256
+
+    def __init__(self, max_tokens=None, temperature=None):
+        locals_ = dict(locals())
+        for key, value in locals_.items():
+            if key != "self" and value is not None:
+                setattr(self.__class__, key, value)
+
+    def describe(self):
+        return self.temperature
+''',
+}
+
+
+def test_setattr_on_the_class_keyed_by_locals_sets_only_the_parameters(tmp_path):
+    """litellm's provider configs copy their ``__init__`` parameters onto the class with
+    ``setattr(self.__class__, key, value)`` over ``locals()``: those names are class attributes,
+    and the class stays closed, so the missing base initialiser is still an error (litellm's
+    ``AmazonAnthropicConfig.aws_authentication_params``, a real bug)."""
+    found = {(f.cls, f.attr): f for f in package_findings(tmp_path, LOCALS_CONFIG)}
+    assert ("LegacyConfig", "temperature") not in found
+    assert found[("LegacyConfig", "aws_authentication_params")].severity == "error"
+
+
 def test_setattr_on_the_class_with_a_computed_name_opens_it(tmp_path):
     """scipy's ``UnivariateDistribution._update_parameters`` makes every parameter a class property
     with ``setattr(self.__class__, name, property(...))`` (6 false error groups): the class is

@@ -185,6 +185,16 @@ def _is_class_ref(v: ast.expr, selfname: str) -> bool:
         and isinstance(v.args[0], ast.Name) and v.args[0].id == selfname
 
 
+def _names_from_locals(fn) -> set[str]:
+    """The parameter names of ``fn`` when it iterates over ``locals()`` (the only names a
+    ``setattr`` keyed by that loop can write), else an empty set."""
+    if fn is None or not any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "locals"
+                             for n in fast_walk(fn)):
+        return set()
+    a = fn.args
+    return {x.arg for x in a.posonlyargs + a.args[1:] + a.kwonlyargs}
+
+
 def _scan_call(ci: ClassInfo, mname: str, node: ast.Call, selfname: str, refs: set) -> None:
     f = dotted(node.func) or ""
     if f == "getattr" and len(node.args) == 2 and isinstance(node.args[1], ast.Constant) and \
@@ -206,6 +216,10 @@ def _scan_call(ci: ClassInfo, mname: str, node: ast.Call, selfname: str, refs: s
             key = node.args[1]
             if isinstance(key, ast.Constant) and isinstance(key.value, str):
                 ci.class_names.add(key.value)
+            elif _names_from_locals(ci.methods.get(mname)):
+                # litellm's configs: `for key, value in dict(locals()).items(): setattr(self.__class__,
+                # key, value)` sets the method's own parameters as class attributes, nothing else
+                ci.class_names.update(_names_from_locals(ci.methods.get(mname)))
             else:
                 ci.dynamic = ci.dynamic or f"setattr(type(self), <non-literal>) in {mname} at line {node.lineno}"
     elif f.startswith(f"{selfname}.") and f.split(".")[-1] in REGISTER_METHODS and f.count(".") == 1:

@@ -185,3 +185,40 @@ def test_a_template_base_whose_subclasses_are_decorated_open(tmp_path):
 def test_a_template_base_without_subclasses_keeps_its_error(tmp_path):
     found = {(f.cls, f.attr): f for f in package_findings(tmp_path, {"base.py": DELEGATED["base.py"]})}
     assert found[("AsyncBase", "readline")].severity == "error"
+
+
+DOCSTRING_DECORATED = {
+    "base.py": '''
+class _AnnotationBase:
+    def __init__(self, xy):
+        self.xy = xy
+
+    def _get_xy_transform(self, unit):
+        if unit == "fontsize":
+            return self.get_size() * 2
+        return 1
+''',
+    "box.py": '''
+from .base import _AnnotationBase
+
+
+def interpd(cls):
+    cls.__doc__ = (cls.__doc__ or "") + " (interpolated)"
+    return cls
+
+
+@interpd
+class AnnotationBbox(_AnnotationBase):
+    def __init__(self, xy):
+        _AnnotationBase.__init__(self, xy)
+''',
+}
+
+
+def test_a_decorator_that_names_nothing_does_not_provide_the_base_template(tmp_path):
+    """matplotlib's ``_AnnotationBase._get_xy_transform`` calls ``self.get_size()``, which
+    ``AnnotationBbox`` lacks: a real bug. Its ``@_docstring.interpd`` decorator spells out no
+    attribute, so the base's read stays an error (a decorator call that names attributes, like
+    aiofiles' ``@delegate_to_executor("readline")``, provides them)."""
+    found = {(f.cls, f.attr): f for f in package_findings(tmp_path, DOCSTRING_DECORATED) if f.severity == "error"}
+    assert ("_AnnotationBase", "get_size") in found

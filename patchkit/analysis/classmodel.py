@@ -14,7 +14,7 @@ from .library import (EXC_ATTRS, FIELD_BASE_ATTRS, OBJECT_ATTRS, THREAD_ATTRS, T
                       classify_external)
 from .model import ClassInfo
 from .scan import ensure_scanned, new_instances
-from .openness import open_reason
+from .openness import decorator_names, open_reason
 
 
 @dataclass
@@ -87,6 +87,8 @@ class ClassModel:
         provided = set(OBJECT_ATTRS)
         for c in classes:
             f.class_level |= c.class_names
+            if c.node.decorator_list and not c.module.external:
+                f.class_level |= decorator_names(c)
             f.dyn_patterns += c.dyn_patterns
             if c.dynamic and not f.dynamic:
                 f.dynamic = f"{c.qualname} {c.dynamic}"
@@ -187,11 +189,10 @@ class ClassModel:
 
     def _descendant_provides(self, ci: ClassInfo, attr: str) -> bool:
         """Some subclass of ``ci`` (anywhere in the tree) assigns ``attr`` or declares it, or
-        cannot be fully known (a base outside the tree; a class decorator, metaclass or dynamic
-        write that may set it: aiofiles' ``@delegate_to_executor("readline", ...)`` subclasses)."""
+        cannot be fully known (a base outside the tree)."""
         for d in self._descendants(ci):
             df = self.facts(d)
-            if df.unknown_base or df.open or df.dynamic or attr in df.class_level or attr in df.fields or \
+            if df.unknown_base or attr in df.class_level or attr in df.fields or \
                     any(attr in ensure_scanned(k).assigned_in for k in df.classes):
                 return True
         return False

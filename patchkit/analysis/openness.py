@@ -88,6 +88,18 @@ def _factories(mod: ModuleInfo) -> dict[str, int]:
 _TYPE_CALL = Bounded(r"type\(\s*[^,()\n]{1,200},\s*\(")
 
 
+def decorator_names(c: ClassInfo) -> set[str]:
+    """Attribute names a class decorator call spells out: ``@delegate_to_executor("readline",
+    "close")`` (aiofiles, vendored by gradio) adds those methods to the class. Registries
+    (``@register("bert")``) name the class, not its attributes."""
+    out: set[str] = set()
+    for d in c.node.decorator_list:
+        if isinstance(d, ast.Call) and d.args and "register" not in (dotted(d.func) or "").lower() and \
+                all(isinstance(a, ast.Constant) and isinstance(a.value, str) and a.value.isidentifier() for a in d.args):
+            out.update(a.value for a in d.args)
+    return out
+
+
 def open_reason(classes: list[ClassInfo]) -> Optional[str]:
     """Why the class whose MRO (tree classes) is ``classes`` is open, or None when closed."""
     for c in classes:

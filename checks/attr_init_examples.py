@@ -776,6 +776,35 @@ class A:
     def f(self):
         return self.y
 """),
+    E("a class decorator of the tree that rebuilds the class with a metaclass opens it (accelerate's input.register)", """
+class KeyHandler(type):
+    def __new__(mcs, name, bases, attrs):
+        new_cls = super().__new__(mcs, name, bases, attrs)
+        new_cls.handle_input = lambda self: setattr(self, "current_selection", 1)
+        return new_cls
+def register(cls):
+    return KeyHandler(cls.__name__, cls.__bases__, cls.__dict__.copy())
+@register
+class Menu:
+    def __init__(self):
+        self.position = 0
+    def select_row(self):
+        return self.current_selection
+"""),
+    E('a class decorator call that spells attribute names provides them (aiofiles\' delegate_to_executor)', """
+def delegate_to_executor(*names):
+    def cls_builder(cls):
+        for n in names:
+            setattr(cls, n, lambda self, *a, n=n: getattr(self._file, n)(*a))
+        return cls
+    return cls_builder
+@delegate_to_executor("readline", "close")
+class AsyncText:
+    def __init__(self, file):
+        self._file = file
+    async def __anext__(self):
+        return await self.readline()
+"""),
     E('a type() factory building a subclass with attributes opens the base', """
 class Base:
     def __init__(self):
@@ -875,6 +904,19 @@ class Upsample(nn.Module):
 )
 
 INVALID = (
+    E("a class decorator of the tree that returns the class unchanged (a registry) keeps it closed", """
+KNOWN = {}
+def track(cls):
+    KNOWN[cls.__name__] = cls
+    cls.__doc__ = (cls.__doc__ or "") + " (tracked)"
+    return cls
+@track
+class Plugin:
+    def __init__(self):
+        self.name = "p"
+    def run(self):
+        return self.client
+""", (("PK003", "client"),)),
     E("a subclass reading the base's private name gets its own mangled name", """
 class Base:
     def __init__(self):

@@ -118,7 +118,7 @@ class ClassModel:
             elif e.kind == "unknown" and f.unknown_base is None:
                 f.unknown_base = e.name
         f.provided = frozenset(provided)
-        f.open = open_reason(classes)
+        f.open = open_reason(classes, self.project.resolve_function)
         abstract = [c for c in classes if c.abstract or any(b.split(".")[-1] in ("ABC", "Protocol") for b in c.bases)]
         f.contracts = frozenset().union(*(c.annotated_only for c in abstract)) if abstract else frozenset()
         self._facts[ci.key] = f

@@ -100,8 +100,50 @@ def decorator_names(c: ClassInfo) -> set[str]:
     return out
 
 
-def open_reason(classes: list[ClassInfo]) -> Optional[str]:
-    """Why the class whose MRO (tree classes) is ``classes`` is open, or None when closed."""
+def _own_nodes(fn: ast.AST):
+    """The nodes of a function's own body (not of the functions and classes nested in it)."""
+    todo = list(ast.iter_child_nodes(fn))
+    while todo:
+        n = todo.pop()
+        yield n
+        if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            todo.extend(ast.iter_child_nodes(n))
+
+
+#: class attributes a decorator may rewrite without touching what instances have
+_METADATA_DUNDERS = {"__doc__", "__module__", "__qualname__", "__name__", "__annotations__"}
+
+
+def keeps_class(fn: ast.FunctionDef, depth: int = 0) -> Optional[bool]:
+    """What a class decorator in the tree does: True when it returns its argument and sets no
+    attribute on it but its metadata (a registry, a docstring edit); False when it returns something
+    else (a class rebuilt with a metaclass: accelerate's ``input.register``) or sets attributes;
+    None when it cannot tell. A factory (``@deco(args)``) is judged by the function it returns."""
+    params = fn.args.posonlyargs + fn.args.args
+    if not params:
+        return None
+    p = params[0].arg
+    nested = {n.name: n for n in fn.body if isinstance(n, ast.FunctionDef)}
+    returns = [n.value for n in _own_nodes(fn) if isinstance(n, ast.Return)]
+    if depth == 0 and returns and all(isinstance(r, ast.Name) and r.id in nested for r in returns):
+        inner = {keeps_class(nested[r.id], 1) for r in returns}
+        return inner.pop() if len(inner) == 1 else None
+    if not returns or not all(isinstance(r, ast.Name) and r.id == p for r in returns):
+        return False
+    for n in _own_nodes(fn):
+        if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store) and isinstance(n.value, ast.Name) and \
+                n.value.id == p and n.attr not in _METADATA_DUNDERS:
+            return False
+        if isinstance(n, ast.Call) and dotted(n.func) == "setattr" and n.args and \
+                isinstance(n.args[0], ast.Name) and n.args[0].id == p:
+            return False
+    return True
+
+
+def open_reason(classes: list[ClassInfo], resolve=None) -> Optional[str]:
+    """Why the class whose MRO (tree classes) is ``classes`` is open, or None when closed.
+    ``resolve(module, dotted_name)`` finds a decorator's function in the tree, which is then read
+    (``keeps_class``); decorators it cannot find are judged by name."""
     for c in classes:
         if c.module.external:
             continue
@@ -111,11 +153,16 @@ def open_reason(classes: list[ClassInfo]) -> Optional[str]:
                 if meta not in CLOSED_METACLASSES:
                     return f"{c.qualname} has metaclass {meta}, which may set attributes"
         for d in c.node.decorator_list:
-            name = dotted(d) or "?"
+            name = dotted(d.func if isinstance(d, ast.Call) else d) or "?"
             last = name.split(".")[-1]
-            if name in FIELD_DECORATORS or last in CLOSED_DECORATORS or "register" in last.lower():
+            if name in FIELD_DECORATORS or last in CLOSED_DECORATORS:
                 continue
-            return f"{c.qualname} is decorated with @{name}, which may set attributes"
+            found = resolve(c.module, name) if resolve is not None and name != "?" else None
+            keeps = keeps_class(found[1]) if found is not None else None
+            if keeps is True or keeps is None and "register" in last.lower():
+                continue
+            how = "returns another class or sets attributes" if keeps is False else "may set attributes"
+            return f"{c.qualname} is decorated with @{name}, which {how}"
         alts = alternatives(c.module)
         for b in c.bases:
             head = b.split(".")[0]

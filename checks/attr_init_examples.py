@@ -904,18 +904,21 @@ class Upsample(nn.Module):
 )
 
 INVALID = (
-    E("a class decorator of the tree that returns the class unchanged (a registry) keeps it closed", """
+    E("a class decorator of the tree that returns the class unchanged (a registry) keeps it closed; what it sets is a class attribute (fairseq's register_task)", """
 KNOWN = {}
-def track(cls):
-    KNOWN[cls.__name__] = cls
-    cls.__doc__ = (cls.__doc__ or "") + " (tracked)"
-    return cls
-@track
+def track(name, dataclass=None):
+    def track_cls(cls):
+        KNOWN[name] = cls
+        cls.__doc__ = (cls.__doc__ or "") + " (tracked)"
+        cls.config_class = dataclass
+        return cls
+    return track_cls
+@track("plugin")
 class Plugin:
     def __init__(self):
         self.name = "p"
     def run(self):
-        return self.client
+        return self.client, self.config_class
 """, (("PK003", "client"),)),
     E("a subclass reading the base's private name gets its own mangled name", """
 class Base:

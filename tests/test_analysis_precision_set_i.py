@@ -222,3 +222,38 @@ def test_a_decorator_that_names_nothing_does_not_provide_the_base_template(tmp_p
     aiofiles' ``@delegate_to_executor("readline")``, provides them)."""
     found = {(f.cls, f.attr): f for f in package_findings(tmp_path, DOCSTRING_DECORATED) if f.severity == "error"}
     assert ("_AnnotationBase", "get_size") in found
+
+
+EXACT_TYPE = '''
+class Explainer:
+    def __init__(self, model):
+        if self.__class__ is Explainer:
+            self.setup(model)
+        self.model = model
+
+    def setup(self, model):
+        self.kind = "auto"
+
+
+class Additive(Explainer):
+    def setup(self, model):
+        self.kind = self.model.kind
+
+
+class Early(Explainer):
+    def __init__(self, model):
+        if type(self) is Early:
+            self.first = self.model
+        super().__init__(model)
+'''
+
+
+def test_a_test_of_the_exact_class_is_decided_for_each_class_constructed(tmp_path):
+    """shap's ``Explainer.__init__`` re-classes a bare ``Explainer`` and runs another explainer's
+    ``__init__`` on it, under ``if self.__class__ is Explainer:``; constructing
+    ``AdditiveExplainer`` never takes that branch (2 false groups). Here ``Additive`` never runs its
+    ``setup`` during construction, and ``Early``, whose own test holds for itself, still reads
+    ``self.model`` too early (an error)."""
+    found = {(f.cls, f.attr): f for f in package_findings(tmp_path, {"m.py": EXACT_TYPE}) if f.severity == "error"}
+    assert ("Additive", "model") not in found, found
+    assert found[("Early", "model")].code == "PK002"

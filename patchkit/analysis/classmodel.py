@@ -14,7 +14,7 @@ from .library import (EXC_ATTRS, FIELD_BASE_ATTRS, OBJECT_ATTRS, THREAD_ATTRS, T
                       classify_external)
 from .model import ClassInfo
 from .scan import ensure_scanned, new_instances
-from .openness import decorator_names, open_reason
+from .openness import decorator_names, decorator_verdicts, open_reason
 
 
 @dataclass
@@ -89,6 +89,8 @@ class ClassModel:
             f.class_level |= c.class_names
             if c.node.decorator_list and not c.module.external:
                 f.class_level |= decorator_names(c)
+                for _name, keeps, names in decorator_verdicts(c, self.project.resolve_function):
+                    f.class_level |= names
             f.dyn_patterns += c.dyn_patterns
             if c.dynamic and not f.dynamic:
                 f.dynamic = f"{c.qualname} {c.dynamic}"

@@ -6,8 +6,10 @@ from __future__ import annotations
 import ast
 from dataclasses import replace
 
-from .conditions import _catches_attribute_error, _irrefutable, frame_truth
+from typing import Optional
+
 from .astutil import dotted, memo_on
+from .conditions import _catches_attribute_error, _irrefutable, exact_type_test, frame_truth
 from .state import Flow, State, _join, merge
 
 
@@ -17,6 +19,8 @@ class CompoundStatements:
     def s_If(self, s, st, fr):
         st = self.expr(s.test, st, fr)
         t = frame_truth(s.test, fr)
+        if t is None:
+            t = self.exact_type_truth(s.test, fr)
         flows = []
         if t is not False:
             flows.append(self.block(s.body, self.assume(s.test, True, st, fr), fr))
@@ -24,6 +28,18 @@ class CompoundStatements:
             flows.append(self.block(s.orelse, self.assume(s.test, False, st, fr), fr) if s.orelse
                          else Flow(normal=self.assume(s.test, False, st, fr)))
         return _join(flows)
+
+    def exact_type_truth(self, test, fr) -> Optional[bool]:
+        """``if self.__class__ is Explainer:`` while constructing a subclass of Explainer: false,
+        until construction assigns ``self.__class__`` (shap's Explainer.__init__ re-classes the
+        instance, then runs the new class's ``__init__``, only for a bare Explainer)."""
+        got = exact_type_test(test, fr.selfname)
+        if got is None or "__class__" in self.seen:
+            return None
+        target = self.resolve_init_class(fr.cls, got[0])
+        if not hasattr(target, "key"):
+            return None
+        return (target.key == self.concrete.key) == got[1]
 
     def s_While(self, s, st, fr):
         st = self.expr(s.test, st, fr)

@@ -197,6 +197,29 @@ def frame_truth(test: ast.expr, fr: "Frame") -> Optional[bool]:
     return None
 
 
+def _type_of_self(node: ast.expr, selfname: str) -> bool:
+    if isinstance(node, ast.Attribute) and node.attr == "__class__":
+        return isinstance(node.value, ast.Name) and node.value.id == selfname
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "type" and \
+        len(node.args) == 1 and isinstance(node.args[0], ast.Name) and node.args[0].id == selfname
+
+
+def exact_type_test(test: ast.expr, selfname: str) -> Optional[tuple[str, bool]]:
+    """(class name, whether the test holds when the instance's exact class is that class) of
+    ``self.__class__ is X`` / ``type(self) == X`` and their negations; None for other tests."""
+    node, pol = split_test(test)
+    if not (isinstance(node, ast.Compare) and len(node.ops) == 1 and
+            isinstance(node.ops[0], (ast.Is, ast.IsNot, ast.Eq, ast.NotEq))):
+        return None
+    left, right = node.left, node.comparators[0]
+    if _type_of_self(right, selfname):
+        left, right = right, left
+    name = dotted(right) if _type_of_self(left, selfname) else None
+    if not name:
+        return None
+    return name, isinstance(node.ops[0], (ast.Is, ast.Eq)) == pol
+
+
 def _catches_attribute_error(h: ast.ExceptHandler) -> bool:
     if h.type is None:
         return True

@@ -114,30 +114,52 @@ def _own_nodes(fn: ast.AST):
 _METADATA_DUNDERS = {"__doc__", "__module__", "__qualname__", "__name__", "__annotations__"}
 
 
-def keeps_class(fn: ast.FunctionDef, depth: int = 0) -> Optional[bool]:
-    """What a class decorator in the tree does: True when it returns its argument and sets no
-    attribute on it but its metadata (a registry, a docstring edit); False when it returns something
-    else (a class rebuilt with a metaclass: accelerate's ``input.register``) or sets attributes;
-    None when it cannot tell. A factory (``@deco(args)``) is judged by the function it returns."""
+def keeps_class(fn: ast.FunctionDef, depth: int = 0) -> tuple[Optional[bool], frozenset]:
+    """What a class decorator in the tree does, as (verdict, names it sets on the class).
+    Verdict True: it returns its argument, setting only literal attribute names on it (a
+    registry, fairseq's ``cls.__dataclass = dataclass``, a docstring edit); False: it returns
+    something else (a class rebuilt with a metaclass: accelerate's ``input.register``) or sets
+    computed names; None: it cannot tell. A factory (``@deco(args)``) is judged by the function it
+    returns."""
     params = fn.args.posonlyargs + fn.args.args
     if not params:
-        return None
+        return None, frozenset()
     p = params[0].arg
     nested = {n.name: n for n in fn.body if isinstance(n, ast.FunctionDef)}
     returns = [n.value for n in _own_nodes(fn) if isinstance(n, ast.Return)]
     if depth == 0 and returns and all(isinstance(r, ast.Name) and r.id in nested for r in returns):
         inner = {keeps_class(nested[r.id], 1) for r in returns}
-        return inner.pop() if len(inner) == 1 else None
+        return inner.pop() if len(inner) == 1 else (None, frozenset())
     if not returns or not all(isinstance(r, ast.Name) and r.id == p for r in returns):
-        return False
+        return False, frozenset()
+    names: set[str] = set()
     for n in _own_nodes(fn):
         if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store) and isinstance(n.value, ast.Name) and \
                 n.value.id == p and n.attr not in _METADATA_DUNDERS:
-            return False
-        if isinstance(n, ast.Call) and dotted(n.func) == "setattr" and n.args and \
+            if n.attr.startswith("__") and n.attr.endswith("__"):
+                return False, frozenset()  # cls.__init__ = ...: construction itself is replaced
+            names.add(n.attr)
+        if isinstance(n, ast.Call) and dotted(n.func) == "setattr" and len(n.args) >= 2 and \
                 isinstance(n.args[0], ast.Name) and n.args[0].id == p:
-            return False
-    return True
+            key = n.args[1]
+            if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+                return False, frozenset()
+            names.add(key.value)
+    return True, frozenset(names)
+
+
+def decorator_verdicts(c: ClassInfo, resolve) -> list[tuple[str, Optional[bool], frozenset]]:
+    """(name, verdict, names set) of each class decorator of ``c`` (``keeps_class`` on the ones the
+    tree defines; verdict None for the others), computed once per class."""
+    got = c.__dict__.get("_decorator_verdicts")
+    if got is None:
+        got = []
+        for d in c.node.decorator_list:
+            name = dotted(d.func if isinstance(d, ast.Call) else d) or "?"
+            found = resolve(c.module, name) if resolve is not None and name != "?" else None
+            got.append((name, *(keeps_class(found[1]) if found is not None else (None, frozenset()))))
+        c.__dict__["_decorator_verdicts"] = got
+    return got
 
 
 def open_reason(classes: list[ClassInfo], resolve=None) -> Optional[str]:
@@ -152,13 +174,10 @@ def open_reason(classes: list[ClassInfo], resolve=None) -> Optional[str]:
                 meta = (dotted(kw.value) or "?").split(".")[-1]
                 if meta not in CLOSED_METACLASSES:
                     return f"{c.qualname} has metaclass {meta}, which may set attributes"
-        for d in c.node.decorator_list:
-            name = dotted(d.func if isinstance(d, ast.Call) else d) or "?"
+        for name, keeps, _names in decorator_verdicts(c, resolve):
             last = name.split(".")[-1]
             if name in FIELD_DECORATORS or last in CLOSED_DECORATORS:
                 continue
-            found = resolve(c.module, name) if resolve is not None and name != "?" else None
-            keeps = keeps_class(found[1]) if found is not None else None
             if keeps is True or keeps is None and "register" in last.lower():
                 continue
             how = "returns another class or sets attributes" if keeps is False else "may set attributes"

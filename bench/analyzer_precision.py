@@ -157,6 +157,20 @@ CODEBASES = {  # name -> (requirement, package folder inside the unpacked releas
     "pydantic": ("pydantic==2.14.4", "pydantic"),
     "scipy": ("scipy==1.17.1", "scipy"),
     "streamlit": ("streamlit==1.67.0", "streamlit"),
+    # set J (seed 39, session 10): measured once, after set I's rules, before any rule for them
+    "xgboost": ("xgboost==3.2.0", "xgboost"),
+    "lightgbm": ("lightgbm==4.7.0", "lightgbm"),
+    "albumentations": ("albumentations==2.0.8", "albumentations"),
+    "evaluate": ("evaluate==0.4.6", "evaluate"),
+    "lm_eval": ("lm_eval==0.4.13", "lm_eval"),
+    "optimum": ("optimum==2.3.0", "optimum"),
+    "rich": ("rich==15.0.0", "rich"),
+    "flask": ("flask==3.1.3", "flask"),
+    "jinja2": ("jinja2==3.1.6", "jinja2"),
+    "black": ("black==26.10.1", "black"),
+    "seaborn": ("seaborn==0.13.2", "seaborn"),
+    "pml": ("pytorch-metric-learning==2.9.0", "pytorch_metric_learning"),
+    "nni": ("nni==3.0", "nni"),
 }
 DEFAULT = ("deepspeed", "diffusers", "ray", "transformers", "vllm")
 # lightning==2.6.6 (266 files) was tried too: 1 error group in all, too few to sample.

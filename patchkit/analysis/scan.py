@@ -260,10 +260,12 @@ def new_instances(fn: ast.FunctionDef) -> list[tuple[int, frozenset, bool]]:
     ``super().__new__(cls)``): (line, attributes it sets on them, whether it calls their __init__)."""
     out = []
     for node in fast_walk(fn):
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
-                and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute) \
-                and node.value.func.attr == "__new__":
-            var = node.targets[0].id
+        # `obj = cls.__new__(cls)`, or annotated: `t: Template = object.__new__(cls)` (jinja2)
+        target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else \
+            node.target if isinstance(node, ast.AnnAssign) else None
+        if isinstance(target, ast.Name) and isinstance(node.value, ast.Call) and \
+                isinstance(node.value.func, ast.Attribute) and node.value.func.attr == "__new__":
+            var = target.id
             attrs: set[str] = set()
             calls_init = False
             for sub in fast_walk(fn):

@@ -336,8 +336,14 @@ class ReadJudge:
         return out
 
     def _unrelated_assigner(self, ci: ClassInfo, attr: str, owner: Optional[ClassInfo] = None) -> bool:
-        """A class of the read's module that is neither in ``ci``'s MRO nor below it assigns ``attr``."""
+        """A class of the read's module that shares no class of the tree with ``ci``'s hierarchy
+        assigns ``attr`` (the field bug: ``EagleDraftWorker``, under another base, got
+        ``EAGLEWorkerV2``'s assignment). A sibling under a common base of the tree is the same
+        family: seaborn's ``JointGrid`` beside ``Grid``, both under ``_BaseGrid``."""
         related = {c.key for c in self.facts(ci).classes} | {d.key for d in self._descendants(ci)}
+        for base in self.facts(ci).classes[1:]:
+            if not base.module.external:
+                related |= {d.key for d in self._descendants(base)}
         mods = [ci.module] + ([owner.module] if owner is not None and owner.module is not ci.module else [])
         return any(other.key not in related and ensure_scanned(other).assigned_in.get(attr)
                    for m in mods for other in m.classes.values())

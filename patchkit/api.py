@@ -630,17 +630,17 @@ def smoke(req: SmokeRequest, hooks: Hooks = Hooks()) -> SmokeReport:
         _plan, rec = sc.plan_and_run(spec, t, opts, path, say, req.plan_only)
         return SmokeReport(rec, path, log_dir, 0 if rec is None or rec["passed"] else 1)
     from .smoke import tiny as tinymod
-    from .smoke.run import Smoke, SmokeConfig
+    from .smoke.run import Smoke, SmokeConfig, merge_args
     model_path, draft_model_path, extra, shape = req.model_path, req.draft_model_path, list(req.server_args), {}
     if req.model_config:
         model_path, models, base, shape = sc.fullsize_models(log_dir, req.model_config, req.layers, req.tp)
         draft_model_path = models["draft"]
-        extra = sc.merge_args(base + list(spec.spec_args), extra, spec.bool_options)  # --server-arg wins
+        extra = merge_args(base + list(spec.spec_args), extra, spec.bool_options)  # --server-arg wins
     grammar_skip = sc.grammar_probe()
     if req.tiny:
         mt, md = tinymod.write(log_dir / "tiny-model")
         model_path, draft_model_path = str(mt), str(md)
-        extra = sc.merge_args(tinymod.tiny_args(spec, grammar_skip), extra, spec.bool_options)
+        extra = merge_args(tinymod.tiny_args(spec, grammar_skip), extra, spec.bool_options)
     if not model_path:
         raise UsageError("--model-path is required (or --tiny for the built-in model)")
     cfg = SmokeConfig(model_path, draft_model_path, req.tp, req.threshold if req.threshold is not None else spec.threshold,

@@ -8,8 +8,7 @@ from dataclasses import dataclass, replace
 from ..ftypes import Finding, Severity
 from . import messages as M
 from .classmodel import ClassModel, _has_explicit_init, _unimplemented_abstract
-from .coassign import excluded
-from .conditions import absent_by_guard
+from .coassign import absent_by_guard, excluded
 from .severity import in_test_code, is_test_path
 from .flow import Budget, BudgetExceeded, Constructor, State
 from .judge import ReadJudge
@@ -316,7 +315,7 @@ class Analyzer(ClassModel, ReadJudge):
                         continue  # `x: T` in a base whose subclasses set it: a contract they fill
                     if self._narrowed_to_owner(c, selfname, attr, r.conds):
                         continue
-                    if any(a in always or known_static(a) for a in absent_by_guard(r.conds, selfname)):
+                    if any(a in always or known_static(a) for a in absent_by_guard(r.conds)):
                         continue  # under `not hasattr(self, "a")` with a always set: dead (panel's py2 fallback)
                     missing = [s for s in terminal if attr not in s.assigned]
                     if not missing:

@@ -41,6 +41,13 @@ def guard_attrs(conds) -> list[tuple[str, str]]:
     return out
 
 
+def absent_by_guard(conds) -> set[str]:
+    """Attributes a read's facts say are missing: the read sits where ``hasattr(self, "x")`` is
+    false (an ``else:`` of it, or under ``if not hasattr(self, "x"):``)."""
+    return {m.group(1) for text, pol in conds
+            if not pol and isinstance(text, str) and (m := _HASATTR.match(text))}
+
+
 def _falsy(value: Optional[ast.expr], mode: str) -> bool:
     """A stored value that cannot make the guard pass (every store passes ``hasattr``)."""
     if mode == EXISTS or not isinstance(value, ast.Constant):

@@ -4,7 +4,6 @@ a test that constants decide. Shared by every walker (flow, reads)."""
 from __future__ import annotations
 
 import ast
-import re
 from typing import TYPE_CHECKING, Optional
 
 from .astutil import dotted
@@ -137,21 +136,6 @@ def implied_attrs(test: ast.expr, pol: bool, selfname: str) -> set[str]:
                 r = dotted(node.comparators[0]) or ""
                 if r == f"{selfname}.__dict__" or (isinstance(node.comparators[0], ast.Call) and r == "vars"):
                     out.add(node.left.value)
-    return out
-
-
-_HASATTR_FACT = re.compile(r"""hasattr\((\w+), ['"](\w+)['"]\)""")
-
-
-def absent_by_guard(conds, selfname: str) -> set[str]:
-    """Attributes a read's facts say are missing: the read sits where ``hasattr(self, "x")`` is
-    false (an ``else:`` of it, or under ``if not hasattr(self, "x"):``)."""
-    out = set()
-    for c in conds:
-        if len(c) >= 2 and c[1] is False and isinstance(c[0], str) and c[0].startswith("hasattr("):
-            m = _HASATTR_FACT.fullmatch(c[0])
-            if m and m.group(1) == selfname:
-                out.add(m.group(2))
     return out
 
 

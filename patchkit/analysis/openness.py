@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from .astutil import dotted
+from .astutil import dotted, memo_on
 from .fastre import Bounded
 from .model import FIELD_DECORATORS, ClassInfo, ModuleInfo
 
@@ -151,15 +151,14 @@ def keeps_class(fn: ast.FunctionDef, depth: int = 0) -> tuple[Optional[bool], fr
 def decorator_verdicts(c: ClassInfo, resolve) -> list[tuple[str, Optional[bool], frozenset]]:
     """(name, verdict, names set) of each class decorator of ``c`` (``keeps_class`` on the ones the
     tree defines; verdict None for the others), computed once per class."""
-    got = c.__dict__.get("_decorator_verdicts")
-    if got is None:
+    def compute() -> list:
         got = []
         for d in c.node.decorator_list:
             name = dotted(d.func if isinstance(d, ast.Call) else d) or "?"
             found = resolve(c.module, name) if resolve is not None and name != "?" else None
             got.append((name, *(keeps_class(found[1]) if found is not None else (None, frozenset()))))
-        c.__dict__["_decorator_verdicts"] = got
-    return got
+        return got
+    return memo_on(c, "_pk_decorator_verdicts", compute)
 
 
 def open_reason(classes: list[ClassInfo], resolve=None) -> Optional[str]:

@@ -214,12 +214,13 @@ def _scan_call(ci: ClassInfo, mname: str, node: ast.Call, selfname: str, refs: s
             # setattr(self.__class__, name, property(...)): scipy's distributions make every
             # parameter a class property this way
             key = node.args[1]
+            params = set() if isinstance(key, ast.Constant) else _names_from_locals(ci.methods.get(mname))
             if isinstance(key, ast.Constant) and isinstance(key.value, str):
                 ci.class_names.add(key.value)
-            elif _names_from_locals(ci.methods.get(mname)):
+            elif params:
                 # litellm's configs: `for key, value in dict(locals()).items(): setattr(self.__class__,
                 # key, value)` sets the method's own parameters as class attributes, nothing else
-                ci.class_names.update(_names_from_locals(ci.methods.get(mname)))
+                ci.class_names.update(params)
             else:
                 ci.dynamic = ci.dynamic or f"setattr(type(self), <non-literal>) in {mname} at line {node.lineno}"
     elif f.startswith(f"{selfname}.") and f.split(".")[-1] in REGISTER_METHODS and f.count(".") == 1:

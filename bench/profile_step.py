@@ -57,6 +57,7 @@ def summarize_trace(path: Path, steps: int, top: int = 25) -> dict:
         span = 0.0
     kernel_total = sum(v[0] for v in by_name.values())
     per = max(1, steps)
+    syncs = sync_sites(events)
     return {
         "trace": path.name,
         "steps": steps,
@@ -69,7 +70,48 @@ def summarize_trace(path: Path, steps: int, top: int = 25) -> dict:
         "runtime_calls": [
             {"name": n, "ms_per_step": round(v[0] / per / 1000, 3), "calls_per_step": round(v[1] / per, 1)}
             for n, v in sorted(runtime.items(), key=lambda kv: -kv[1][0])[:12]],
+        "sync_sites": [
+            {"stack": list(k), "calls_per_step": round(v[1] / per, 2), "ms_per_step": round(v[0] / per / 1000, 3)}
+            for k, v in sorted(syncs.items(), key=lambda kv: -kv[1][1])[:top]],
     }
+
+
+SYNC_CALLS = ("cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaEventSynchronize", "cudaMemcpy")
+#: python frames worth naming in a sync's stack (the rest is torch and stdlib plumbing)
+OWN_FRAMES = ("sglang", "flashinfer", "patchkit", "sgl_kernel")
+
+
+def sync_sites(events: list, depth: int = 5) -> dict:
+    """Which Python code issued each blocking runtime call: the innermost ``depth`` frames of our
+    libraries (the profiler's ``python_function`` events, recorded with ``with_stack``) that enclose
+    the call on its thread. Returns {stack tuple: [total us, calls]}; "<no python stack>" when the
+    trace has no frames around it."""
+    frames: dict = defaultdict(list)
+    for e in events:
+        if e.get("cat") == "python_function" and any(k in e.get("name", "") for k in OWN_FRAMES):
+            frames[(e.get("pid"), e.get("tid"))].append((float(e["ts"]), float(e["ts"]) + float(e.get("dur", 0)), e["name"]))
+    sites: dict = defaultdict(lambda: [0.0, 0])
+    for e in events:
+        if e.get("cat") != "cuda_runtime" or e.get("name") not in SYNC_CALLS:
+            continue
+        t0 = float(e["ts"])
+        t1 = t0 + float(e.get("dur", 0))
+        around = [f for f in frames.get((e.get("pid"), e.get("tid")), ()) if f[0] <= t0 and f[1] >= t1]
+        around.sort(key=lambda f: (f[0], -f[1]))  # outermost first
+        stack = tuple(_short(f[2]) for f in around[-depth:]) or ("<no python stack>",)
+        slot = sites[(e["name"],) + stack]
+        slot[0] += float(e.get("dur", 0))
+        slot[1] += 1
+    return dict(sites)
+
+
+def _short(frame: str) -> str:
+    """'…/site-packages/sglang/srt/x/y.py(12): f' -> 'sglang/srt/x/y.py(12): f'."""
+    for key in OWN_FRAMES:
+        at = frame.find(key + "/")
+        if at >= 0:
+            return frame[at:]
+    return frame
 
 
 def start_profile(base: str, body: dict) -> str:
@@ -99,7 +141,7 @@ def profile_config(args, name: str, folder: Path) -> dict:
         time.sleep(3)
         t0 = time.monotonic()
         start_profile(srv.base_url, {"output_dir": str(trace_dir), "num_steps": args.steps,
-                                     "activities": ["CPU", "GPU"]})
+                                     "activities": ["CPU", "GPU"], "with_stack": True})
         traces = []
         while time.monotonic() - t0 < 240 and not traces:
             traces = sorted(trace_dir.glob("*.trace.json*"))
@@ -117,6 +159,8 @@ def profile_config(args, name: str, folder: Path) -> dict:
             print(f"    {k['ms_per_step']:8.3f} ms x{k['calls_per_step']:6.1f}  {k['name']}", flush=True)
         for k in p["runtime_calls"][:5]:
             print(f"    cpu {k['ms_per_step']:8.3f} ms x{k['calls_per_step']:6.1f}  {k['name']}", flush=True)
+        for k in p["sync_sites"][:8]:
+            print(f"    sync x{k['calls_per_step']:5.2f} {k['ms_per_step']:7.3f} ms  " + "  <  ".join(reversed(k["stack"])), flush=True)
 
     return serve(args, cfg, threshold, folder, out, profile)
 

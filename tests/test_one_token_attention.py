@@ -200,6 +200,8 @@ def test_extend_kernel_stays_when_metadata_was_not_converted(convert):
     (TritonAttnBackend(use_mla=True), "MLA"),
     (TritonAttnBackend(sliding_window_size=4096), "sliding window"),
     (TritonAttnBackend(dcp_size=2), "decode context parallel"),
+    (TritonAttnBackend(token_to_kv_pool=types.SimpleNamespace(dtype="torch.float8_e4m3fn")), "fp8 KV cache"),
+    (TritonAttnBackend(token_to_kv_pool=types.SimpleNamespace(dtype="torch.float8_e5m2")), "fp8 KV cache"),
 ])
 def test_backends_it_cannot_serve_are_left_alone(convert, backend, why):
     assert convert(backend) is False, why
@@ -331,8 +333,16 @@ def test_flashinfer_prefill_metadata_keeps_the_prefill_wrapper(convert):
     ({"use_sliding_window_kv_pool": True}, "SWA KV pool"),
     ({"decode_uses_dequant_workspace": True}, "FP4 dequant workspace"),
     ({"skip_prefill": True}, "a multi-step draft backend"),
+    ({"token_to_kv_pool": types.SimpleNamespace(dtype="torch.float8_e4m3fn")}, "fp8 KV cache"),
 ])
 def test_flashinfer_backends_it_cannot_serve_are_left_alone(convert, attrs, why):
     b = FlashInferAttnBackend(**attrs)
     assert convert(b) is False, why
     assert type(b) is FlashInferAttnBackend
+
+
+@pytest.mark.parametrize("dtype", ["torch.bfloat16", "torch.float16"])
+def test_sixteen_bit_kv_caches_are_converted(convert, dtype):
+    for b in (TritonAttnBackend(token_to_kv_pool=types.SimpleNamespace(dtype=dtype)),
+              FlashInferAttnBackend(token_to_kv_pool=types.SimpleNamespace(dtype=dtype))):
+        assert convert(b) is True, (type(b).__name__, dtype)

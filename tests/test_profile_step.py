@@ -43,3 +43,25 @@ def test_per_step_kernel_time_span_and_ranking(tmp_path):
 def test_empty_trace_has_no_busy_fraction(tmp_path):
     s = ps.summarize_trace(trace(tmp_path, []), steps=5)
     assert s["kernel_ms_per_step"] == 0 and s["gpu_busy_fraction"] is None and s["top_kernels"] == []
+
+
+def test_sync_sites_name_the_innermost_own_frames(tmp_path):
+    ev = [
+        {"ph": "X", "cat": "python_function", "name": "threading.py(1): run", "ts": 0, "dur": 1000, "pid": 1, "tid": 7},
+        {"ph": "X", "cat": "python_function", "name": "/x/site/sglang/srt/managers/scheduler.py(10): run_batch",
+         "ts": 10, "dur": 900, "pid": 1, "tid": 7},
+        {"ph": "X", "cat": "python_function", "name": "/x/site/flashinfer/prefill.py(20): plan",
+         "ts": 100, "dur": 200, "pid": 1, "tid": 7},
+        {"ph": "X", "cat": "cuda_runtime", "name": "cudaStreamSynchronize", "ts": 150, "dur": 40, "pid": 1, "tid": 7},
+        {"ph": "X", "cat": "cuda_runtime", "name": "cudaStreamSynchronize", "ts": 500, "dur": 10, "pid": 1, "tid": 7},
+        # another thread's sync has no frames of its own: it is not attributed to tid 7's stack
+        {"ph": "X", "cat": "cuda_runtime", "name": "cudaStreamSynchronize", "ts": 150, "dur": 5, "pid": 1, "tid": 8},
+        {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 160, "dur": 5, "pid": 1, "tid": 7},
+    ]
+    s = ps.summarize_trace(trace(tmp_path, ev), steps=1)
+    sites = {tuple(k["stack"]): k["calls_per_step"] for k in s["sync_sites"]}
+    assert sites == {
+        ("cudaStreamSynchronize", "sglang/srt/managers/scheduler.py(10): run_batch", "flashinfer/prefill.py(20): plan"): 1,
+        ("cudaStreamSynchronize", "sglang/srt/managers/scheduler.py(10): run_batch"): 1,
+        ("cudaStreamSynchronize", "<no python stack>"): 1,
+    }

@@ -612,7 +612,7 @@ EXAMPLES = (
 
 PATCH = Patch(
     name="dynamic-spec-disable",
-    version="2.1.0",
+    version="2.1.1",
     description="Skip EAGLE-3 draft+verify for decode batches above --speculative-disable-batch-threshold",
     distribution="sglang",
     specifier=SpecifierSet(">=0.5.6,<0.6"),

@@ -920,6 +920,18 @@ class Plugin:
     def run(self):
         return self.client, self.config_class
 """, (("PK003", "client"),)),
+    E("a subclass of a dataclass whose own __init__ never runs the generated one: the field without a default is never set", """
+from dataclasses import dataclass
+@dataclass
+class Options:
+    path: str
+    retries: int = 3
+    def describe(self):
+        return self.path, self.retries
+class DefaultOptions(Options):
+    def __init__(self):
+        self.verbose = False
+""", (("PK003", "path"),)),
     E("a subclass reading the base's private name gets its own mangled name", """
 class Base:
     def __init__(self):

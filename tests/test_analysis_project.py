@@ -323,3 +323,54 @@ def test_cached_run_keeps_the_inherited_finding_and_its_file(tmp_path, monkeypat
     # editing the base (the subclass's file is unchanged) invalidates the subclass's cached result
     (root / "pkg/base.py").write_text(BASE.replace("return self.t", "return 1"))
     assert flat(analyse_paths([root / "pkg"], jobs=1)) == []
+
+
+DATACLASS_BASE = """\
+from dataclasses import dataclass
+
+
+@dataclass
+class Base:
+    t: int
+    u: int = 0
+
+    def run(self):
+        return self.t + self.u
+"""
+
+
+@pytest.mark.parametrize("init, bug", [
+    ("self.x = 1", True),                          # the generated __init__ never runs: t is never set
+    ("super().__init__(t=1)", False),              # it runs through super()
+    ("Base.__init__(self, 1)", False),             # or explicitly
+])
+def test_subclass_of_a_dataclass_with_its_own_init_across_modules(tmp_path, init, bug):
+    root = tree(tmp_path, {"pkg/__init__.py": "", "pkg/base.py": DATACLASS_BASE, "pkg/sub.py": f"""\
+        from .base import Base
+
+
+        class Sub(Base):
+            def __init__(self):
+                {init}
+        """})
+    got = [(f.code, f.cls, f.attr) for f in errors(root, "pkg/sub.py")]
+    # u has a default: a class attribute, there whatever runs
+    assert got == ([("PK003", "Sub", "t")] if bug else [])
+
+
+def test_dataclass_subclass_of_a_plain_class_sets_its_fields(tmp_path):
+    root = tree(tmp_path, {"pkg/__init__.py": "", "pkg/base.py": DATACLASS_BASE, "pkg/sub.py": """\
+        from dataclasses import dataclass
+        from .base import Base
+
+
+        class Mixin:
+            def __init__(self):
+                self.m = 1
+
+
+        @dataclass
+        class Sub(Mixin, Base):
+            v: int = 0
+        """})
+    assert errors(root, "pkg/sub.py") == []

@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 
 from ..ftypes import Finding, Severity
 from . import messages as M
-from .classmodel import ClassModel, _has_explicit_init, _unimplemented_abstract
+from .classmodel import ClassModel, _has_explicit_init, _unimplemented_abstract, generated_fields
 from .coassign import absent_by_guard, excluded
 from .severity import in_test_code, is_test_path
 from .flow import Budget, BudgetExceeded, Constructor, State
@@ -100,8 +100,8 @@ class Analyzer(ClassModel, ReadJudge):
                            lambda *a: None, lambda *a: None, lambda cls, name: self.project.resolve_class(cls.module, name),
                            lambda call, frame: (dotted(call.func) or "") in frame.cls.module.noreturn)
         init = self.resolve_method(mro, "__init__")
-        terminal = ctor.run(State(frozenset(f.fields) if f.field_class else frozenset()),
-                            (init[0], init[1]) if init else None)
+        fields = generated_fields(f.classes, frozenset(f.fields), init) if f.field_class else frozenset()
+        terminal = ctor.run(State(fields), (init[0], init[1]) if init else None)
         return frozenset.intersection(*(s.assigned for s in terminal)) if terminal else frozenset()
 
 
@@ -170,10 +170,10 @@ class Analyzer(ClassModel, ReadJudge):
             self.facts(own).linear if own is not None else mro, name, after, inclusive),
                            on_read, on_escape, resolve_init_class, is_noreturn)
         ctor.budget = getattr(self, "_budget", None)
-        start = State(frozenset(f.fields) if f.field_class else frozenset())
         init = self.resolve_method(mro, "__init__")
         if init is not None and init[2] != "method":
             init = None
+        start = State(generated_fields(f.classes, frozenset(f.fields), init) if f.field_class else frozenset())
         if f.field_class and init is not None and init[0].field_kind and not _has_explicit_init(init[0]):
             init = None
         terminal = ctor.run(start, (init[0], init[1]) if init else None)

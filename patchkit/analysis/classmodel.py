@@ -318,6 +318,26 @@ def _has_explicit_init(ci: ClassInfo) -> bool:
     return "__init__" in ci.methods
 
 
+def generated_fields(classes: list, fields: frozenset, init) -> frozenset:
+    """The fields a generated ``__init__`` (dataclass, attrs ...) has set when construction starts:
+    none when the ``__init__`` that runs is an explicit one of a plain class before every field class
+    of the MRO and it calls no ``__init__`` at all (``super().__init__``, ``Base.__init__``), so the
+    generated one never runs (a subclass of a dataclass with its own ``__init__``); else all of them
+    (an explicit ``__init__`` that chains may reach the generated one)."""
+    if not fields or init is None:
+        return fields
+    owner, fn = init[0], init[1]
+    if owner.field_kind or owner not in classes:
+        return fields
+    first_field = next((i for i, c in enumerate(classes) if c.field_kind and c.field_init), None)
+    if first_field is None or classes.index(owner) > first_field:
+        return fields
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Attribute) and n.attr == "__init__":
+            return fields
+    return frozenset()
+
+
 def init_subclass_stores(c: ClassInfo) -> frozenset:
     """``cls.x = ...`` / ``setattr(cls, "x", ...)`` in ``c.__init_subclass__``: class attributes of
     every subclass of ``c`` from the moment it is created (numba's ``ThreadLocalStack``)."""

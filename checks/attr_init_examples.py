@@ -932,6 +932,20 @@ class DefaultOptions(Options):
     def __init__(self):
         self.verbose = False
 """, (("PK003", "path"),)),
+    E("a private helper that only the base's __init__ calls, skipped by a subclass without super().__init__() (SGLang's NPUMLATokenToKVPool.kv_buffer shape)", """
+class Pool:
+    def __init__(self, size):
+        self.size = size
+        self._create_buffers()
+    def _create_buffers(self):
+        self.kv_buffer = [0] * self.size
+    def move(self, i, j):
+        self.kv_buffer[i] = self.kv_buffer[j]
+class DevicePool(Pool):
+    def __init__(self, size):
+        self.size = size
+        self.k_buffer = [0] * size
+""", (("PK003", "kv_buffer"),)),
     E("a subclass reading the base's private name gets its own mangled name", """
 class Base:
     def __init__(self):

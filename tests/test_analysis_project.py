@@ -374,3 +374,82 @@ def test_dataclass_subclass_of_a_plain_class_sets_its_fields(tmp_path):
             v: int = 0
         """})
     assert errors(root, "pkg/sub.py") == []
+
+
+HELPER_BASE = """\
+class Base:
+    def __init__(self):
+        self.{helper}()
+
+    def {helper}(self):
+        self.t = 1
+{extra}
+    def run(self):
+        return self.t
+"""
+
+
+def _helper_tree(tmp_path, helper="_init_state", extra="", sub_init="self.y = 0"):
+    return tree(tmp_path, {"pkg/__init__.py": "", "pkg/base.py": HELPER_BASE.format(helper=helper, extra=extra),
+                           "pkg/sub.py": f"""\
+        from .base import Base
+
+
+        class Sub(Base):
+            def __init__(self):
+                {sub_init}
+        """})
+
+
+def _all(root):
+    from patchkit.analysis.checker import Settings
+    return [(f.code, f.severity.value, f.attr) for f in
+            analyse_source("pkg/sub.py", (root / "pkg/sub.py").read_text(), root, {}, Settings())]
+
+
+def test_private_helper_only_the_skipped_init_calls_is_the_missing_super(tmp_path):
+    got = errors(_helper_tree(tmp_path), "pkg/sub.py")
+    assert [(f.code, f.cls, f.attr) for f in got] == [("PK003", "Sub", "t")]
+    assert "only Base.__init__ calls" in got[0].why and "missing super().__init__()" in got[0].why
+
+
+@pytest.mark.parametrize("kw, why", [
+    ({"extra": "\n    def reset(self):\n        self._init_state()\n"}, "a public method runs it again: set-up API"),
+    ({"helper": "setup"}, "a public set-up method others may call (two-phase)"),
+])
+def test_helpers_with_other_callers_stay_two_phase(tmp_path, kw, why):
+    assert ("PK004", "warning", "t") in _all(_helper_tree(tmp_path, **kw)), why
+    assert errors(_helper_tree(tmp_path, **kw), "pkg/sub.py") == [], why
+
+
+def test_subclass_that_runs_the_helper_itself_is_clean(tmp_path):
+    assert _all(_helper_tree(tmp_path, sub_init="self._init_state()")) == []
+
+
+@pytest.mark.parametrize("sub_base, imp", [
+    ("base.LegacyBase", "from . import base"),
+    ("LegacyBase", "from .base import LegacyBase"),
+])
+def test_a_top_level_alias_of_the_base_resolves(tmp_path, sub_base, imp):
+    root = tree(tmp_path, {"pkg/__init__.py": "", "pkg/base.py": BASE + "\n\nLegacyBase = Base\n", "pkg/sub.py": f"""\
+        {imp}
+
+
+        class Sub({sub_base}):
+            def __init__(self):
+                self.u = 2
+        """})
+    assert [(f.code, f.cls, f.attr) for f in errors(root, "pkg/sub.py")] == [("PK003", "Sub", "t")]
+
+
+def test_an_alias_bound_twice_is_not_trusted(tmp_path):
+    root = tree(tmp_path, {"pkg/__init__.py": "", "pkg/base.py": BASE + "\n\nLegacyBase = Base\nLegacyBase = object\n",
+                           "pkg/sub.py": """\
+        from .base import LegacyBase
+
+
+        class Sub(LegacyBase):
+            def __init__(self):
+                self.u = 2
+        """})
+    assert errors(root, "pkg/sub.py") == []

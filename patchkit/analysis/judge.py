@@ -177,6 +177,13 @@ class ReadJudge:
             if all(m in _RUN_BEFORE and (_RUN_BEFORE[m] is None or mname in _RUN_BEFORE[m]) for _c, m, _ln in locs):
                 return None
             where = ", ".join(f"{c}.{m} ({self._at(ci, c, rel, ln)})" for c, m, ln in locs[:2])
+            skipped_by = self._only_from_skipped_init(ci, locs, inlined)
+            if skipped_by:
+                c, m, ln = locs[0]
+                return M.never_assigned(rel, r.node, ci.qualname, attr,
+                                        f"only assigned in {where}, a private helper that only {skipped_by} calls; "
+                                        f"construction of {ci.qualname} never runs it (missing super().__init__()?)" + in_sub,
+                                        "", Severity.ERROR)
             # two-phase initialisation: the read runs on any object whose set-up method was not
             # called yet (declare such methods as `initializers` when the project always calls them)
             sev = Severity.ERROR if self.settings.strict_two_phase else Severity.WARNING
@@ -305,6 +312,33 @@ class ReadJudge:
             return (f"{ci.qualname} re-implements {len(redone)} of the {len(public)} public methods of {base} "
                     f"without running its __init__ (a facade): the inherited method may never be called on it")
         return None
+
+    def _only_from_skipped_init(self, ci: ClassInfo, locs, inlined) -> Optional[str]:
+        """The ``__init__`` (``Cls.__init__``) that alone calls every assigning method, when each of
+        them is private (``_name``), is called only as ``self._name(...)`` from ``__init__`` methods
+        of ``ci``'s MRO, and construction of ``ci`` skipped those (a subclass without
+        ``super().__init__()``): the missing super call, not a two-phase set-up. None otherwise."""
+        classes = self.facts(ci).classes
+        callers: set[str] = set()
+        for _c, m, _ln in locs:
+            if not m.startswith("_") or m.startswith("__"):
+                return None
+            for k in classes:
+                if k.module.external:
+                    continue
+                for name, fn in k.methods.items():
+                    sn = first_param(fn)
+                    if not sn or name == m:
+                        continue
+                    for n in fast_walk(fn):
+                        if isinstance(n, ast.Attribute) and n.attr == m and isinstance(n.value, ast.Name) \
+                                and n.value.id == sn:
+                            if name != "__init__":
+                                return None
+                            callers.add(f"{k.qualname}.{name}")
+        if not callers or any(c in inlined for c in callers):
+            return None
+        return ", ".join(sorted(callers))
 
     def _deferred_init(self, ci: ClassInfo, base: str) -> Optional[str]:
         """``Cls.method`` of ``ci``'s MRO, other than ``__init__``, that runs ``base.__init__`` on the

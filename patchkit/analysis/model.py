@@ -88,6 +88,28 @@ class ModuleInfo:
     #: classes defined under a module-level if/try whose name the module also binds otherwise (an
     #: import, ``nn = _safe_import("torch.nn")``): a stand-in for when the real one is missing
     fallbacks: set[str] = field(default_factory=set)
+    #: ``Alias = Name`` / ``Alias = mod.Name`` bound once at the module's top level (a
+    #: backward-compatible name): what the alias stands for, as written
+    aliases: dict[str, str] = field(default_factory=dict)
+
+
+def _aliases(body: list) -> dict[str, str]:
+    """Top-level ``A = B`` / ``A = m.B`` (B a dotted name), for names bound exactly once at the top level."""
+    bound: dict[str, int] = {}
+    out: dict[str, str] = {}
+    for stmt in body:
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] \
+            if isinstance(stmt, (ast.AnnAssign, ast.AugAssign)) else []
+        for t in targets:
+            if isinstance(t, ast.Name):
+                bound[t.id] = bound.get(t.id, 0) + 1
+        if isinstance(stmt, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            bound[stmt.name] = bound.get(stmt.name, 0) + 1
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            value = dotted(stmt.value) if isinstance(stmt.value, (ast.Name, ast.Attribute)) else None
+            if value:
+                out[stmt.targets[0].id] = value
+    return {k: v for k, v in out.items() if bound.get(k) == 1 and v.split(".")[0] != k}
 
 
 def _resolve_relative(modname: str, is_package: bool, level: int, target: Optional[str]) -> str:
@@ -122,6 +144,7 @@ def build_module(name: str, rel: str, tree: ast.Module, source: str, is_package:
     for stmt in tree.body:
         _collect_toplevel(mod, stmt, "")
     mod.fallbacks = _fallback_classes(tree.body, mod)
+    mod.aliases = {k: v for k, v in _aliases(tree.body).items() if k not in mod.classes and k not in mod.imports}
     for stmt in _module_level(tree.body):  # Cls.attr = value / setattr(Cls, "attr", value) after the class
         if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and (stmt.value is not None):
             for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]):

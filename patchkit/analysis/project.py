@@ -118,6 +118,8 @@ class Project:
             target = mod.imports[head]  # fully qualified: module or module.attr
             full = f"{target}.{rest}" if rest else target
             return self._resolve_qualified(full, depth + 1)
+        if head in mod.aliases:  # ``Alias = Base`` at the top level
+            return self.resolve_class(mod, mod.aliases[head] + (f".{rest}" if rest else ""), depth + 1)
         for star in mod.star_imports:  # a name brought in by ``from x import *``
             r = self._resolve_qualified(f"{star}.{dotted}", depth + 1)
             if isinstance(r, ClassInfo):
@@ -138,7 +140,7 @@ class Project:
             if attr in m.classes:
                 return m.classes[attr]
             head = attr.split(".")[0]
-            if head in m.imports:
+            if head in m.imports or head in m.aliases:
                 return self.resolve_class(m, attr, depth + 1)
             for star in m.star_imports:  # ``from .modules import *`` re-exports
                 r = self._resolve_qualified(f"{star}.{attr}", depth + 1)

@@ -192,6 +192,20 @@ CODEBASES = {  # name -> (requirement, package folder inside the unpacked releas
     "pennylane": ("pennylane==0.45.1", "pennylane"),
     "cirq": ("cirq-core==1.7.0", "cirq"),
     "tfp": ("tensorflow-probability==0.25.0", "tensorflow_probability"),
+    # set L (seed 41, session 11): measured once on the session's final analyzer, before any rule for them
+    "pyomo": ("pyomo==6.10.1", "pyomo"),
+    "pyvista": ("pyvista==0.49.1", "pyvista"),
+    "manim": ("manim==0.22.0", "manim"),
+    "dvc": ("dvc==3.67.1", "dvc"),
+    "hydra": ("hydra-core==1.3.8", "hydra"),
+    "great_expectations": ("great-expectations==1.24.1", "great_expectations"),
+    "imblearn": ("imbalanced-learn==0.14.2", "imblearn"),
+    "mlxtend": ("mlxtend==0.25.0", "mlxtend"),
+    "lightly": ("lightly==1.6.0", "lightly"),
+    "pandera": ("pandera==0.35.0", "pandera"),
+    "trimesh": ("trimesh==5.2.0", "trimesh"),
+    "featuretools": ("featuretools==1.31.0", "featuretools"),
+    "avalanche": ("avalanche-lib==0.6.0", "avalanche"),
 }
 DEFAULT = ("deepspeed", "diffusers", "ray", "transformers", "vllm")
 # lightning==2.6.6 (266 files) was tried too: 1 error group in all, too few to sample.

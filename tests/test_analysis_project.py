@@ -453,3 +453,51 @@ def test_an_alias_bound_twice_is_not_trusted(tmp_path):
                 self.u = 2
         """})
     assert errors(root, "pkg/sub.py") == []
+
+
+def test_a_stand_in_base_the_module_rebinds_later_opens_the_class(tmp_path):
+    # pyomo's viewer: empty stand-ins, then `_UI, _Win = uic.loadUiType(...)` when Qt loads
+    src = """\
+    class _WindowUI:
+        pass
+
+
+    try:
+        _WindowUI = load_ui_type("main.ui")
+    except Exception:
+        pass
+
+
+    class MainWindow(_WindowUI):
+        def __init__(self):
+            self.setupUi(self)
+
+        def show(self):
+            return self.mdiArea
+    """
+    root = tree(tmp_path, {"pkg/__init__.py": "", "pkg/ui.py": src})
+    assert errors(root, "pkg/ui.py") == []
+    # the same stand-in never rebound is the real base: the read is an error
+    root2 = tree(tmp_path / "b", {"pkg/__init__.py": "", "pkg/ui.py": src.replace('_WindowUI = load_ui_type("main.ui")', 'pass')})
+    assert ("PK002", "setupUi") in [(f.code, f.attr) for f in errors(root2, "pkg/ui.py")]
+
+
+def test_class_attributes_a_module_function_binds_count(tmp_path):
+    src = """\
+    class Solver:
+        def __init__(self):
+            self.n = 0
+
+        def solve(self):
+            return self._optimize()
+
+
+    def _finalize_import(module, available):
+        Solver._optimize = module.optimize
+    """
+    root = tree(tmp_path, {"pkg/__init__.py": "", "pkg/s.py": src})
+    assert errors(root, "pkg/s.py") == []
+    # a local of the same name is not the class
+    root2 = tree(tmp_path / "b", {"pkg/__init__.py": "", "pkg/s.py": src.replace(
+        "Solver._optimize = module.optimize", "Solver = object()\n        Solver._optimize = module.optimize")})
+    assert [(f.code, f.attr) for f in errors(root2, "pkg/s.py")] == [("PK003", "_optimize")]

@@ -145,6 +145,7 @@ def build_module(name: str, rel: str, tree: ast.Module, source: str, is_package:
         _collect_toplevel(mod, stmt, "")
     mod.fallbacks = _fallback_classes(tree.body, mod)
     mod.aliases = {k: v for k, v in _aliases(tree.body).items() if k not in mod.classes and k not in mod.imports}
+    _class_stores_in_functions(mod, tree.body)
     for stmt in _module_level(tree.body):  # Cls.attr = value / setattr(Cls, "attr", value) after the class
         if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and (stmt.value is not None):
             for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]):
@@ -166,15 +167,36 @@ def _fallback_classes(body: list[ast.stmt], mod: ModuleInfo) -> set[str]:
     for st in body:
         if isinstance(st, (ast.If, ast.Try)) or st.__class__.__name__ == "TryStar":
             nested |= {n.name for n in _module_level([st]) if isinstance(n, ast.ClassDef)}
-    if not nested:
-        return set()
-    bound = set(mod.imports)
+    top = {st.name for st in body if isinstance(st, ast.ClassDef)}
+    assigned: set[str] = set()
     for st in _module_level(body):
         if isinstance(st, (ast.Assign, ast.AnnAssign)):
             for t in (st.targets if isinstance(st, ast.Assign) else [st.target]):
-                if isinstance(t, ast.Name):
-                    bound.add(t.id)
-    return nested & bound
+                for n in ([t] if isinstance(t, ast.Name) else t.elts if isinstance(t, (ast.Tuple, ast.List)) else []):
+                    if isinstance(n, ast.Name):
+                        assigned.add(n.id)
+    # a top-level class the module later rebinds (``_MainWindowUI, _MainWindow = uic.loadUiType(...)``
+    # after empty stand-ins, pyomo's viewer): the stand-in is only what is left when that fails
+    return (nested & (set(mod.imports) | assigned)) | (top & assigned)
+
+
+def _class_stores_in_functions(mod: ModuleInfo, body: list) -> None:
+    """``Cls.attr = value`` inside a module-level function of the class's own module, where ``Cls``
+    is not a local of that function: a class attribute the module sets when the function runs
+    (pyomo's ``_finalize_xpress_import`` binds the solver methods once the import resolves)."""
+    for fn in _module_level(body):
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        local = {a.arg for a in fn.args.args + fn.args.kwonlyargs + fn.args.posonlyargs}
+        stores = []
+        for n in ast.walk(fn):
+            if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+                local.add(n.id)
+            elif isinstance(n, ast.Assign):
+                stores += [t for t in n.targets if isinstance(t, ast.Attribute)]
+        for t in stores:
+            if isinstance(t.value, ast.Name) and t.value.id in mod.classes and t.value.id not in local:
+                mod.classes[t.value.id].class_names.add(t.attr)
 
 
 def _module_level(body: list[ast.stmt]):

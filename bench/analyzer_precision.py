@@ -10,7 +10,7 @@ drawn with `random.Random(seed)` from the sorted group list, and a labelling she
 bench/results/analyzer-precision-<codebase>.md with, for each sampled group, the code around the
 read and around the class's `__init__`.
 
-Labels are read by hand and kept in bench/results/analyzer-precision-labels.json, keyed by
+Labels are read by hand and kept in bench/results/analyzer-precision-labels.json.gz, keyed by
 codebase and group (`Class.attr:CODE`), so a re-run with another checkout re-uses the labels of
 groups it samples again and leaves the new ones marked `unlabelled`:
 
@@ -210,7 +210,7 @@ CODEBASES = {  # name -> (requirement, package folder inside the unpacked releas
 DEFAULT = ("deepspeed", "diffusers", "ray", "transformers", "vllm")
 # lightning==2.6.6 (266 files) was tried too: 1 error group in all, too few to sample.
 RESULTS = ROOT / "bench" / "results"
-LABELS = RESULTS / "analyzer-precision-labels.json"
+LABELS = RESULTS / "analyzer-precision-labels.json.gz"  # gzipped: the repository size budget
 CACHE = Path.home() / ".cache" / "patchkit-bench" / "precision"
 LABEL_KINDS = ("real", "latent", "fp")
 
@@ -309,7 +309,8 @@ def find_init(root: Path, cls: str, hint: Path):
 
 
 def load_labels():
-    return json.loads(LABELS.read_text()) if LABELS.exists() else {}
+    import gzip
+    return json.loads(gzip.decompress(LABELS.read_bytes())) if LABELS.exists() else {}
 
 
 def tally(sampled_ids, labels):
@@ -337,7 +338,7 @@ def write_sheet(name, req, commit, seed, root, findings, groups, sampled, labels
             f"{len(findings)} findings, {sum(len(v) for v in groups.values())} errors in {len(groups)} groups "
             f"(class + attribute + code); {len(sampled)} groups sampled.", "",
             "Labels: real (reachable bug) / latent (bug on a path no caller takes today) / fp (+ family).",
-            "They live in analyzer-precision-labels.json; this sheet is regenerated from it.", "",
+            "They live in analyzer-precision-labels.json.gz; this sheet is regenerated from it.", "",
             "| # | group | first error | n | label | family | reason |", "|---|---|---|---|---|---|---|"]
     body = []
     for i, key in enumerate(sampled, 1):

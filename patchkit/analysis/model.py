@@ -93,18 +93,27 @@ class ModuleInfo:
     aliases: dict[str, str] = field(default_factory=dict)
 
 
+def _bound_names(stmt: ast.stmt) -> list[str]:
+    """Names a statement binds: assignment targets (tuple and list elements too), def and class names."""
+    if isinstance(stmt, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+        return [stmt.name]
+    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] \
+        if isinstance(stmt, (ast.AnnAssign, ast.AugAssign)) else []
+    out = []
+    for t in targets:
+        for n in ([t] if isinstance(t, ast.Name) else t.elts if isinstance(t, (ast.Tuple, ast.List)) else []):
+            if isinstance(n, ast.Name):
+                out.append(n.id)
+    return out
+
+
 def _aliases(body: list) -> dict[str, str]:
     """Top-level ``A = B`` / ``A = m.B`` (B a dotted name), for names bound exactly once at the top level."""
     bound: dict[str, int] = {}
     out: dict[str, str] = {}
     for stmt in body:
-        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] \
-            if isinstance(stmt, (ast.AnnAssign, ast.AugAssign)) else []
-        for t in targets:
-            if isinstance(t, ast.Name):
-                bound[t.id] = bound.get(t.id, 0) + 1
-        if isinstance(stmt, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
-            bound[stmt.name] = bound.get(stmt.name, 0) + 1
+        for name in _bound_names(stmt):
+            bound[name] = bound.get(name, 0) + 1
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
             value = dotted(stmt.value) if isinstance(stmt.value, (ast.Name, ast.Attribute)) else None
             if value:
@@ -149,8 +158,7 @@ def build_module(name: str, rel: str, tree: ast.Module, source: str, is_package:
     for stmt in _module_level(tree.body):  # Cls.attr = value / setattr(Cls, "attr", value) after the class
         if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and (stmt.value is not None):
             for t in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]):
-                if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id in mod.classes:
-                    mod.classes[t.value.id].class_names.add(t.attr)
+                _class_store(mod, t)
         elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and dotted(stmt.value.func) == "setattr":
             args = stmt.value.args
             if len(args) >= 2 and isinstance(args[0], ast.Name) and args[0].id in mod.classes and \
@@ -168,13 +176,8 @@ def _fallback_classes(body: list[ast.stmt], mod: ModuleInfo) -> set[str]:
         if isinstance(st, (ast.If, ast.Try)) or st.__class__.__name__ == "TryStar":
             nested |= {n.name for n in _module_level([st]) if isinstance(n, ast.ClassDef)}
     top = {st.name for st in body if isinstance(st, ast.ClassDef)}
-    assigned: set[str] = set()
-    for st in _module_level(body):
-        if isinstance(st, (ast.Assign, ast.AnnAssign)):
-            for t in (st.targets if isinstance(st, ast.Assign) else [st.target]):
-                for n in ([t] if isinstance(t, ast.Name) else t.elts if isinstance(t, (ast.Tuple, ast.List)) else []):
-                    if isinstance(n, ast.Name):
-                        assigned.add(n.id)
+    assigned = {n for st in _module_level(body) if isinstance(st, (ast.Assign, ast.AnnAssign))
+                for n in _bound_names(st)}
     # a top-level class the module later rebinds (``_MainWindowUI, _MainWindow = uic.loadUiType(...)``
     # after empty stand-ins, pyomo's viewer): the stand-in is only what is left when that fails
     return (nested & (set(mod.imports) | assigned)) | (top & assigned)
@@ -195,8 +198,14 @@ def _class_stores_in_functions(mod: ModuleInfo, body: list) -> None:
             elif isinstance(n, ast.Assign):
                 stores += [t for t in n.targets if isinstance(t, ast.Attribute)]
         for t in stores:
-            if isinstance(t.value, ast.Name) and t.value.id in mod.classes and t.value.id not in local:
-                mod.classes[t.value.id].class_names.add(t.attr)
+            if isinstance(t.value, ast.Name) and t.value.id not in local:
+                _class_store(mod, t)
+
+
+def _class_store(mod: ModuleInfo, target: ast.expr) -> None:
+    """``Cls.attr = ...`` on a class of ``mod``: ``attr`` is a class attribute of ``Cls``."""
+    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id in mod.classes:
+        mod.classes[target.value.id].class_names.add(target.attr)
 
 
 def _module_level(body: list[ast.stmt]):

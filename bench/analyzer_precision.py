@@ -206,6 +206,23 @@ CODEBASES = {  # name -> (requirement, package folder inside the unpacked releas
     "trimesh": ("trimesh==5.2.0", "trimesh"),
     "featuretools": ("featuretools==1.31.0", "featuretools"),
     "avalanche": ("avalanche-lib==0.6.0", "avalanche"),
+    # set M (session 12, seed 42)
+    "qiskit": ("qiskit==2.6.2", "qiskit"),
+    "napari": ("napari==0.9.2", "napari"),
+    "pymatgen": ("pymatgen==2026.10.24", "pymatgen"),
+    "mdanalysis": ("MDAnalysis==2.11.0", "MDAnalysis"),
+    "ase": ("ase==3.29.0", "ase"),
+    "pandapower": ("pandapower==3.5.6", "pandapower"),
+    "dspy": ("dspy==3.4.1", "dspy"),
+    "composer": ("mosaicml==0.32.1", "composer"),
+    "colossalai": ("colossalai==0.5.0", "colossalai"),
+    "parlai": ("parlai==1.7.2", "parlai"),
+    "wandb": ("wandb==0.31.0", "wandb"),
+    "sunpy": ("sunpy==7.0.5", "sunpy"),
+    "vispy": ("vispy==0.17.0", "vispy"),
+    "conan": ("conan==2.34.0", "conan"),
+    "buildbot": ("buildbot==4.3.0", "buildbot"),
+    "obspy": ("obspy==1.5.1", "obspy"),
 }
 DEFAULT = ("deepspeed", "diffusers", "ray", "transformers", "vllm")
 # lightning==2.6.6 (266 files) was tried too: 1 error group in all, too few to sample.

@@ -501,3 +501,62 @@ def test_class_attributes_a_module_function_binds_count(tmp_path):
     root2 = tree(tmp_path / "b", {"pkg/__init__.py": "", "pkg/s.py": src.replace(
         "Solver._optimize = module.optimize", "Solver = object()\n        Solver._optimize = module.optimize")})
     assert [(f.code, f.attr) for f in errors(root2, "pkg/s.py")] == [("PK003", "_optimize")]
+
+
+@pytest.mark.parametrize("init, want", [
+    # ase's NPT: the base's own initialiser, wrapped by a deprecation decorator, runs
+    ("__init__ = deprecated('use Base')(Base.__init__)", []),
+    ("__init__ = deprecated(Base.__init__)", []),
+    ("__init__ = Base.__init__", []),
+    # a wrapped initialiser of a class that is not a base is still the missing super call
+    ("__init__ = deprecated('x')(Other.__init__)", [("PK003", "Sub", "t")]),
+    ("def __init__(self):\n                self.u = 2", [("PK003", "Sub", "t")]),
+])
+def test_a_base_initialiser_wrapped_in_the_class_body_runs(tmp_path, init, want):
+    root = tree(tmp_path, {"pkg/__init__.py": "", "pkg/base.py": BASE, "pkg/sub.py": f"""\
+        from .base import Base
+
+
+        def deprecated(msg):
+            return lambda f: f
+
+
+        class Other:
+            def __init__(self):
+                self.o = 1
+
+
+        class Sub(Base):
+            {init}
+        """})
+    assert [(f.code, f.cls, f.attr) for f in errors(root, "pkg/sub.py")] == want
+
+
+@pytest.mark.parametrize("call, want", [
+    # parlai's RagAgent: ``self._generation_agent.__init__(self, opt, shared)``, the class picked at run time
+    ("self._agent = kind\n                self._agent.__init__(self)", []),
+    ("kind.__init__(self)", []),
+    ("type(kind).__init__(self)", []),
+    # a named class outside the MRO, or no initialiser call at all, stays the missing super call
+    ("Other.__init__(self)", [("PK003", "Sub", "t")]),
+    ("self.u = kind", [("PK003", "Sub", "t")]),
+])
+def test_an_initialiser_chosen_at_run_time_may_be_the_bases(tmp_path, call, want):
+    root = tree(tmp_path, {"pkg/__init__.py": "", "pkg/base.py": BASE, "pkg/sub.py": f"""\
+        from .base import Base
+
+
+        class Other:
+            def __init__(self):
+                self.o = 1
+
+
+        class Sub(Base):
+            def __init__(self, kind):
+                {call}
+        """})
+    assert [(f.code, f.cls, f.attr) for f in errors(root, "pkg/sub.py")] == want
+    if not want:  # still reported, as a warning that says why
+        from patchkit.analysis.checker import Settings
+        fs = analyse_source("pkg/sub.py", (root / "pkg/sub.py").read_text(), root, {}, Settings())
+        assert any(f.code == "PK003" and "chosen at run time" in str(f) for f in fs)

@@ -222,6 +222,15 @@ def test_env_switch_keeps_the_extend_kernel(convert, monkeypatch):
     assert convert(b) is False and type(b) is TritonAttnBackend
 
 
+def test_force_converts_a_quantised_cache_for_the_ab(convert, monkeypatch):
+    """`PATCHKIT_SPEC_DISABLE_DECODE_ATTENTION=force`: the fp8 pool is converted too (the A/B that
+    measures it); any other value leaves it alone."""
+    for value, want in (("force", True), ("1", False)):
+        monkeypatch.setenv("PATCHKIT_SPEC_DISABLE_DECODE_ATTENTION", value)
+        b = TritonAttnBackend(token_to_kv_pool=types.SimpleNamespace(dtype="torch.float8_e4m3fn"))
+        assert convert(b) is want
+
+
 def test_conversion_is_idempotent_and_shares_one_class(convert):
     a, b = TritonAttnBackend(), TritonAttnBackend()
     assert convert(a) and convert(b) and convert(a)

@@ -234,3 +234,31 @@ def test_resume_scores_every_position_not_only_up_to_the_first_tie(rows):
     assert [r["position"] for r in ties] == want_ties
     assert [r["position"] for r in bad] == want_bad
     assert all(r["margin"] >= r["tie_threshold"] for r in bad) and all(r["margin"] <= r["tie_threshold"] + 1e-6 for r in ties)
+
+
+def test_a_cell_with_its_own_dtype_is_compared_with_a_reference_of_that_dtype(site, tmp_path):
+    """A matrix-file cell that sets --dtype gets a speculation-off reference with the same --dtype
+    (the stand-in, like a GPU, computes other numbers in fp16). Session 12's H200 run compared fp16
+    cells with the bf16 reference and failed them at token 0; the plain cell keeps the shared one."""
+    f = tmp_path / "m.toml"
+    flag = '"--speculative-algorithm", "EAGLE3", "--speculative-disable-batch-threshold", "4"'
+    f.write_text(f'[[cell]]\nname = "fp16"\nargs = [{flag}, "--dtype", "float16"]\n'
+                 f'[[cell]]\nname = "plain"\nargs = [{flag}]\n')
+    model, models, base = tiny_models(tmp_path / "logs", "-")
+    opts = MatrixOptions(model, models, 1, 4, 2, 30.0, tmp_path / "logs", base, parallel=3, matrix_file=f,
+                         only=("fp16", "plain"), long_tokens=120, transitions=2, grammar_skip="-",
+                         extra={"stages": ("ready", "first-decode", "resume-equivalence")})
+    rec = run_matrix(SPEC, site, opts)
+    got = {c["name"]: c for c in rec["cells"]}
+    assert set(got) == {"fp16", "plain"}
+    for name, c in got.items():
+        assert c["verdict"] == "pass", (name, c["failure"])
+        assert stage(c, "resume-equivalence")["detail"]["identical"] >= 1
+    logs = tmp_path / "logs"
+    assert (logs / "reference" / "server.log").is_file()
+    assert (logs / "reference-dtype-float16" / "server.log").is_file()
+    # the stand-in's fp16 greedy path differs from the default one: the shared reference would fail it
+    from patchkit.smoke.matrixrun import reference_args
+    fp16 = next(c for c in make_plan(SPEC, site, opts).cells if c.name == "fp16")
+    assert reference_args(SPEC, opts, fp16)[-2:] == ["--dtype", "float16"]
+    assert "--speculative-algorithm" not in reference_args(SPEC, opts, fp16)

@@ -547,8 +547,8 @@ def convertible(backend: Any) -> bool:
     family = _family(backend)
     if family is None or getattr(backend, "num_draft_tokens", 1) != 1 or getattr(backend, "use_mla", False):
         return False
-    if quantized_kv(backend) is not None:
-        return False
+    if quantized_kv(backend) is not None and os.environ.get(DECODE_ATTENTION_ENV, "").strip() != "force":
+        return False  # ``=force`` converts anyway: the A/B that measures a quantised cache
     if family == "FlashInferAttnBackend":
         return (
             getattr(backend, "dispatch_reason", None) is None
@@ -572,7 +572,7 @@ def one_token_attention(backend: Any) -> bool:
     """Make an attention backend the zero-step state built for one verify token per request run
     TARGET_VERIFY and DRAFT_EXTEND_V2 steps with its decode kernel (metadata for prefix + 1
     tokens). Returns whether it was converted. ``PATCHKIT_SPEC_DISABLE_DECODE_ATTENTION=0`` keeps
-    the extend kernel."""
+    the extend kernel; ``=force`` converts a quantised (fp8) KV cache too."""
     if os.environ.get(DECODE_ATTENTION_ENV, "1").strip() == "0":
         return False
     if getattr(type(backend), "_patchkit_one_token", False):

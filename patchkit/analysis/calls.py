@@ -202,6 +202,11 @@ class CallSemantics:
                 return st
             if c.func.attr == "__init__":
                 self.external_init_ran = True
+                recv = dotted(c.func.value)
+                root, mod = (recv or "").split(".")[0], fr.cls.module
+                if recv is None or root == sn or not (root in mod.imports or root in mod.classes or root in mod.aliases
+                                                      or mod.star_imports):
+                    self.indirect_init = self.indirect_init or f"{recv or '<expression>'}.__init__"
                 return st
         # a closure defined earlier in this function: run its body here
         if isinstance(c.func, ast.Name) and c.func.id in fr.local_funcs:

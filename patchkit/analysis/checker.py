@@ -200,6 +200,7 @@ class Analyzer(ClassModel, ReadJudge):
             findings.append(M.base_init_skipped(init[0].module.rel, init[1], ci.qualname, base_init.name))
         unknown = f.unknown_base is not None or ctor.external_init_ran and f.unknown_base is not None
         self._ext_init_ran = ctor.external_init_ran  # read by the judge (a library base may pass super().__init__ on)
+        self._indirect_init = ctor.indirect_init
         assigned_anywhere: dict[str, list[tuple[str, str, int]]] = {}
         for c in f.classes:
             for a, locs in c.assigned_in.items():

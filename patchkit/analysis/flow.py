@@ -44,6 +44,9 @@ class Constructor(CallSemantics, CompoundStatements):
         self.is_noreturn_call = is_noreturn_call
         self.stack: list[tuple] = []
         self.external_init_ran = False
+        #: ``<receiver>.__init__(self, ...)`` through a receiver that names no class (an attribute or
+        #: local holding one: parlai's ``self._generation_agent.__init__(self, opt)``): what it ran
+        self.indirect_init: Optional[str] = None
         #: line of a ``getattr(self, <computed name>)`` seen during construction: a method chosen at
         #: run time may run here (BaseHTTPRequestHandler.handle_one_request -> do_POST)
         self.dynamic_dispatch: Optional[int] = None

@@ -160,7 +160,8 @@ class ReadJudge:
                     return M.two_phase(rel, r.node, ci.qualname, attr,
                                        f"assigned in {c}.__init__ ({self._at(ci, c, rel, ln)}), which {later} runs "
                                        f"after construction (deferred initialisation)" + in_sub, sev)
-                facade = (self._facade(ci, c) or self._through_library(ci, c)) if not strict else None
+                facade = (self._facade(ci, c) or self._through_library(ci, c) or self._indirect(ci)) \
+                    if not strict else None
                 reset = "; otherwise only in " + ", ".join(f"{k}.{mm} ({self._at(ci, k, rel, n)})" for k, mm, n in also[:2]) \
                     + ", which construction never calls" if also else ""
                 return M.never_assigned(rel, r.node, ci.qualname, attr,
@@ -312,6 +313,13 @@ class ReadJudge:
             return (f"{ci.qualname} re-implements {len(redone)} of the {len(public)} public methods of {base} "
                     f"without running its __init__ (a facade): the inherited method may never be called on it")
         return None
+
+    def _indirect(self, ci: ClassInfo) -> Optional[str]:
+        """Construction called ``<receiver>.__init__(self, ...)`` where the receiver names no class
+        (an attribute or a local holding one): it may be the skipped base's initialiser."""
+        call = getattr(self, "_indirect_init", None)
+        return (f"construction of {ci.qualname} calls {call}(self, ...) on a class chosen at run time, "
+                f"which may be that base's") if call else None
 
     def _only_from_skipped_init(self, ci: ClassInfo, locs, inlined) -> Optional[str]:
         """The ``__init__`` (``Cls.__init__``) that alone calls every assigning method, when each of

@@ -307,6 +307,8 @@ def _collect_body(ci: ClassInfo, body: list[ast.stmt], qual: str) -> None:
         elif isinstance(stmt, ast.Assign):
             for t in stmt.targets:
                 for n in _target_names(t):
+                    if _base_method_wrapped(ci, n, stmt.value):
+                        continue  # ``__init__ = deprecated(...)(Base.__init__)``: the base's method runs
                     ci.class_names.add(n)
                     if n == "__slots__":
                         ci.slots |= _slot_names(stmt.value)
@@ -336,6 +338,18 @@ def _collect_body(ci: ClassInfo, body: list[ast.stmt], qual: str) -> None:
             _collect_body(ci, stmt.body, qual)
     ci.scanned = False  # the method scan runs on first use (ensure_scanned): dependency modules
     #                     only pay for the classes some analysed class inherits from
+
+
+def _base_method_wrapped(ci: ClassInfo, name: str, value: ast.expr) -> bool:
+    """``name = Base.name`` or ``name = wrap(...)(Base.name)`` / ``wrap(Base.name)`` in the body of
+    a class that has ``Base`` among its bases: the MRO's lookup of ``name`` finds ``Base.name`` as
+    it would without the line (ase's ``NPT.__init__ = deprecated(...)(MelchionnaNPT.__init__)``)."""
+    while isinstance(value, ast.Call) and len(value.args) == 1 and not value.keywords:
+        value = value.args[0]
+    if not (isinstance(value, ast.Attribute) and value.attr == name):
+        return False
+    base = dotted(value.value) or ""
+    return bool(base) and any(b == base or b.split(".")[-1] == base.split(".")[-1] for b in ci.bases)
 
 
 #: names the instance parameter goes by

@@ -1,9 +1,11 @@
-"""Run the smoke stages over a matrix of cells, several servers at once on one GPU, sharing one
-speculation-off reference server; returns the sign-off record (every cell with its verdict, stages
+"""Run the smoke stages over a matrix of cells, several servers at once on one GPU, sharing
+speculation-off reference servers (one per set of numerics options: dtype, KV dtype, quantization,
+attention backend); returns the sign-off record (every cell with its verdict, stages
 and time). Never prints: progress goes to a callback."""
 from __future__ import annotations
 
 import os
+import re
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -157,8 +159,22 @@ def make_plan(spec: SmokeSpec, target: Target, opts: MatrixOptions) -> Plan:
     return Plan(cells, notes, facts, checker, forced, forced_skip, estimate)
 
 
-def cell_config(spec: SmokeSpec, opts: MatrixOptions, plan: Plan, cell: M.Cell, reference) -> SmokeConfig:
-    mem = round(max(0.05, opts.mem_total / max(1, opts.parallel)), 3)
+def reference_args(spec: SmokeSpec, opts: MatrixOptions, cell: Optional[M.Cell] = None) -> list[str]:
+    """The speculation-off reference's arguments for ``cell``: the shared base arguments without the
+    speculative ones, plus the cell's own values of the options that change the numbers
+    (``spec.reference_keep``), so greedy outputs are compared with a server of the same dtype,
+    KV dtype and attention kernels."""
+    args = drop_options(list(opts.base_args), spec.reference_drop, spec.bool_options)
+    if cell is not None:
+        mine = M.parse_options(list(cell.args), spec.bool_options)
+        keep = [x for k, v in mine.items() if k in spec.reference_keep for x in ((k,) if v is None else (k, v))]
+        args = merge_args(args, keep, spec.bool_options)
+    return args
+
+
+def cell_config(spec: SmokeSpec, opts: MatrixOptions, plan: Plan, cell: M.Cell, reference,
+                servers: int = 0) -> SmokeConfig:
+    mem = round(max(0.05, opts.mem_total / max(1, opts.parallel, servers)), 3)
     args = merge_args(list(opts.base_args) + list(spec.spec_args), list(cell.args), spec.bool_options)
     args = merge_args(args, ["--mem-fraction-static", str(mem)], spec.bool_options)
     stages = tuple(s for s in spec.stages if s not in opts.skip_stages)
@@ -173,36 +189,39 @@ def cell_config(spec: SmokeSpec, opts: MatrixOptions, plan: Plan, cell: M.Cell, 
 
 
 class ReferenceServer:
-    """The speculation-off server every cell's resume-equivalence compares with."""
+    """A speculation-off server the resume-equivalence of the cells with its arguments compares with."""
 
-    def __init__(self, spec: SmokeSpec, opts: MatrixOptions, progress: Progress):
+    def __init__(self, spec: SmokeSpec, opts: MatrixOptions, progress: Progress, args: Optional[list] = None,
+                 name: str = "reference", servers: int = 0):
         self.spec, self.opts, self.progress = spec, opts, progress
+        self.args = list(args) if args is not None else reference_args(spec, opts)
+        self.name, self.servers = name, servers
         self.server: Optional[Server] = None
         self.error = ""
 
     def start(self, reference: Reference) -> None:
         """Boot in the background; ``reference`` becomes ready (or failed) when it is known."""
         opts, spec = self.opts, self.spec
-        mem = round(max(0.05, opts.mem_total / max(1, opts.parallel)), 3)
-        args = drop_options(list(opts.base_args), spec.reference_drop, spec.bool_options)
-        args = merge_args(args, ["--mem-fraction-static", str(mem)], spec.bool_options)
+        mem = round(max(0.05, opts.mem_total / max(1, opts.parallel, self.servers)), 3)
+        args = merge_args(list(self.args), ["--mem-fraction-static", str(mem)], spec.bool_options)
         port = free_port(20000, 24000)
-        cfg = SmokeConfig(opts.model_path, server_args=args, timeout=opts.timeout, log_dir=opts.log_dir / "reference",
+        log_name = "-".join(filter(None, re.split(r"[^A-Za-z0-9_.]+", self.name)))
+        cfg = SmokeConfig(opts.model_path, server_args=args, timeout=opts.timeout, log_dir=opts.log_dir / log_name,
                           spec=spec, models=dict(opts.models), tp=opts.tp,
                           boot_gate=BootGate(),  # cells start beside it
                           **{k: v for k, v in opts.extra.items() if k in ("python",)})
-        ctx = Smoke(cfg, None, self.progress, cell="reference")  # type: ignore[arg-type]
+        ctx = Smoke(cfg, None, self.progress, cell=self.name)  # type: ignore[arg-type]
         self.server = ctx.start_server(cell_command(cfg, port), "server.log", {})
 
         def wait() -> None:
             try:
-                wait_ready(ctx, self.server, "reference")
+                wait_ready(ctx, self.server, self.name)
             except Exception as exc:  # StageFailed: every cell's resume-equivalence reports it
                 self.error = getattr(exc, "message", str(exc))
                 reference.set_failed(self.error)
                 return
             reference.set_ready(self.server.base_url)
-            self.progress("[reference] ready")
+            self.progress(f"[{self.name}] ready")
 
         threading.Thread(target=wait, daemon=True).start()
 
@@ -222,18 +241,26 @@ def run_matrix(spec: SmokeSpec, target: Target, opts: MatrixOptions, progress: P
     ranks = gpumem.rank_gpus(opts.tp, list(opts.base_args), {**os.environ, **opts.env})
     sampler = gpumem.Sampler(gpus=ranks or None).start() if opts.gpu_memory else None
     serving = [c for c in plan.cells if c.expect == "serve"]
-    ref_srv = ReferenceServer(spec, opts, progress)
-    reference = None
+    refs: dict[tuple, tuple[ReferenceServer, Reference]] = {}  # reference arguments -> its server
     results: dict[str, dict] = {}
     lock = threading.Lock()
+    wanted: list[tuple] = []
+    if serving and "resume-equivalence" in spec.stages and "resume-equivalence" not in opts.skip_stages:
+        wanted = list(dict.fromkeys(tuple(reference_args(spec, opts, c)) for c in serving))
+    slots = max(1, opts.parallel - len(wanted))
+    servers = slots + len(wanted)  # at once on the GPU: each gets mem_total / servers
     try:
-        if serving and "resume-equivalence" in spec.stages and "resume-equivalence" not in opts.skip_stages:
-            progress("[reference] starting the speculation-off server")
-            reference = Reference()
-            ref_srv.start(reference)
-        slots = max(1, opts.parallel - (1 if ref_srv.server else 0))
+        if wanted:
+            base = tuple(reference_args(spec, opts))
+            for args in wanted:
+                own = " ".join(a for a in args if a not in base)
+                name = "reference" + (f" {own}" if own else "")
+                progress(f"[{name}] starting the speculation-off server")
+                srv = ReferenceServer(spec, opts, progress, list(args), name, servers)
+                refs[args] = (srv, Reference())
+                srv.start(refs[args][1])
         # more than one server on the GPU at a time (cells side by side, or a cell beside the reference)
-        gate = BootGate() if opts.parallel > 1 or ref_srv.server is not None else None
+        gate = BootGate() if opts.parallel > 1 or refs else None
 
         jobs = []
         for cell in plan.cells:
@@ -248,7 +275,8 @@ def run_matrix(spec: SmokeSpec, target: Target, opts: MatrixOptions, progress: P
 
         def one(i_job):
             i, (cell, kind) = i_job
-            cfg = cell_config(spec, opts, plan, cell, reference)
+            ref = refs.get(tuple(reference_args(spec, opts, cell)))
+            cfg = cell_config(spec, opts, plan, cell, ref[1] if ref else None, servers)
             cfg.env = {**cfg.env, **opts.env}
             cfg.cancel = cancel if opts.stop_on_failure else None
             if cfg.cancel is not None and cancel.is_set():
@@ -267,7 +295,7 @@ def run_matrix(spec: SmokeSpec, target: Target, opts: MatrixOptions, progress: P
             if opts.parallel > 1:
                 cfg.port = free_port(24000 + (i % 5) * 4000, 24000 + (i % 5 + 1) * 4000)
             cfg.boot_gate = gate
-            if opts.parallel > 1 or ref_srv.server is not None:
+            if opts.parallel > 1 or refs:
                 cfg.gpu_check = False  # other servers hold GPU memory: the run's end checks it (gpu_memory)
             ctx = Smoke(cfg, target, progress, cell=cell.name + ("/forced" if kind == "forced" else ""))
             started = time.monotonic()
@@ -288,7 +316,8 @@ def run_matrix(spec: SmokeSpec, target: Target, opts: MatrixOptions, progress: P
         for cell in plan.cells:
             results[cell.name] = _merge_jobs(cell, parts.get(cell.name, {}), plan)
     finally:
-        ref_srv.stop()
+        for srv, _ref in refs.values():
+            srv.stop()
         if sampler is not None:
             sampler.stop()
     memory = None

@@ -104,6 +104,11 @@ class SmokeSpec:
     spec_args: tuple[str, ...] = ()
     #: option prefixes dropped for the speculation-off reference server
     reference_drop: tuple[str, ...] = ("--speculative-",)
+    #: options that change the numbers a server computes: a matrix cell that sets one of them gets a
+    #: speculation-off reference with the same value (a bf16 reference for an fp16 cell differs at
+    #: token 0; one for an fp8-KV cell turns quantisation noise into "divergences")
+    reference_keep: tuple[str, ...] = ("--dtype", "--kv-cache-dtype", "--quantization", "--attention-backend",
+                                       "--prefill-attention-backend", "--decode-attention-backend")
     #: options without a value (for parsing launch commands)
     bool_options: tuple[str, ...] = ()
     patterns: LogPatterns = field(default_factory=lambda: LogPatterns(ready="$^", switch="$^"))

@@ -14,6 +14,15 @@ attribute are the case's (any code, any severity); with --errors-only, `patchkit
 with the default settings, and only error findings match. pyrefly (`pyrefly check --preset default`): an
 error matches when its message names the attribute in backticks and either names the case's class
 or sits on the case's read line. Writes bench/results/analyzer-recall.json and .md.
+
+    python3 bench/analyzer_recall.py --releases [--case rel_03 ...] [--no-pyrefly]
+
+The whole-release corpus (bench/recall_releases.json): each case names a package on the registry,
+its last buggy and first fixed release, the class and the attribute. Both releases are fetched
+(`pip download --no-deps`, cached outside the repo) and each tool runs on the whole unpacked
+distribution, as a user would run it on an installed package: patchkit with its default settings
+(an error finding counts: what fails a `patchkit check`), patchkit `--strict` (any severity), and
+pyrefly. Writes bench/results/analyzer-recall-releases.json and .md.
 """
 import argparse
 import json
@@ -26,8 +35,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _patchkit_run import ROOT, patchkit_commit, run_patchkit, run_pyrefly  # noqa: E402
+from _releases import CACHE as _BENCH_CACHE, fetch_release  # noqa: E402
 
 CORPUS = ROOT / "bench" / "analyzer_corpus"
+RELEASES = ROOT / "bench" / "recall_releases.json"
+RELEASE_CACHE = _BENCH_CACHE / "recall"
 RESULTS = ROOT / "bench" / "results"
 FIELDS = ("project", "url", "buggy_commit", "fixed_commit", "files", "class", "attribute", "kind", "read")
 KINDS = ("missing-super", "cross-module-subclass", "wrong-class", "branch-only", "renamed", "other")
@@ -148,6 +160,79 @@ def write(rows, commit, patchkit_path, out_dir: Path = RESULTS, suffix=""):
     return tot
 
 
+def load_release_cases(only=None):
+    cases = json.loads(RELEASES.read_text())["cases"]
+    return [c for c in cases if not only or c["id"] in only]
+
+
+def _memo_run(key: str, fn):
+    """A tool's output on one release, computed once per measured commit (re-tallying is free)."""
+    memo = RELEASE_CACHE / "results" / (key.replace("/", "_") + ".json")
+    if memo.is_file():
+        return json.loads(memo.read_text())
+    got = fn()
+    memo.parent.mkdir(parents=True, exist_ok=True)
+    memo.write_text(json.dumps(got))
+    return got
+
+
+def run_releases(cases, patchkit_path, use_pyrefly=True):
+    """One row per case: patchkit default (errors), patchkit --strict (any severity) and pyrefly,
+    each on the whole buggy and the whole fixed release."""
+    commit = patchkit_commit(patchkit_path)
+    rows = []
+    for c in cases:
+        outs = {}
+        for side in ("buggy", "fixed"):
+            req = f"{c['package']}=={c[side]}"
+            root = fetch_release(req, RELEASE_CACHE)
+            d = req.replace("==", "-")
+            default = _memo_run(f"{d}-{commit}-default", lambda: run_patchkit(
+                root, patchkit_path, ("--no-cache",), cache_dir=RELEASE_CACHE / "pkcache"))
+            outs[side] = {"default": [f for f in default if f.get("severity") == "error"],
+                          "strict": _memo_run(f"{d}-{commit}-strict", lambda: run_patchkit(
+                              root, patchkit_path, ("--strict", "--no-cache"), cache_dir=RELEASE_CACHE / "pkcache")),
+                          "pyrefly": _memo_run(f"{d}-pyrefly", lambda: run_pyrefly(root)) if use_pyrefly else None}
+        b, f = outs["buggy"], outs["fixed"]
+        rows.append({"id": c["id"], "project": c["package"], "kind": c["kind"], "class": c["class"],
+                     "attribute": c["attribute"], "read": c["read"], "url": c["url"],
+                     "versions": f"{c['buggy']} -> {c['fixed']}",
+                     "patchkit": score(c, b["default"], f["default"], patchkit_matches),
+                     "patchkit_strict": score(c, b["strict"], f["strict"], patchkit_matches),
+                     "patchkit_codes": sorted({x["code"] for x in patchkit_matches(c, b["strict"])}),
+                     "patchkit_severity": sorted({x["severity"] for x in patchkit_matches(c, b["strict"])}),
+                     "pyrefly": score(c, b["pyrefly"], f["pyrefly"], pyrefly_matches) if use_pyrefly else None})
+    return rows
+
+
+def write_releases(rows, commit, out_dir: Path = RESULTS, suffix=""):
+    tools = ("patchkit", "patchkit_strict", "pyrefly")
+    tot = {t: totals(rows, t) for t in tools}
+    (out_dir / f"analyzer-recall-releases{suffix}.json").write_text(
+        json.dumps({"commit": commit, "cases": rows, "totals": tot}, indent=1, default=str) + "\n")
+    md = [f"# Analyzer recall on historical AttributeError bugs, whole releases (patchkit {commit})", "",
+          "Each tool runs on the whole unpacked buggy and fixed release. caught = reported on the buggy "
+          "release (class + attribute) and not on the fixed one. patchkit: default settings, error findings "
+          "(what fails `patchkit check`); strict: `--strict`, any severity.", "",
+          "| case | package | versions | kind | class.attribute | patchkit | strict (codes) | pyrefly |",
+          "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        md.append(f"| {r['id']} | [{r['project']}]({r['url']}) | {r['versions']} | {r['kind']} | "
+                  f"`{r['class']}.{r['attribute']}` | {_cell(r['patchkit'])} | {_cell(r['patchkit_strict'])}"
+                  f"{' (' + ','.join(r['patchkit_codes']) + ')' if r['patchkit_codes'] else ''} | {_cell(r['pyrefly'])} |")
+    md += ["", "| kind | cases | patchkit | strict | pyrefly | patchkit flags fixed | pyrefly flags fixed |",
+           "|---|---|---|---|---|---|---|"]
+    for kind in list(KINDS) + ["all"]:
+        p = tot["patchkit"].get(kind)
+        if not p:
+            continue
+        q, st = tot["pyrefly"].get(kind), tot["patchkit_strict"].get(kind)
+        md.append(f"| {kind} | {p['cases']} | {p['caught']} | {st['caught']} | {q['caught'] if q else 'n/a'} | "
+                  f"{p['flag_on_fixed']} | {q['flag_on_fixed'] if q else 'n/a'} |")
+    (out_dir / f"analyzer-recall-releases{suffix}.md").write_text("\n".join(md) + "\n")
+    return tot
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--patchkit-path", default=str(ROOT), help="checkout put first on PYTHONPATH")
@@ -158,7 +243,22 @@ def main(argv=None):
     ap.add_argument("--suffix", default="", help="results file suffix, e.g. -main for a baseline run")
     ap.add_argument("--errors-only", action="store_true",
                     help="run with the default settings (no --strict) and count only error findings")
+    ap.add_argument("--releases", action="store_true",
+                    help="the whole-release corpus (bench/recall_releases.json) instead of the trimmed one")
     args = ap.parse_args(argv)
+    if args.releases:
+        rows = run_releases(load_release_cases(args.case), args.patchkit_path, not args.no_pyrefly)
+        commit = patchkit_commit(args.patchkit_path)
+        tot = write_releases(rows, commit, args.out, args.suffix)
+        for r in rows:
+            print(f"{r['id']:7s} {r['kind']:22s} {r['class']}.{r['attribute']:30s} patchkit {_cell(r['patchkit']):18s} "
+                  f"strict {_cell(r['patchkit_strict']):18s} pyrefly {_cell(r['pyrefly'])}")
+        for tool, label in (("patchkit", "patchkit (default, errors)"), ("patchkit_strict", "patchkit --strict"),
+                            ("pyrefly", "pyrefly")):
+            a = tot[tool].get("all")
+            if a:
+                print(f"{label}: caught {a['caught']}/{a['cases']} (found {a['found']}, flags on fixed {a['flag_on_fixed']})")
+        return
     cases = load_cases(only=args.case)
     rows = run(cases, args.patchkit_path, not args.no_pyrefly, args.site, args.errors_only)
     commit = patchkit_commit(args.patchkit_path)

@@ -1,7 +1,8 @@
 """attr-init: every ``self.x`` read has an assignment on all construction paths.
 
-The examples below are the check's own valid/invalid cases; tests/test_check_examples.py turns
-each into a test and ``patchkit check`` runs the same analyzer.
+Its rules (PK001-PK006, PK900, PK901) are units of their own in ``patchkit/analysis/rules/``, each
+with its docs, logic and examples; the check carries their examples as its valid/invalid cases
+(tests/test_check_examples.py turns each into a test; ``patchkit check`` runs the same analyzer).
 """
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from patchkit.analysis import analyse_source
 from patchkit.checks_api import Check
 from patchkit.ftypes import Finding
 
-from .attr_init_examples import INVALID, VALID
+from patchkit.analysis import rules as _rules
 
 
 def files(paths, settings, use_cache: bool):
@@ -29,7 +30,8 @@ CHECK = Check(
     name="attr-init",
     description="self.x reads need an assignment on every construction path (catches the wrong-class field bug)",
     run=run,
-    valid=VALID,
-    invalid=INVALID,
+    valid=_rules.VALID,
+    invalid=_rules.INVALID,
+    rules=_rules.ALL,
     files=files,
 )

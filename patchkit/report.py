@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Iterable, Optional
 
 from . import __version__
-from .analysis.messages import CODES
+from .analysis.rules import CODES
 from .baseline import Lines, fingerprint, rel_path
 from .ftypes import FileReport, Finding
 
@@ -59,7 +59,9 @@ def text_lines(findings: Iterable[Finding], lines: Lines, snippets: bool = True)
 
 def statistics(findings: Iterable[Finding]) -> list[str]:
     """``count  CODE  severity  description`` lines, most frequent first (like ``ruff --statistics``)."""
+    from .registry import checks
     from .rules import RULES
+    checks()  # every check's rules join the table
     by = Counter((f.code, f.severity.value) for f in findings)
     rows = sorted(by.items(), key=lambda kv: (-kv[1], kv[0]))
     width = max((len(str(n)) for _, n in rows), default=1)
@@ -94,7 +96,9 @@ def sarif(reports: list[FileReport], findings: Optional[list[Finding]] = None, l
     """A SARIF 2.1.0 log. Paths under ``root`` (default: the current folder) are relative URIs
     against ``uriBaseId`` ``%SRCROOT%``, which GitHub code scanning resolves to the checkout;
     ``partialFingerprints`` carry the baseline fingerprint so findings are tracked across commits."""
+    from .registry import checks
     from .rules import RULES
+    checks()  # every check's rules join the table
     root = (root or Path.cwd()).resolve()
     lines = lines or Lines()
     fs = findings if findings is not None else [f for r in reports for f in r.findings]

@@ -7,7 +7,7 @@ import functools
 import re
 from typing import Optional
 
-from .conditions import _CONST_TYPES
+from .conditions import _CONST_TYPES, EVENT
 from .astutil import dotted, fast_walk
 from .state import State, merge
 
@@ -29,7 +29,7 @@ def _forget_locals(out: list, before: list, fn: ast.AST, selfname: str, kept: se
         return out
     known = set().union(*(x.conds for x in before)) if before else set()
     return merge([State(x.assigned, frozenset(c for c in x.conds
-                                               if c in known or c[0].startswith("<") or not pat.search(c[0])))
+                                               if c in known or c.origin == EVENT or not pat.search(c.key)))
                   for x in out])
 
 

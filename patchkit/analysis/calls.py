@@ -50,8 +50,8 @@ class CallSemantics:
         tested = _tested_keys(fn)
         groups: dict[tuple, list[State]] = {}
         for s in states:  # entry facts: the conditions on the path that the function itself tests
-            facts = frozenset(c for c in s.conds if c[0] in tested)
-            groups.setdefault((frozenset((c[0], c[1]) for c in facts), s.assigned if deletes else None),
+            facts = frozenset(c for c in s.conds if c.key in tested)
+            groups.setdefault((frozenset((c.key, c.holds) for c in facts), s.assigned if deletes else None),
                               []).append(s)
         out: list[State] = []
         for (facts_key, assigned), entries in groups.items():
@@ -61,7 +61,7 @@ class CallSemantics:
                 log: list = []
                 prev = self.on_read
                 self.on_read = lambda attr, node, frame, sts: log.append((attr, node, frame, sts))
-                entry = frozenset(c for c in entries[0].conds if c[0] in tested)
+                entry = frozenset(c for c in entries[0].conds if c.key in tested)
                 try:
                     exits = self._walk_call(cls, fn, [State(assigned if deletes else frozenset(), entry)], depth,
                                             guarded, call, self_passed)
@@ -182,6 +182,15 @@ class CallSemantics:
         # Base.__init__.__wrapped__(self, ...): the undecorated function under functools.wraps (captum)
         if isinstance(c.func, ast.Attribute) and c.func.attr == "__wrapped__" and isinstance(c.func.value, ast.Attribute):
             c = ast.copy_location(ast.Call(func=c.func.value, args=c.args, keywords=c.keywords), c)
+        # Base.prop.fset(self, v): Base's property setter runs on the instance (qutip's subclasses
+        # hand their `options` setter on with `Solver.options.fset(self, new_options)`)
+        if isinstance(c.func, ast.Attribute) and c.func.attr == "fset" and isinstance(c.func.value, ast.Attribute) \
+                and c.args and _is_self(c.args[0], sn):
+            owner = self.resolve_init_class(fr.cls, dotted(c.func.value.value) or "")
+            setter = getattr(owner, "setters", {}).get(c.func.value.attr) if not isinstance(owner, str) else None
+            if setter is not None and not _starts_coroutine(setter, fr):
+                return self.call_function(owner, setter, st, fr.depth + 1, fr.guarded, c, True)
+            return st
         # Base.__init__(self, ...) / Base.helper(self, ...) / Base.__init__(self=self, ...)
         self_kw = next((k.arg for k in c.keywords if k.arg and _is_self(k.value, sn)), None) if not c.args else None
         if isinstance(c.func, ast.Attribute) and (c.args and _is_self(c.args[0], sn) or self_kw):

@@ -6,19 +6,22 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from ..ftypes import Finding, Severity
-from . import messages as M
-from .classmodel import ClassModel, _has_explicit_init, _unimplemented_abstract, generated_fields
-from .coassign import absent_by_guard, excluded
-from .severity import in_test_code, is_test_path
-from .flow import Budget, BudgetExceeded, Constructor, State
-from .judge import ReadJudge
 from .astutil import dotted, first_param
+from .classmodel import ClassModel, _has_explicit_init, _unimplemented_abstract, generated_fields
+from .coassign import absent_by_guard
+from .conditions import ALT_CTOR, EVENT, Cond
+from .flow import Budget, BudgetExceeded, Constructor, State
+from .injected import demote_injected
+from .judge import ReadJudge, judge_read
+from .mixins import ClassConstants, implicit_mixin
 from .model import ClassInfo, ModuleInfo
 from .project import Project
+from .rules import pk002_read_before_assignment as pk002, pk005_del_reads_partial_object as pk005, \
+    pk006_base_init_skipped as pk006, pk901_analysis_budget as pk901
 from .scan import ensure_scanned
-from .severity import _excluded, _private, _suppressed
-from .injected import demote_injected
+from .severity import _excluded, _private, _suppressed, in_test_code, is_test_path
 from .templates import template_of, type_checking_only
+from .trace import ReadSite, Trace
 
 NOT_CHECKED_METHODS = {"__init__", "__new__", "__init_subclass__", "__post_init__", "__attrs_post_init__", "__del__", "__setstate__",
                        "__getstate__", "__reduce__", "__reduce_ex__", "__class_getitem__", "__set_name__",
@@ -73,7 +76,7 @@ class Analyzer(ClassModel, ReadJudge):
                 got = self.check_class(c, report)
             except BudgetExceeded as exc:
                 over[c.module.rel] = f"{c.qualname}: {exc}"
-                got = [M.not_fully_analysed(c.module.rel, c.node, c.qualname, str(exc))]
+                got = [pk901.budget(c.module.rel, c.node, c.qualname, str(exc))]
             for fnd in got:
                 # one finding per (file, line, attribute): the most severe, then the first column
                 k = (fnd.path, fnd.line, fnd.attr)
@@ -113,7 +116,7 @@ class Analyzer(ClassModel, ReadJudge):
         m = self.project.module(target.rsplit(".", 1)[0], external=False)
         return m is not None and target.rsplit(".", 1)[1] in m.noreturn
 
-    def _declared_for_subclasses(self, ci: ClassInfo, f, attr: str) -> bool:
+    def declared_for_subclasses(self, ci: ClassInfo, f, attr: str) -> bool:
         """``attr: T`` (no value) in the body of a class of the MRO, and a subclass of ``ci`` gives
         it a value (in its class body, or on its instances: jedi's ``_BaseTreeInstance._arguments``):
         the class is a template its subclasses complete, and they are judged on their own."""
@@ -130,7 +133,8 @@ class Analyzer(ClassModel, ReadJudge):
             tmpl = "declared under `if TYPE_CHECKING:` (a stub for the type checker, never executed)"
         if tmpl and not self.settings.show_info:
             return []  # only info findings would come out
-        if ci.qualname.split(".")[-1].endswith("Mixin") and self.settings.unknown_bases != "strict":
+        if self.settings.unknown_bases != "strict" and (ci.qualname.split(".")[-1].endswith("Mixin")
+                                                        or implicit_mixin(self, ci)):
             return []  # a mixin is judged through the classes that mix it in (its reads are theirs)
         findings: list[Finding] = []
         escapes: list[int] = []
@@ -141,14 +145,11 @@ class Analyzer(ClassModel, ReadJudge):
         contracts = f.contracts if (ci.abstract or _unimplemented_abstract(f.classes) or any(
             b.split(".")[-1] in ("ABC", "Protocol") for b in ci.bases)) else frozenset()
 
-        def known_static(attr: str) -> bool:
-            return attr in f.class_level or attr in f.provided or attr in contracts or \
-                any(p.match(attr) for p in f.dyn_patterns)
-
         construction_reads: list[tuple] = []
 
         def on_read(attr, node, frame, states):
-            if known_static(attr):
+            if attr in f.class_level or attr in f.provided or attr in contracts or \
+                    any(p.match(attr) for p in f.dyn_patterns):
                 return
             missing = [s for s in states if attr not in s.assigned]
             if missing:
@@ -159,8 +160,7 @@ class Analyzer(ClassModel, ReadJudge):
                 escapes.append(call.lineno)
 
         def resolve_init_class(cls, name):
-            r = self.project.resolve_class(cls.module, name)
-            return r
+            return self.project.resolve_class(cls.module, name)
 
         def is_noreturn(call, frame):
             fname = dotted(call.func) or ""
@@ -170,8 +170,15 @@ class Analyzer(ClassModel, ReadJudge):
             self.facts(own).linear if own is not None else mro, name, after, inclusive),
                            on_read, on_escape, resolve_init_class, is_noreturn)
         ctor.budget = getattr(self, "_budget", None)
+        if not strict and not f.open and not f.dyn_patterns:
+            ctor.class_consts = ClassConstants(self.project, [c for c in f.classes if not c.module.external])
         init = self.resolve_method(mro, "__init__")
         if init is not None and init[2] != "method":
+            init = None
+        gen = next((c for c in f.classes if "__init__" in c.methods or (c.field_kind and c.field_init)), None)
+        if init is not None and gen is not None and gen is not init[0] and "__init__" not in gen.methods:
+            # a dataclass-like class before the resolved __init__ in the MRO generates its own, which
+            # never calls the base's (``@dataclass class D(Base)``: Base.__init__ does not run)
             init = None
         start = State(generated_fields(f.classes, frozenset(f.fields), init) if f.field_class else frozenset())
         if f.field_class and init is not None and init[0].field_kind and not _has_explicit_init(init[0]):
@@ -189,100 +196,43 @@ class Analyzer(ClassModel, ReadJudge):
             for (mname, line, attrs, calls_init) in c.alt_ctors:
                 if not calls_init:
                     terminal = terminal + [State(frozenset(attrs),
-                                                 frozenset({("<alt>", True, line,
-                                                             f"{c.qualname}.{mname} builds with __new__ at line {line} and skips __init__")}))]
+                                                 frozenset({Cond(ALT_CTOR, True, line,
+                                                                 f"{c.qualname}.{mname} builds with __new__ at line {line} and skips __init__", EVENT)}))]
         if not terminal:
             return []  # construction always raises: nothing to judge
-        base_init = next((e for e in f.externals if e.kind in ("module", "thread")), None)
-        if base_init is not None and init is not None and not ctor.external_init_ran \
-                and not init[0].module.external:
-            # nn.Module / Thread keep their state in what their own __init__ sets up
-            findings.append(M.base_init_skipped(init[0].module.rel, init[1], ci.qualname, base_init.name))
-        unknown = f.unknown_base is not None or ctor.external_init_ran and f.unknown_base is not None
-        self._ext_init_ran = ctor.external_init_ran  # read by the judge (a library base may pass super().__init__ on)
-        self._indirect_init = ctor.indirect_init
         assigned_anywhere: dict[str, list[tuple[str, str, int]]] = {}
         for c in f.classes:
             for a, locs in c.assigned_in.items():
                 for (m, line) in locs:
                     assigned_anywhere.setdefault(a, []).append((c.qualname, m, line))
-        ever_in_ctor = set().union(*(s.assigned for s in terminal)) if terminal else set()
+        t = Trace(ci, f, tuple(terminal), assigned_anywhere, frozenset(ctor.inlined), frozenset(ctor.seen),
+                  frozenset(ctor.deleted), tuple(escapes), ctor.external_init_ran, ctor.indirect_init,
+                  ctor.dynamic_dispatch, f.unknown_base is not None, strict, contracts, init)
+        findings += pk006.check(t)
+        findings += pk002.judge(self, t, construction_reads)
+        findings += pk005.check(self, t)  # __del__ runs even when __init__ raised part-way
+        findings += self._reads_after_construction(t)
+        if t.dynamic_dispatch and not strict:  # a method picked by name at run time may run inside construction
+            why = f"construction calls a method chosen by name at run time (getattr(self, ...), line {t.dynamic_dispatch})"
+            findings = [replace(x, severity=Severity.WARNING, why=f"{x.why}; {why}")
+                        if x.code == "PK001" and x.severity == Severity.ERROR else x for x in findings]
+        if f.open and not strict:  # unknown is not wrong: say "could not prove", at info level
+            findings = [replace(x, severity=Severity.INFO, why=f"{x.why} [open class: {f.open}]") for x in findings]
+        if not strict and not tmpl:  # an owner, a decorator or a helper sets it on the instance from outside
+            findings = demote_injected(self.project, f, findings)
+        if tmpl:  # the converter's input, never imported: the generated classes are the ones that run
+            findings = [replace(x, severity=Severity.INFO, why=f"{x.why} [{tmpl}]") for x in findings]
+        return findings
 
-        # -- reads during construction
-        # an abstract base is never built itself: its subclasses are, and they are judged on their own
-        # (a dataclass field or a class attribute the base only declares)
-        # (the subclasses are looked up only when a read needs them: the class index parses files)
-        def abstract_base() -> bool:
-            return bool(_unimplemented_abstract(f.classes)) or (
-                any(e.name.split(".")[-1] in ("ABC", "Protocol") for e in f.externals) and bool(self._descendants(ci)))
-
-        def subclasses_provide(attr: str) -> bool:
-            """A template base: its __init__ reads what every subclass sets before super().__init__()."""
-            leaves = [d for d in self._descendants(ci) if not self._direct_subclasses(d)]  # the concrete ones
-            if not leaves:
-                return False
-            for d in leaves:
-                df = self.facts(d)
-                # a leaf with an unreadable base (skbase's BaseObject) may have it from there
-                if not (df.unknown_base is not None or attr in df.class_level or attr in df.fields or
-                        any(attr in k.assigned_in for k in df.classes)):
-                    return False
-            return True
-        closed = not any(getattr(e, "kind", "") == "unknown" for e in f.externals)
-        for (attr, node, frame, missing, states, lib_init_ran) in construction_reads:
-            if not strict:  # paths whose guard cannot hold there (coassign.py)
-                missing = [s for s in missing if not excluded(f.classes, s.conds, s.assigned, attr, closed)]
-                if not missing:
-                    continue
-            rel = frame.cls.module.rel
-            if frame.cls.module.external:
-                continue  # library code: its reads are the library's business
-            if (lib_init_ran or f.field_class) and f.unknown_base is not None and not strict:
-                # an unreadable library base's __init__ ran first: it may have set it (nn.Linear:
-                # weight); a dataclass's generated __init__ sets the fields of an unreadable
-                # dataclass base before __post_init__ reads them (transformers' TrainingArguments)
-                continue
-            if not strict and self._declared_for_subclasses(ci, f, attr):
-                continue  # `x: T` in the class body, given a value by its subclasses: a contract
-            if attr not in assigned_anywhere and attr not in ever_in_ctor:
-                if unknown and not strict:
-                    continue
-                if escapes and not strict:
-                    continue
-                if not strict and (abstract_base() or subclasses_provide(attr)):
-                    continue
-            locs = assigned_anywhere.get(attr, [])
-            not_run = [(c, m, ln) for (c, m, ln) in locs if f"{c}.{m}" not in ctor.inlined]
-            later = [self._at(ci, c, rel, ln) for (c, m, ln) in locs
-                     if f"{c}.{m}" in ctor.inlined and (ln > node.lineno or m != frame.fn.name)]
-            if later:
-                why = f"assigned later ({', '.join(later[:2])})"
-            elif not_run:
-                c, m, ln = not_run[0]
-                why = (f"assigned in {c}.{m} ({self._at(ci, c, rel, ln)}), which construction of {ci.qualname} never runs"
-                       + (" (missing super().__init__()?)" if m == "__init__" else ""))
-            else:
-                why = "no construction path assigns it first"
-            where = f"in {frame.cls.qualname}.{frame.fn.name}"
-            if frame.fn.name != "__init__":
-                where += " (called during construction)"
-            # definite when no path reaching the read has assigned it; path-dependent reads are
-            # usually mutually exclusive modes: a warning unless strict
-            sev = Severity.ERROR if (strict or len(missing) == len(states)) else Severity.WARNING
-            findings.append(M.read_before_assignment(rel, node, ci.qualname, attr, f"{why}; read {where}", sev))
-
-        # -- __del__ runs even when __init__ raised part-way: judge its reads against what is
-        #    assigned before the first statement of __init__ that can raise
-        findings += self._check_del(ci, f, init, report, known_static)
-
-        # -- reads after construction
-        def is_abstract_like() -> bool:
-            return bool(_unimplemented_abstract(f.classes)) or bool(self._descendants(ci))
-        assigns_nothing = not any(c.assigned_in for c in f.classes) and not f.fields
+    def _reads_after_construction(self, t: Trace) -> list[Finding]:
+        """Findings for the reads in the effective methods of ``t.ci``'s MRO (not construction
+        helpers, not static/class methods) that some construction end state leaves unassigned."""
+        ci, f, strict = t.ci, t.facts, t.strict
+        terminal, always, known_static = t.terminal, t.always, t.known_static
+        findings: list[Finding] = []
         seen_methods: set[str] = set()
-        always = frozenset.intersection(*(s.assigned for s in terminal))
-        called_later = (self._referenced_outside(f.classes, ctor.inlined)
-                        if any(not x.endswith(".__init__") for x in ctor.inlined) else set())
+        called_later = (self._referenced_outside(f.classes, t.inlined)
+                        if any(not x.endswith(".__init__") for x in t.inlined) else set())
         for c in f.classes:
             for mname, fn in c.methods.items():
                 if mname in seen_methods:
@@ -290,13 +240,11 @@ class Analyzer(ClassModel, ReadJudge):
                 seen_methods.add(mname)
                 if mname in NOT_CHECKED_METHODS or c.method_kind.get(mname) in ("static", "class"):
                     continue
-                if f"{c.qualname}.{mname}" in ctor.inlined and mname not in called_later:
+                if f"{c.qualname}.{mname}" in t.inlined and mname not in called_later:
                     continue  # a construction helper: its reads were judged on the construction paths
-                if c.module.external:
+                if c.module.external or mname in self.settings.initializers:
                     continue
-                if mname in self.settings.initializers:
-                    continue
-                if c.key != ci.key and _private(mname) and mname not in self._reachable(f, ctor.inlined):
+                if c.key != ci.key and _private(mname) and mname not in self._reachable(f, t.inlined):
                     continue  # an inherited private helper only code this class never runs calls
                 selfname = first_param(fn)
                 if not selfname:
@@ -312,7 +260,7 @@ class Analyzer(ClassModel, ReadJudge):
                     attr = r.attr
                     if known_static(attr) or r.guarded or attr in r.known or attr in r.local:
                         continue
-                    if not strict and self._declared_for_subclasses(ci, f, attr):
+                    if not strict and self.declared_for_subclasses(ci, f, attr):
                         continue  # `x: T` in a base whose subclasses set it: a contract they fill
                     if self._narrowed_to_owner(c, selfname, attr, r.conds):
                         continue
@@ -323,13 +271,11 @@ class Analyzer(ClassModel, ReadJudge):
                         continue
                     live = [s for s in missing if not _excluded(s, r.conds)]
                     if live and _private(mname):
-                        sites = self._call_sites(f.classes, mname, ctor.inlined)
+                        sites = self._call_sites(f.classes, mname, t.inlined)
                         live = [s for s in live if not sites or not all(_excluded(s, conds) for conds in sites)]
                     if not live:
                         continue
-                    fnd = self._judge_read(ci, c, mname, r, attr, live, terminal, assigned_anywhere,
-                                           ever_in_ctor, unknown, strict, escapes, is_abstract_like, assigns_nothing,
-                                           ctor.inlined, ctor.seen, ctor.deleted)
+                    fnd = judge_read(self, ReadSite(t, c, mname, r, tuple(live)))
                     if fnd is not None and fnd.severity == Severity.ERROR and c.key != ci.key and not strict:
                         if not overridden_only:
                             overridden_only.append(self._only_overridden_callers(f, c, mname))
@@ -339,16 +285,6 @@ class Analyzer(ClassModel, ReadJudge):
                                               f"{overridden_only[0]}, which {ci.qualname} overrides")
                     if fnd is not None:
                         findings.append(fnd)
-        if ctor.dynamic_dispatch and not strict:  # a method picked by name at run time may run inside construction
-            why = f"construction calls a method chosen by name at run time (getattr(self, ...), line {ctor.dynamic_dispatch})"
-            findings = [replace(x, severity=Severity.WARNING, why=f"{x.why}; {why}")
-                        if x.code == "PK001" and x.severity == Severity.ERROR else x for x in findings]
-        if f.open and not strict:  # unknown is not wrong: say "could not prove", at info level
-            findings = [replace(x, severity=Severity.INFO, why=f"{x.why} [open class: {f.open}]") for x in findings]
-        if not strict and not tmpl:  # an owner, a decorator or a helper sets it on the instance from outside
-            findings = demote_injected(self.project, f, findings)
-        if tmpl:  # the converter's input, never imported: the generated classes are the ones that run
-            findings = [replace(x, severity=Severity.INFO, why=f"{x.why} [{tmpl}]") for x in findings]
+            # a dataclass's generated __repr__/__eq__ (unless the class writes its own) hide a base's
+            seen_methods |= c.generated
         return findings
-
-

@@ -160,7 +160,7 @@ def excluded(classes: list[ClassInfo], conds, assigned, attr: str, closed: bool)
     """A construction state whose branch facts need ``self.g`` to pass while ``g`` is not assigned
     yet (its default fails) or only passes together with ``attr`` (guard_implies): that path
     cannot reach a read of ``attr`` that it has not assigned."""
-    facts = [(c[0], c[1]) for c in conds if isinstance(c, tuple) and len(c) >= 2]
+    facts = [(c[0], c[1]) for c in conds]  # path Conds or read-site Facts: (key, holds) first
     for g, mode in guard_attrs(facts):
         if g == attr:
             continue

@@ -9,7 +9,8 @@ from dataclasses import replace
 from typing import Optional
 
 from .astutil import dotted, memo_on
-from .conditions import _catches_attribute_error, _irrefutable, exact_type_test, frame_truth
+from .conditions import (CAUGHT, EVENT, NO_CASE, SUPPRESSED, ZERO_LOOP, Cond, _catches_attribute_error, _irrefutable,
+                         class_const_truth, exact_type_test, frame_truth)
 from .state import Flow, State, _join, merge
 
 
@@ -21,6 +22,8 @@ class CompoundStatements:
         t = frame_truth(s.test, fr)
         if t is None:
             t = self.exact_type_truth(s.test, fr)
+        if t is None and self.class_consts:
+            t = class_const_truth(s.test, fr.selfname, self.class_consts)
         flows = []
         if t is not False:
             flows.append(self.block(s.body, self.assume(s.test, True, st, fr), fr))
@@ -49,7 +52,7 @@ class CompoundStatements:
         if t is True:  # only break leaves `while True`
             exits = body.breaks
             return Flow(normal=merge(exits), returns=body.returns)
-        skipped = [x.with_cond(("<loop>", True, s.lineno, f"the while loop at line {s.lineno} never runs"))
+        skipped = [x.with_cond(Cond(ZERO_LOOP, True, s.lineno, f"the while loop at line {s.lineno} never runs", EVENT))
                    for x in st]
         normal_end = merge(skipped + again)
         if s.orelse:
@@ -62,7 +65,7 @@ class CompoundStatements:
         st = self.expr(s.iter, st, fr)
         body_in = self.store(s.target, st, fr)
         body = self.block(s.body, body_in, fr)
-        skipped = [x.with_cond(("<loop>", True, s.lineno, f"the for loop at line {s.lineno} runs zero times"))
+        skipped = [x.with_cond(Cond(ZERO_LOOP, True, s.lineno, f"the for loop at line {s.lineno} runs zero times", EVENT))
                    for x in st]
         normal_end = merge(skipped + body.normal + body.continues)
         if s.orelse:
@@ -88,7 +91,7 @@ class CompoundStatements:
         if swallow:
             gone = set(self.del_log[mark:])
             starts = st + [State(x.assigned - gone, x.conds) for x in st] if gone else st
-            lost = [x.with_cond(("<with>", True, s.lineno, f"the context manager at line {s.lineno} swallows an exception"))
+            lost = [x.with_cond(Cond(SUPPRESSED, True, s.lineno, f"the context manager at line {s.lineno} swallows an exception", EVENT))
                     for x in merge(starts)]
             body.normal = merge(body.normal + lost)
         return body
@@ -105,7 +108,7 @@ class CompoundStatements:
         ok = self.block(s.orelse, body.normal, fr) if s.orelse else Flow(normal=body.normal)
         flows.append(ok)
         for h in s.handlers:
-            entry = [x.with_cond(("<except>", True, h.lineno, f"an exception caught at line {h.lineno}"))
+            entry = [x.with_cond(Cond(CAUGHT, True, h.lineno, f"an exception caught at line {h.lineno}", EVENT))
                      for x in merge(starts)]
             flows.append(self.block(h.body, entry, fr))
         joined = _join(flows)
@@ -130,8 +133,8 @@ class CompoundStatements:
             if case.guard is None and _irrefutable(case.pattern):
                 irrefutable = True
         if not irrefutable:
-            flows.append(Flow(normal=[x.with_cond(("<match>", True, s.lineno,
-                                                    f"no case of the match at line {s.lineno} matches"))
+            flows.append(Flow(normal=[x.with_cond(Cond(NO_CASE, True, s.lineno,
+                                                        f"no case of the match at line {s.lineno} matches", EVENT))
                                       for x in st]))
         return _join(flows)
 

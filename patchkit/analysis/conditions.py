@@ -4,15 +4,52 @@ a test that constants decide. Shared by every walker (flow, reads)."""
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, NamedTuple, Optional
 
 from .astutil import dotted
 
 if TYPE_CHECKING:
     from .state import Frame
 
-#: a condition: (normalised text, polarity, line, human text)
-Cond = tuple
+#: where a path condition comes from
+TEST = "test"    #: a branch test the path took (``if self.use_x:`` true)
+VALUE = "value"  #: a constant the path stored (``self.disabled = True``): follows from a branch, is not one
+EVENT = "event"  #: something that happened on the path: an exception caught, a loop run zero times, ...
+#: the keys of the path events, by what they record
+CAUGHT, SUPPRESSED, NO_CASE, ZERO_LOOP, ALT_CTOR = "<except>", "<with>", "<match>", "<loop>", "<alt>"
+#: events that are holes (construction went on after an error, or nothing matched), never a mode
+HOLES = frozenset({CAUGHT, SUPPRESSED, NO_CASE})
+
+
+class Cond(NamedTuple):
+    """A fact known on a construction path. Frozen and hashable: states keep them in frozensets,
+    and two paths agree on a condition when ``(key, holds)`` agree."""
+
+    #: normalised text of the test (``use_x``, ``x is None``; ``self.`` stripped), or an event key
+    key: str
+    #: the truth the path takes
+    holds: bool
+    #: the line where the path learnt it
+    line: int
+    #: the test as written, for messages
+    text: str
+    #: TEST, VALUE or EVENT
+    origin: str = TEST
+
+    @property
+    def order(self) -> tuple:
+        """Sort key of messages: stored values first (they explain the branch), then by line."""
+        return (-self.line if self.origin == VALUE else self.line, self.key, self.holds)
+
+    def renamed(self, key: str) -> "Cond":
+        return self._replace(key=key)
+
+
+class Fact(NamedTuple):
+    """A fact known at a read site: the test ``key`` (normalised text) holds ``holds``."""
+
+    key: str
+    holds: bool
 
 
 def norm_test(node: ast.expr, selfname: str = "self") -> str:
@@ -178,6 +215,26 @@ def frame_truth(test: ast.expr, fr: "Frame") -> Optional[bool]:
         else:
             r = None
         return None if r is None else r == pol
+    return None
+
+
+def class_const_truth(test: ast.expr, selfname: str, consts: dict) -> Optional[bool]:
+    """The truth of ``self.flag`` / ``not self.flag`` / ``self.flag is None`` / ``self.mode == "x"``
+    when ``flag`` is a class attribute bound to a constant that nothing rebinds (``consts``)."""
+    node, pol = split_test(test)
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == selfname:
+        return bool(consts[node.attr]) == pol if node.attr in consts else None
+    if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.left, ast.Attribute) and \
+            isinstance(node.left.value, ast.Name) and node.left.value.id == selfname and node.left.attr in consts \
+            and isinstance(node.comparators[0], ast.Constant):
+        v, w, op = consts[node.left.attr], node.comparators[0].value, node.ops[0]
+        if isinstance(op, (ast.Is, ast.IsNot)) and (w is None or isinstance(w, bool)):
+            r = (v is w) == isinstance(op, ast.Is)
+        elif isinstance(op, (ast.Eq, ast.NotEq)):
+            r = (v == w) == isinstance(op, ast.Eq)
+        else:
+            return None
+        return r == pol
     return None
 
 

@@ -16,7 +16,7 @@ from typing import Callable, Optional
 from .callargs import bind_constants  # noqa: F401  (re-exported)
 from .calls import CallSemantics
 from .compound import CompoundStatements
-from .conditions import (_catches_attribute_error, _human, _simple_text, conjuncts, const_truth,  # noqa: F401
+from .conditions import (EVENT, VALUE, Cond, _catches_attribute_error, _human, _simple_text, conjuncts, const_truth,  # noqa: F401
                          frame_truth, implied_attrs, norm_test)
 from .astutil import children, dotted, self_attr
 from .model import ClassInfo
@@ -63,6 +63,9 @@ class Constructor(CallSemantics, CompoundStatements):
         #: local name -> attribute it was stored in (``self.layout = layout``): facts about the
         #: local are facts about the attribute too
         self.aliases: dict[str, str] = {}
+        #: class attributes bound to a constant in a class body of the MRO that nothing ever rebinds
+        #: (checker.class_constants): ``if self.decode_audio:`` always takes the same branch
+        self.class_consts: dict[str, object] = {}
         #: (class, method, guarded, constants, entry assigned set) -> exit states (conditions relative to entry)
         self.memo: dict[tuple, list[State]] = {}
         self.budget: Optional[Budget] = None
@@ -135,9 +138,9 @@ class Constructor(CallSemantics, CompoundStatements):
             if chain and chain.startswith(fr.selfname + ".") and isinstance(value, ast.Constant):
                 # self.config.flag = True: later tests of self.config.flag know it on this path
                 key = chain[len(fr.selfname) + 1:]
-                return [State(x.assigned, frozenset(c for c in x.conds if c[0] not in (key, f"{key} is None"))
-                              | {(key, bool(value.value), -t.lineno, chain),
-                                 (f"{key} is None", value.value is None, -t.lineno, f"{chain} is None")})
+                return [State(x.assigned, frozenset(c for c in x.conds if c.key not in (key, f"{key} is None"))
+                              | {Cond(key, bool(value.value), t.lineno, chain, VALUE),
+                                 Cond(f"{key} is None", value.value is None, t.lineno, f"{chain} is None", VALUE)})
                         for x in st]
             return st
         keys = (a, f"{a} is None")
@@ -148,23 +151,23 @@ class Constructor(CallSemantics, CompoundStatements):
         for x in st:
             # same name: facts about the local are now facts about the attribute; facts about the
             # attribute from before this function began are stale
-            conds = frozenset(c for c in x.conds if c[0] not in keys or (same_name and c not in fr.entry_conds))
-            # value facts carry a negative line: they follow from a branch, they are not one
+            conds = frozenset(c for c in x.conds if c.key not in keys or (same_name and c not in fr.entry_conds))
+            # value facts (origin VALUE) follow from a branch, they are not one
             if isinstance(value, ast.Name) and value.id != a:
                 self.aliases[value.id] = a
                 # facts already known about the local (`if use_y: ...` before `self.use_y = use_y`)
                 # are facts about the attribute from now on
                 pat = re.compile(rf"\b{re.escape(value.id)}\b")
-                conds |= {(pat.sub(a, c[0]), c[1], c[2], c[3]) for c in conds
-                          if c[0] not in keys and pat.search(c[0]) and not c[0].startswith("<")}
+                conds |= {c.renamed(pat.sub(a, c.key)) for c in conds
+                          if c.key not in keys and c.origin != EVENT and pat.search(c.key)}
             implied = implied_attrs(value, True, fr.selfname)
             if implied:  # self.has_x = hasattr(self, "x"): has_x true later implies x exists
                 self.implies[a] = frozenset(implied)
             if isinstance(value, ast.Constant):
-                conds |= {(a, bool(value.value), -t.lineno, f"self.{a}"),
-                          (f"{a} is None", value.value is None, -t.lineno, f"self.{a} is None")}
+                conds |= {Cond(a, bool(value.value), t.lineno, f"self.{a}", VALUE),
+                          Cond(f"{a} is None", value.value is None, t.lineno, f"self.{a} is None", VALUE)}
             elif isinstance(value, (ast.List, ast.Dict, ast.Tuple, ast.Set, ast.Call, ast.Lambda)):
-                conds |= {(f"{a} is None", False, -t.lineno, f"self.{a} is None")}
+                conds |= {Cond(f"{a} is None", False, t.lineno, f"self.{a} is None", VALUE)}
             out.append(State(x.assigned, conds))
         return out
 
@@ -252,12 +255,12 @@ class Constructor(CallSemantics, CompoundStatements):
                 continue
             for node, p in facts:
                 key = norm_test(node, fr.selfname)
-                x = x.with_cond((key, p, test.lineno, _human(node)))
+                x = x.with_cond(Cond(key, p, test.lineno, _human(node)))
                 for local, attr in self.aliases.items():
                     if local in key:
                         alias = re.sub(rf"\b{re.escape(local)}\b", attr, key)
                         if alias != key:
-                            x = x.with_cond((alias, p, test.lineno, _human(node)))
+                            x = x.with_cond(Cond(alias, p, test.lineno, _human(node)))
             if implied:
                 x = x.add(*implied)
             out.append(x)

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional
 
-from .astutil import _always_raises, _is_noreturn_annotation, _only_raises_not_implemented, dotted, first_param
+from .astutil import _always_raises, _is_noreturn_annotation, dotted
 from .mangle import mangle_tree
 
 FIELD_DECORATORS = {"dataclass", "dataclasses.dataclass", "pydantic.dataclasses.dataclass",
@@ -51,6 +51,8 @@ class ClassInfo:
     raising_methods: set[str] = field(default_factory=set)
     #: method -> names it reads or writes as self.<name>
     self_refs: dict[str, set] = field(default_factory=dict)
+    #: dunders a dataclass-like decorator generates for the class (its ``__repr__`` hides a base's)
+    generated: frozenset = frozenset()
     #: property name -> its setter (``self.x = v`` in __init__ runs it)
     setters: dict[str, ast.FunctionDef] = field(default_factory=dict)
     scanned: bool = False
@@ -184,11 +186,23 @@ def _fallback_classes(body: list[ast.stmt], mod: ModuleInfo) -> set[str]:
 
 
 def _class_stores_in_functions(mod: ModuleInfo, body: list) -> None:
-    """``Cls.attr = value`` inside a module-level function of the class's own module, where ``Cls``
-    is not a local of that function: a class attribute the module sets when the function runs
-    (pyomo's ``_finalize_xpress_import`` binds the solver methods once the import resolves)."""
-    for fn in _module_level(body):
-        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+    """``Cls.attr = value`` inside a module-level function or a method of the class's own module,
+    where ``Cls`` is not a local of that function: a class attribute the module sets when the
+    function runs (pyomo's ``_finalize_xpress_import`` binds the solver methods once the import
+    resolves; reportlab's ``KeepTogether.__init__`` stores ``KeepTogether.NullActionFlowable``
+    on first use). Only functions whose text has such a store are walked."""
+    if not mod.classes:
+        return
+    store = re.compile(r"\b(?:%s)\s*\.\s*\w+\s*=(?!=)" % "|".join(
+        re.escape(n) for n in sorted(mod.classes, key=len, reverse=True) if "." not in n))
+    if not store.search(mod.source):
+        return
+    fns = [n for n in _module_level(body) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    fns += [m for n in _module_level(body) if isinstance(n, ast.ClassDef)
+            for m in n.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    lines = mod.lines
+    for fn in fns:
+        if not any(store.search(lines[i]) for i in range(fn.lineno - 1, min(len(lines), fn.end_lineno or fn.lineno))):
             continue
         local = {a.arg for a in fn.args.args + fn.args.kwonlyargs + fn.args.posonlyargs}
         stores = []
@@ -222,7 +236,8 @@ def _module_level(body: list[ast.stmt]):
 
 def _collect_toplevel(mod: ModuleInfo, stmt: ast.stmt, prefix: str) -> None:
     if isinstance(stmt, ast.ClassDef):
-        _collect_class(mod, stmt, prefix)
+        from .classbody import collect_class  # (classbody builds ClassInfo: imported late)
+        collect_class(mod, stmt, prefix)
     elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) and not prefix:
         mod.functions[stmt.name] = stmt  # type: ignore[assignment]
         if _is_noreturn_annotation(stmt.returns) or _always_raises(stmt):
@@ -233,176 +248,3 @@ def _collect_toplevel(mod: ModuleInfo, stmt: ast.stmt, prefix: str) -> None:
         for h in getattr(stmt, "handlers", []):
             for sub in h.body:
                 _collect_toplevel(mod, sub, prefix)
-
-
-def _decorator_names(node) -> list[str]:
-    return [dotted(d) or "" for d in node.decorator_list]
-
-
-def _collect_class(mod: ModuleInfo, node: ast.ClassDef, prefix: str) -> None:
-    qual = f"{prefix}{node.name}"
-    ci = ClassInfo(mod, qual, node)
-    mod.classes[qual] = ci
-    for b in node.bases:
-        d = dotted(b)
-        ci.bases.append(d or "?")
-    for kw in node.keywords:
-        if kw.arg == "metaclass" and (dotted(kw.value) or "").endswith("ABCMeta"):
-            ci.abstract = True
-    decos = _decorator_names(node)
-    for d, dn in zip(decos, node.decorator_list):
-        if d in FIELD_DECORATORS:
-            ci.field_kind = "dataclass" if "dataclass" in d else "attrs"
-            if isinstance(dn, ast.Call):
-                for kw in dn.keywords:
-                    if kw.arg == "init" and isinstance(kw.value, ast.Constant) and kw.value.value is False:
-                        ci.field_init = False
-    _collect_body(ci, node.body, qual)
-
-
-def _collect_body(ci: ClassInfo, body: list[ast.stmt], qual: str) -> None:
-    # a function the class body uses as a decorator runs at class creation: not a method
-    used_as_decorator = {n for st in body if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef))
-                         for n in _decorator_names(st) if "." not in n}
-    for stmt in body:
-        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            decos = _decorator_names(stmt)
-            if any(d.split(".")[-1] == "overload" for d in decos):
-                continue  # a typing.overload signature: the implementation below it is what runs
-            ci.class_names.add(stmt.name)
-            kind = "static" if stmt.name in used_as_decorator and not decos else "method"
-            for d in decos:
-                last = d.split(".")[-1]
-                if last == "staticmethod":
-                    kind = "static"
-                elif last == "classmethod":
-                    kind = "class"
-                elif last in ("property", "cached_property", "cache", "lru_cache") or last.endswith("property"):
-                    # ``@staticmethod @lru_cache(...)``: a cached static function, not a property
-                    kind = kind if kind in ("static", "class") else "property"
-                elif last in ("abstractmethod", "abstractproperty"):
-                    ci.abstract = True
-                    ci.abstract_methods.add(stmt.name)
-                elif last in ("setter", "deleter", "getter"):
-                    kind = "property"
-            if kind == "method" and not _takes_instance(stmt):
-                kind = "static"  # a JIT kernel, a code template, a missing @staticmethod
-            if any(d.endswith(".setter") for d in decos):
-                ci.setters[stmt.name] = stmt  # type: ignore[assignment]
-            if stmt.name in ci.methods and kind == "property" and ci.method_kind.get(stmt.name) == "property":
-                continue  # keep the getter
-            ci.methods[stmt.name] = stmt  # type: ignore[assignment]
-            ci.method_kind[stmt.name] = kind
-            if _is_noreturn_annotation(stmt.returns):
-                ci.noreturn_methods.add(stmt.name)
-            if _only_raises_not_implemented(stmt):
-                ci.raising_methods.add(stmt.name)
-            else:
-                ci.raising_methods.discard(stmt.name)
-            if stmt.name in ("__getattr__", "__getattribute__"):
-                ci.dynamic = f"defines {stmt.name}"
-        elif isinstance(stmt, ast.ClassDef):
-            ci.class_names.add(stmt.name)
-            _collect_class(ci.module, stmt, f"{qual}.")
-        elif isinstance(stmt, ast.Assign):
-            for t in stmt.targets:
-                for n in _target_names(t):
-                    if _base_method_wrapped(ci, n, stmt.value):
-                        continue  # ``__init__ = deprecated(...)(Base.__init__)``: the base's method runs
-                    ci.class_names.add(n)
-                    if n == "__slots__":
-                        ci.slots |= _slot_names(stmt.value)
-        elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
-            n = stmt.target.id
-            ci.class_names.add("__annotations__")  # an annotated class body has its own __annotations__
-            if stmt.value is not None:
-                ci.class_names.add(n)
-                _note_field_value(ci, n, stmt)
-            else:
-                ci.annotated_only[n] = stmt.lineno
-                if _is_classvar(stmt.annotation) or (dotted(stmt.annotation) or "").split(".")[-1] == "InitVar":
-                    continue  # ClassVar: not per instance; InitVar: passed to __post_init__, never stored
-                ci.fields.add(n)
-        elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
-            for a in stmt.names:
-                ci.class_names.add((a.asname or a.name).split(".")[0])
-        elif isinstance(stmt, ast.If) and (dotted(stmt.test) or "").split(".")[-1] == "TYPE_CHECKING":
-            _collect_body(ci, list(stmt.orelse), qual)  # the body is a stub for the type checker: never defined
-        elif isinstance(stmt, (ast.If, ast.Try, ast.With)):
-            inner = list(stmt.body) + list(getattr(stmt, "orelse", [])) + list(getattr(stmt, "finalbody", []))
-            for h in getattr(stmt, "handlers", []):
-                inner += h.body
-            _collect_body(ci, inner, qual)
-        elif isinstance(stmt, (ast.For,)):
-            ci.class_names.update(_target_names(stmt.target))
-            _collect_body(ci, stmt.body, qual)
-    ci.scanned = False  # the method scan runs on first use (ensure_scanned): dependency modules
-    #                     only pay for the classes some analysed class inherits from
-
-
-def _base_method_wrapped(ci: ClassInfo, name: str, value: ast.expr) -> bool:
-    """``name = Base.name`` or ``name = wrap(...)(Base.name)`` / ``wrap(Base.name)`` in the body of
-    a class that has ``Base`` among its bases: the MRO's lookup of ``name`` finds ``Base.name`` as
-    it would without the line (ase's ``NPT.__init__ = deprecated(...)(MelchionnaNPT.__init__)``)."""
-    while isinstance(value, ast.Call) and len(value.args) == 1 and not value.keywords:
-        value = value.args[0]
-    if not (isinstance(value, ast.Attribute) and value.attr == name):
-        return False
-    base = dotted(value.value) or ""
-    return bool(base) and any(b == base or b.split(".")[-1] == base.split(".")[-1] for b in ci.bases)
-
-
-#: names the instance parameter goes by
-INSTANCE_NAMES = {"self", "_self", "self_", "this"}
-
-
-def _takes_instance(fn) -> bool:
-    """A function in a class body is an instance method when its first parameter is the instance:
-    named ``self`` (whatever decorates it), or any name on an undecorated dunder. A kernel under
-    ``@triton.jit``, a template under its own decorator, or a plain ``def helper(x)`` (a missing
-    @staticmethod) reads attributes of its argument, not of an instance."""
-    first = first_param(fn)
-    if first is None:
-        return False
-    if first in INSTANCE_NAMES:
-        return True
-    return fn.name.startswith("__") and fn.name.endswith("__") and not fn.decorator_list
-
-
-def _is_classvar(ann: ast.expr) -> bool:
-    return (dotted(ann) or "").split(".")[-1] == "ClassVar"
-
-
-def _note_field_value(ci: ClassInfo, n: str, stmt: ast.AnnAssign) -> None:
-    """``x: int = field(init=False)`` with no default is not assigned by the generated __init__."""
-    v = stmt.value
-    if isinstance(v, ast.Call) and (dotted(v.func) or "").split(".")[-1] in ("field", "ib", "attrib"):
-        kws = {k.arg for k in v.keywords}
-        init_false = any(k.arg == "init" and isinstance(k.value, ast.Constant) and k.value.value is False
-                         for k in v.keywords)
-        if not ({"default", "default_factory", "factory"} & kws) and not v.args:
-            ci.class_names.discard(n)
-            if not init_false:
-                ci.fields.add(n)
-            else:
-                ci.annotated_only[n] = stmt.lineno
-
-
-def _target_names(t: ast.expr) -> list[str]:
-    if isinstance(t, ast.Name):
-        return [t.id]
-    if isinstance(t, (ast.Tuple, ast.List)):
-        out = []
-        for e in t.elts:
-            out += _target_names(e.value if isinstance(e, ast.Starred) else e)
-        return out
-    return []
-
-
-def _slot_names(v: ast.expr) -> set[str]:
-    if isinstance(v, ast.Constant) and isinstance(v.value, str):
-        return {v.value}
-    if isinstance(v, (ast.Tuple, ast.List, ast.Set)):
-        return {e.value for e in v.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)}
-    return set()
-

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from .conditions import _catches_attribute_error, conjuncts, implied_attrs, norm_test
+from .conditions import Fact, _catches_attribute_error, conjuncts, implied_attrs, norm_test
 from .calltables import REGISTER_METHODS
 from .astutil import children, dotted
 
@@ -14,7 +14,7 @@ from .astutil import children, dotted
 class Read:
     attr: str
     node: ast.AST
-    conds: frozenset   # {(key, polarity)}
+    conds: frozenset   # {Fact(key, holds)}
     known: frozenset   # attrs implied present by guards
     guarded: bool
     #: attrs assigned earlier in the same method on every path to the read (local init)
@@ -75,7 +75,7 @@ class ReadCollector:
         return out
 
     def facts(self, test: ast.expr, pol: bool) -> frozenset:
-        return frozenset((norm_test(n, self.selfname), p) for n, p in conjuncts(test, pol))
+        return frozenset(Fact(norm_test(n, self.selfname), p) for n, p in conjuncts(test, pol))
 
     def _case_fact(self, subject: ast.expr, pattern: ast.pattern) -> frozenset:
         """``case Kind.X:`` under ``match subject:`` is the fact ``subject == Kind.X``."""
@@ -85,7 +85,7 @@ class ReadCollector:
             return frozenset()
         subj = norm_test(subject, self.selfname)
         texts = [ast.unparse(v.value) for v in values]
-        return frozenset({(f"{subj} == {texts[0]}" if len(texts) == 1 else f"{subj} in ({', '.join(texts)})", True)})
+        return frozenset({Fact(f"{subj} == {texts[0]}" if len(texts) == 1 else f"{subj} in ({', '.join(texts)})", True)})
 
     # statements ------------------------------------------------------------
     def block(self, body, conds, known, guarded, local) -> frozenset:

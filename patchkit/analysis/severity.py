@@ -10,6 +10,7 @@ from dataclasses import replace
 
 from ..ftypes import Finding, Severity
 from .astutil import dotted, fast_walk, memo_on
+from .conditions import EVENT, HOLES, VALUE
 from .state import State
 
 
@@ -26,13 +27,6 @@ def _calls_super(fn: ast.FunctionDef, name: str, base, ancestors=()) -> bool:
             if (dotted(v) or "").split(".")[-1] in names:
                 return True
     return False
-
-
-#: assigning method -> the methods guaranteed to run after it (None: every other method)
-_RUN_BEFORE = {"__enter__": ("__exit__",), "__aenter__": ("__aexit__",),
-               "setUp": None, "asyncSetUp": None, "setup_method": None,
-               # class-level set-up hooks (classmethods storing on cls): run before any test method
-               "setup_class": None, "setUpClass": None, "setup_class_method": None}
 
 
 def _private(name: str) -> bool:
@@ -52,11 +46,11 @@ def _excluded(s: State, read_conds) -> bool:
     for (key, pol) in read_conds:
         fk = _fuzzy(key)
         for c in s.conds:
-            if c[0].startswith("<"):
+            if c.origin == EVENT:
                 continue
-            if (c[0] == key or _fuzzy(c[0]) == fk) and c[1] != pol:
+            if (c.key == key or _fuzzy(c.key) == fk) and c.holds != pol:
                 return True
-            if _numeric_conflict(c[0], c[1], key, pol):
+            if _numeric_conflict(c.key, c.holds, key, pol):
                 return True
     return False
 
@@ -104,32 +98,32 @@ def _branch_only(missing: list[State], terminal: list[State], attr: str, flags: 
     having = [s for s in terminal if attr in s.assigned]
     if not having:
         return False
-    common = set.intersection(*(set((c[0], c[1]) for c in s.conds) for s in having))
+    common = set.intersection(*(set((c.key, c.holds) for c in s.conds) for s in having))
     for s in missing:
-        distinct = [c for c in s.conds if (c[0], c[1]) not in common]
-        if any(c[2] < 0 and (c[0], not c[1]) in common for c in distinct):
+        distinct = [c for c in s.conds if (c.key, c.holds) not in common]
+        if any(c.origin == VALUE and (c.key, not c.holds) in common for c in distinct):
             continue  # the path records itself in a flag (`self.enabled = False; return`): a mode
-        if any(c[2] < 0 and (c[0], not c[1]) in flags for c in distinct):
+        if any(c.origin == VALUE and (c.key, not c.holds) in flags for c in distinct):
             continue  # the path sets a flag (`self.disabled = True; return`) that the class sets the other way elsewhere
-        if any(c[0] in ("<except>", "<with>", "<match>") for c in distinct):
+        if any(c.key in HOLES for c in distinct):
             return False  # an exception swallowed or no case matched: not a mode, a hole
     return True
 
 
 def _why(missing: State, terminal: list[State], attr: str) -> str:
     having = [s for s in terminal if attr in s.assigned]
-    common = set.intersection(*(set((c[0], c[1]) for c in s.conds) for s in having)) if having else set()
-    conds = sorted(missing.conds, key=lambda c: (c[2], c[0], c[1]))  # deterministic across runs
-    distinct = [c for c in conds if (c[0], c[1]) not in common] or conds
+    common = set.intersection(*(set((c.key, c.holds) for c in s.conds) for s in having)) if having else set()
+    conds = sorted(missing.conds, key=lambda c: c.order)  # deterministic across runs
+    distinct = [c for c in conds if (c.key, c.holds) not in common] or conds
     if not distinct:
         return "not assigned on every construction path"
-    branches = [c for c in distinct if c[2] >= 0] or distinct
-    opposite = [c for c in branches if (c[0], not c[1]) in common]
+    branches = [c for c in distinct if c.origin != VALUE] or distinct
+    opposite = [c for c in branches if (c.key, not c.holds) in common]
     c = (opposite or branches)[0]
-    if c[0].startswith("<"):
-        return f"not assigned when {c[3]}"
-    state = "true" if c[1] else "false"
-    return f"not assigned on the construction path where `{c[3]}` is {state} (line {abs(c[2])})"
+    if c.origin == EVENT:
+        return f"not assigned when {c.text}"
+    state = "true" if c.holds else "false"
+    return f"not assigned on the construction path where `{c.text}` is {state} (line {c.line})"
 
 
 _SUPPRESS = re.compile(r"#\s*patchkit:\s*ignore(?:\[([A-Z0-9, ]+)\])?")

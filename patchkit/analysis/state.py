@@ -53,6 +53,7 @@ class Budget:
 @dataclass(frozen=True)
 class State:
     assigned: frozenset
+    #: the Cond facts known on this path
     conds: frozenset = frozenset()
 
     def add(self, *names: str) -> "State":
@@ -65,7 +66,7 @@ class State:
         return State(self.assigned, self.conds | {c})
 
     def contradicts(self, key: str, pol: bool) -> bool:
-        return any(c[0] == key and c[1] != pol for c in self.conds)
+        return any(c.key == key and c.holds != pol for c in self.conds)
 
 
 def merge(states: Iterable[State]) -> list[State]:
@@ -125,7 +126,7 @@ def _compose(entries: list[State], rel: list[State], absolute: bool) -> list[Sta
     out = []
     for s in entries:
         for r in rel:
-            if any(s.contradicts(c[0], c[1]) for c in r.conds):
+            if any(s.contradicts(c.key, c.holds) for c in r.conds):
                 continue
             out.append(State(r.assigned if absolute else s.assigned | r.assigned, s.conds | r.conds))
     return merge(out)

@@ -1,0 +1,58 @@
+"""Unpacked registry releases for the benches (`pip download --no-deps`, then only the `.py` files
+and `*.dist-info` kept), in a cache outside the repository. Shared by analyzer_precision.py (one
+release per codebase) and analyzer_recall.py (a buggy and a fixed release per case)."""
+import subprocess
+import sys
+import tarfile
+import zipfile
+from pathlib import Path
+
+CACHE = Path.home() / ".cache" / "patchkit-bench"
+
+
+def fetch_release(req: str, cache: Path, keep=None) -> Path:
+    """The folder holding the unpacked release ``req`` (``name==version``): a wheel's `.py` files and
+    dist-info; from an sdist, the `.py` files below its top folder (only the packages in ``keep``
+    when given). Downloaded and unpacked once; later calls return the folder."""
+    dest = cache / req.replace("==", "-")
+    if dest.is_dir():
+        return dest
+    dl = cache / "dl"
+    dl.mkdir(parents=True, exist_ok=True)
+    name, _, version = req.partition("==")
+    stem = f"{name}-{version}".replace("-", "_").lower()  # wheel names spell "pyro-ppl" "pyro_ppl"
+
+    def matching():
+        return [p for p in dl.iterdir() if p.name.lower().replace("-", "_").startswith(stem)
+                and p.name.endswith((".whl", ".tar.gz", ".zip", ".tgz"))]
+    have = matching()
+    if not have:
+        subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--no-build-isolation", "-q",
+                        "-d", str(dl), req], check=True)
+        have = matching()
+    archive = sorted(have, key=lambda p: not p.name.endswith(".whl"))[0]  # a wheel first
+    tmp = dest.with_name(dest.name + ".part")
+    tmp.mkdir(parents=True, exist_ok=True)
+    if archive.suffix == ".whl" or (archive.suffix == ".zip" and zipfile.is_zipfile(archive) and ".dist-info/" in
+                                    "".join(zipfile.ZipFile(archive).namelist())):
+        with zipfile.ZipFile(archive) as z:
+            for n in z.namelist():
+                if n.endswith(".py") or ".dist-info/" in n:
+                    z.extract(n, tmp)
+    elif archive.suffix == ".zip":
+        with zipfile.ZipFile(archive) as z:
+            for n in z.namelist():
+                parts = Path(n).parts
+                if len(parts) > 1 and n.endswith(".py") and (keep is None or parts[1] in keep):
+                    target = tmp / Path(*parts[1:])
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    target.write_bytes(z.read(n))
+    else:  # sdist: the files below its top folder
+        with tarfile.open(archive) as t:
+            for m in t.getmembers():
+                parts = Path(m.name).parts
+                if len(parts) > 1 and m.isfile() and m.name.endswith(".py") and (keep is None or parts[1] in keep):
+                    m.name = str(Path(*parts[1:]))
+                    t.extract(m, tmp)
+    tmp.rename(dest)
+    return dest

@@ -1,0 +1,76 @@
+"""Mixins that do not say so in their name: a class with no base of its own, never built by itself
+anywhere in the tree, and only ever mixed into classes with other bases (reportlab's
+``TimeValueAxis`` inside ``XTimeValueAxis(TimeValueAxis, XValueAxis)``; scapy's ``IPTools`` inside
+``IP(Packet, IPTools)``). Its reads are its hosts', judged through them with their whole MRO, as
+for a class named ``*Mixin``."""
+from __future__ import annotations
+
+import ast
+import re
+from typing import Optional
+
+from .injection import _index_for
+from .model import ClassInfo
+
+
+def implicit_mixin(an, ci: ClassInfo) -> Optional[str]:
+    """Why ``ci`` is a mixin, or None: no bases (``object`` at most), subclassed in the tree only by
+    classes with two or more bases, and never called (``Name(...)``) anywhere in the tree."""
+    if any(b not in ("object", "builtins.object") for b in ci.bases) or "." in ci.qualname:
+        return None
+    subs = an._direct_subclasses(ci)
+    if not subs or any(len(s.bases) < 2 for s in subs):
+        return None
+    name = ci.qualname
+    call = re.compile(rf"(?<![\w.])(?<!class ){re.escape(name)}\s*\(")
+    texts = [ci.module.source, *an.project.overlay.values(), *_index_for(an.project, ci).texts().values()]
+    if any(name in text and call.search(text) for text in texts):
+        return None
+    hosts = ", ".join(sorted(s.qualname for s in subs)[:2])
+    return f"{name} is only mixed into classes with other bases ({hosts}) and never built on its own"
+
+
+class ClassConstants(dict):
+    """Class attributes bound to a constant (bool, None, int, str) in a class body of the MRO, the
+    first binding of the name in MRO order, that no method of the MRO assigns on the instance and
+    no code in the tree stores from outside (``WMFSource.decode_video = False`` anywhere makes it a
+    setting, not a constant). Checked per name on first use: ``if self.decode_audio:`` in pyglet's
+    ``WMFSource.__init__`` always runs its branch."""
+
+    def __init__(self, project, classes: list):
+        super().__init__()
+        self._project, self._classes, self._checked = project, classes, {}
+        decided: set = set()
+        for c in classes:
+            if c.module.external:
+                continue
+            for stmt in c.node.body:
+                targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if \
+                    isinstance(stmt, (ast.AnnAssign, ast.AugAssign)) else []
+                names = [t.id for t in targets if isinstance(t, ast.Name)]
+                if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    names = [stmt.name]
+                for n in names:
+                    if n in decided:
+                        continue
+                    decided.add(n)
+                    v = getattr(stmt, "value", None)
+                    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(v, ast.Constant) \
+                            and (v.value is None or isinstance(v.value, (bool, int, str))):
+                        dict.__setitem__(self, n, v.value)
+
+    def _ok(self, name: str) -> bool:
+        got = self._checked.get(name)
+        if got is None:
+            got = self._checked[name] = dict.__contains__(self, name) and \
+                not any(name in c.assigned_in for c in self._classes) and \
+                not (self._classes and _index_for(self._project, self._classes[0]).files_storing(name))
+        return got
+
+    def __contains__(self, name) -> bool:
+        return self._ok(name)
+
+    def __getitem__(self, name):
+        if not self._ok(name):
+            raise KeyError(name)
+        return dict.__getitem__(self, name)

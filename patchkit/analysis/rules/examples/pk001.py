@@ -1,0 +1,221 @@
+"""Examples of the rule PK001 maybe-unassigned (its unit: ``patchkit/analysis/rules/pk001_*.py``).
+
+VALID: no finding at the default settings. INVALID: exactly the (code, attribute) pairs named
+(info-level findings are not shown by default and do not count). tests/test_check_examples.py
+turns each into a test; ``patchkit check`` runs the same analyzer."""
+from patchkit.checks_api import Example as E
+
+VALID: tuple = ()
+
+INVALID = (
+    E("a private helper with one unguarded caller", """
+class C:
+    def __init__(self, use_cache):
+        self.use_cache = use_cache
+        if use_cache:
+            self.cache = {}
+    def get(self, k):
+        if self.use_cache:
+            return self._lookup(k)
+        return None
+    def peek(self, k):
+        return self._lookup(k)
+    def _lookup(self, k):
+        return self.cache[k]
+""", (("PK001", "cache"),)),
+    E("an alternative constructor built with super().__new__ skips __init__", """
+class A:
+    def __init__(self):
+        self.x = 1
+        self.y = 2
+    @classmethod
+    def quick(cls):
+        obj = super().__new__(cls)
+        obj.x = 1
+        return obj
+    def f(self):
+        return self.y
+""", (("PK001", "y"),)),
+    E("deleted inside a try whose handler swallows the exception raised after it", """
+class A:
+    def __init__(self, c):
+        self.a = 1
+        try:
+            del self.a
+            if c:
+                raise KeyError(c)
+            self.a = 2
+        except KeyError:
+            pass
+    def f(self):
+        return self.a
+""", (("PK001", "a"),)),
+    E("delattr(self, name) un-assigns like del", """
+class A:
+    def __init__(self):
+        self.a = 1
+        delattr(self, "a")
+    def f(self):
+        return self.a
+""", (("PK001", "a"),)),
+    E("an optional dependency that records its absence in a flag is a mode (a warning, still reported)", """
+class Tool:
+    def __init__(self):
+        self.enabled = True
+        try:
+            import some_optional_dependency as dep
+        except ImportError:
+            self.enabled = False
+            return
+        self.impl = dep.Impl()
+    def run(self):
+        return self.impl.go()
+""", (("PK001", "impl"),)),
+    E("if without else", """
+class A:
+    def __init__(self, c):
+        if c:
+            self.x = 1
+    def f(self):
+        return self.x
+""", (("PK001", "x"),)),
+    E("early return before the assignment", """
+class A:
+    def __init__(self, c):
+        if c:
+            return
+        self.x = 1
+    def f(self):
+        return self.x
+""", (("PK001", "x"),)),
+    E("for loop body may not run", """
+class A:
+    def __init__(self, items):
+        for i in items:
+            self.last = i
+    def f(self):
+        return self.last
+""", (("PK001", "last"),)),
+    E("while loop body may not run", """
+class A:
+    def __init__(self, n):
+        while n > 0:
+            self.x = n
+            n -= 1
+    def f(self):
+        return self.x
+""", (("PK001", "x"),)),
+    E("except swallows before the assignment", """
+class A:
+    def __init__(self, path):
+        try:
+            data = open(path).read()
+            self.data = data
+        except OSError:
+            pass
+    def f(self):
+        return self.data
+""", (("PK001", "data"),)),
+    E("contextlib.suppress swallows the assignment", """
+import contextlib
+class A:
+    def __init__(self, path):
+        with contextlib.suppress(OSError):
+            self.data = open(path).read()
+    def f(self):
+        return self.data
+""", (("PK001", "data"),)),
+    E("match without a wildcard", """
+class A:
+    def __init__(self, m):
+        match m:
+            case 1:
+                self.x = 1
+            case 2:
+                self.x = 2
+    def f(self):
+        return self.x
+""", (("PK001", "x"),)),
+    E("conditional helper call", """
+class A:
+    def __init__(self, c):
+        if c:
+            self._init_x()
+    def _init_x(self):
+        self.x = 1
+    def f(self):
+        return self.x
+""", (("PK001", "x"),)),
+    E("subclass calls super().__init__ conditionally", """
+class Base:
+    def __init__(self):
+        self.x = 1
+class Leaf(Base):
+    def __init__(self, c):
+        if c:
+            super().__init__()
+    def f(self):
+        return self.x
+""", (("PK001", "x"),)),
+    E("del un-assigns", """
+class A:
+    def __init__(self):
+        self.x = 1
+        del self.x
+    def f(self):
+        return self.x
+""", (("PK001", "x"),)),
+    E("alternative constructor with __new__ skips __init__", """
+class A:
+    def __init__(self):
+        self.x = 1
+        self.y = 2
+    @classmethod
+    def fast(cls):
+        obj = cls.__new__(cls)
+        obj.x = 1
+        return obj
+    def f(self):
+        return self.y
+""", (("PK001", "y"),)),
+    E("a read on the path the flag does not cover", """
+class A:
+    def __init__(self, server_args):
+        self.enable_foo = server_args.enable_foo
+        if self.enable_foo:
+            self.foo = 1
+    def f(self):
+        return self.foo
+""", (("PK001", "foo"),)),
+    # -- Analyzer 2.0 precision families (issue 16): each still fires
+    E('a hasattr result kept in a local but not tested before the read', """
+class A:
+    def __init__(self, c):
+        if c:
+            self.cache = {}
+    def get(self, k):
+        has = hasattr(self, "cache")
+        print(has)
+        return self.cache[k]
+""", (('PK001', 'cache'),)),
+    E('del self.x, then a conditional re-assignment, then a read', """
+class A:
+    def __init__(self, c):
+        self.x = 1
+        del self.x
+        if c:
+            self.x = 2
+    def f(self):
+        return self.x
+""", (('PK001', 'x'),)),
+    E("a failure path with no flag leaves the attribute unassigned", """
+class SymmMemCommunicator:
+    def __init__(self, world):
+        try:
+            self.buffer = [0] * world
+        except RuntimeError:
+            return
+    def all_reduce(self, x):
+        self.buffer[0] = x
+""", (("PK001", "buffer"),)),
+)

@@ -1,0 +1,106 @@
+"""Examples of the rule PK002 read-before-assignment (its unit: ``patchkit/analysis/rules/pk002_*.py``).
+
+VALID: no finding at the default settings. INVALID: exactly the (code, attribute) pairs named
+(info-level findings are not shown by default and do not count). tests/test_check_examples.py
+turns each into a test; ``patchkit check`` runs the same analyzer."""
+from patchkit.checks_api import Example as E
+
+VALID = (
+    E("a template base reads what every concrete subclass sets before super().__init__()", """
+class Shapes:
+    def __init__(self, density):
+        self.count = self.num_rows * density
+class Circles(Shapes):
+    pass
+class Small(Circles):
+    def __init__(self, density):
+        self.num_rows = 2
+        super().__init__(density)
+class Large(Circles):
+    def __init__(self, density):
+        self.num_rows = 8
+        super().__init__(density)
+"""),
+    E("an unreadable library base's __init__ ran before the read (nn.Linear sets weight)", """
+import torch.nn as nn
+class QuantizedLinear(nn.Linear):
+    def __init__(self, a, b):
+        super().__init__(a, b)
+        shape = self.weight.shape
+        self.weight = nn.Parameter(self.weight.view(shape))
+"""),
+    E("an annotation-only attribute that the subclasses give a value is a contract", """
+class DistributionOutput:
+    args_dim: dict
+    def __init__(self, dim=1):
+        self.dim = dim
+        self.args_dim = {k: dim * self.args_dim[k] for k in self.args_dim}
+class StudentTOutput(DistributionOutput):
+    args_dim = {"df": 1, "loc": 1}
+"""),
+)
+
+INVALID = (
+    E("a thread started in __init__ before the attribute its run() reads", """
+import threading
+class Poller(threading.Thread):
+    def __init__(self, interval):
+        super().__init__(daemon=True)
+        self.start()
+        self.interval = interval
+    def run(self):
+        print(self.interval)
+""", (("PK002", "interval"),)),
+    E("a property read during construction runs its getter, which reads too early", """
+class A:
+    def __init__(self):
+        self.total = self.doubled
+        self._x = 0
+    @property
+    def doubled(self):
+        return self._x * 2
+""", (("PK002", "_x"),)),
+    E("a closure called during construction reads before the assignment", """
+class A:
+    def __init__(self):
+        def now():
+            return self.z
+        now()
+        self.z = 1
+""", (("PK002", "z"),)),
+    E("a constant argument is not trusted when the function rebinds the parameter", """
+class A:
+    def __init__(self):
+        self.helper(False)
+        self.x = 1
+    def helper(self, skip):
+        skip = not skip
+        if not skip:
+            print(self.x)
+""", (("PK002", "x"),)),
+    E("read before assignment in __init__", """
+class A:
+    def __init__(self):
+        print(self.x)
+        self.x = 1
+""", (("PK002", "x"),)),
+    E("read before assignment through a helper", """
+class A:
+    def __init__(self):
+        self.show()
+        self.x = 1
+    def show(self):
+        print(self.x)
+""", (("PK002", "x"),)),
+    E("augmented assignment reads first", """
+class C:
+    def __init__(self):
+        self.count += 1
+""", (("PK002", "count"),)),
+    E("an annotation-only attribute no subclass gives a value is read before it is set", """
+class Sized:
+    size: int
+    def __init__(self):
+        self.half = self.size // 2
+""", (("PK002", "size"),)),
+)

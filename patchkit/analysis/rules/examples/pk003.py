@@ -1,0 +1,455 @@
+"""Examples of the rule PK003 never-assigned (its unit: ``patchkit/analysis/rules/pk003_*.py``).
+
+VALID: no finding at the default settings. INVALID: exactly the (code, attribute) pairs named
+(info-level findings are not shown by default and do not count). tests/test_check_examples.py
+turns each into a test; ``patchkit check`` runs the same analyzer."""
+from patchkit.checks_api import Example as E
+
+VALID = (
+    E("the instance handed to a function outside the tree, which may set anything on it", """
+from somelib import configure
+class A:
+    def __init__(self):
+        configure(self)
+    def f(self):
+        return self.x
+"""),
+    E("unknown external base (quiet by default)", """
+from somewhere_else import Base
+class A(Base):
+    def f(self):
+        return self.provided_by_base
+"""),
+    E("mixin judged by its host", """
+class Mixin:
+    def f(self):
+        return self.x
+class Host(Mixin):
+    def __init__(self):
+        self.x = 1
+"""),
+    E("abstract base reads what subclasses define", """
+from abc import ABC, abstractmethod
+class Base(ABC):
+    @abstractmethod
+    def make(self): ...
+    def f(self):
+        return self.x
+class Leaf(Base):
+    def __init__(self):
+        self.x = 1
+    def make(self):
+        return 1
+"""),
+    E('a base with a try/except fallback definition opens the class', """
+try:
+    from fastlib import Base
+except ImportError:
+    class Base:
+        pass
+class Impl(Base):
+    def __init__(self):
+        super().__init__()
+        self.k = 1
+    def f(self):
+        return self.handle
+"""),
+    E('a base from a TYPE_CHECKING stub opens the class', """
+from typing import TYPE_CHECKING
+if TYPE_CHECKING:
+    from engine import Engine as _Base
+else:
+    class _Base:
+        pass
+class EngineMixin(_Base):
+    def __init__(self):
+        self.k = 1
+    def step(self):
+        return self.scheduler
+"""),
+    E('a metaclass that may set attributes opens the class', """
+class Meta(type):
+    def __call__(cls, *a):
+        obj = super().__call__(*a)
+        obj.injected = 1
+        return obj
+class A(metaclass=Meta):
+    def __init__(self):
+        self.x = 1
+    def f(self):
+        return self.injected
+"""),
+    E('a class decorator that may set attributes opens the class', """
+def inject(cls):
+    cls.__init__ = lambda self: setattr(self, "y", 1)
+    return cls
+@inject
+class A:
+    def __init__(self):
+        self.x = 1
+    def f(self):
+        return self.y
+"""),
+    E("a class decorator of the tree that rebuilds the class with a metaclass opens it (accelerate's input.register)", """
+class KeyHandler(type):
+    def __new__(mcs, name, bases, attrs):
+        new_cls = super().__new__(mcs, name, bases, attrs)
+        new_cls.handle_input = lambda self: setattr(self, "current_selection", 1)
+        return new_cls
+def register(cls):
+    return KeyHandler(cls.__name__, cls.__bases__, cls.__dict__.copy())
+@register
+class Menu:
+    def __init__(self):
+        self.position = 0
+    def select_row(self):
+        return self.current_selection
+"""),
+    E('a type() factory building a subclass with attributes opens the base', """
+class Base:
+    def __init__(self):
+        self.x = 1
+    def f(self):
+        return self.extra
+Sub = type("Sub", (Base,), {"extra": 2})
+"""),
+    E("Cls.attr = ... in one of the class's own methods is a class attribute (reportlab's KeepTogether)", """
+class KeepTogether:
+    def __init__(self, flowables):
+        if not hasattr(KeepTogether, "Null"):
+            from os import path as Null
+            KeepTogether.Null = Null
+        self._content = flowables or [self.Null]
+    def split(self):
+        return self.Null
+"""),
+    E("a dataclass's generated __repr__ hides the base's (mitmproxy's Wakeup)", """
+import dataclasses
+class Command:
+    def __init__(self):
+        raise NotImplementedError("only its dataclasses are built")
+    def __repr__(self):
+        return repr(self.reply)
+@dataclasses.dataclass
+class Wakeup(Command):
+    when: float
+"""),
+    E("a base-less class only mixed into hosts with other bases, never built alone (reportlab's TimeValueAxis)", """
+class ValueAxis:
+    def __init__(self):
+        self.valueStep = None
+class TimeValueAxis:
+    def __init__(self):
+        self._saved = {}
+    def step(self):
+        return self.valueStep
+class XTimeValueAxis(TimeValueAxis, ValueAxis):
+    def __init__(self):
+        ValueAxis.__init__(self)
+        TimeValueAxis.__init__(self)
+"""),
+)
+
+INVALID = (
+    E("a class decorator of the tree that returns the class unchanged (a registry) keeps it closed; what it sets is a class attribute (fairseq's register_task)", """
+KNOWN = {}
+def track(name, dataclass=None):
+    def track_cls(cls):
+        KNOWN[name] = cls
+        cls.__doc__ = (cls.__doc__ or "") + " (tracked)"
+        cls.config_class = dataclass
+        return cls
+    return track_cls
+@track("plugin")
+class Plugin:
+    def __init__(self):
+        self.name = "p"
+    def run(self):
+        return self.client, self.config_class
+""", (("PK003", "client"),)),
+    E("a subclass of a dataclass whose own __init__ never runs the generated one: the field without a default is never set", """
+from dataclasses import dataclass
+@dataclass
+class Options:
+    path: str
+    retries: int = 3
+    def describe(self):
+        return self.path, self.retries
+class DefaultOptions(Options):
+    def __init__(self):
+        self.verbose = False
+""", (("PK003", "path"),)),
+    E("a private helper that only the base's __init__ calls, skipped by a subclass without super().__init__() (SGLang's NPUMLATokenToKVPool.kv_buffer shape)", """
+class Pool:
+    def __init__(self, size):
+        self.size = size
+        self._create_buffers()
+    def _create_buffers(self):
+        self.kv_buffer = [0] * self.size
+    def move(self, i, j):
+        self.kv_buffer[i] = self.kv_buffer[j]
+class DevicePool(Pool):
+    def __init__(self, size):
+        self.size = size
+        self.k_buffer = [0] * size
+""", (("PK003", "kv_buffer"),)),
+    E("a subclass reading the base's private name gets its own mangled name", """
+class Base:
+    def __init__(self):
+        self.__token = "t"
+class Client(Base):
+    def send(self):
+        return self.__token
+""", (("PK003", "_Client__token"),)),
+    E("hasattr / isinstance on the instance set nothing (timm CrossViT.embed_dim, fixed upstream)", """
+import torch.nn as nn
+class CrossViT(nn.Module):
+    def __init__(self, n, embed_dim):
+        super().__init__()
+        for i in range(n):
+            setattr(self, f"pos_embed_{i}", nn.Parameter(embed_dim[i]))
+            if hasattr(self, f"pos_embed_{i}") and isinstance(self, nn.Module):
+                print(getattr(self, f"pos_embed_{i}"))
+    def reset_classifier(self, num_classes):
+        self.head = nn.Linear(self.embed_dim, num_classes)
+""", (("PK003", "embed_dim"),)),
+    E("a typo of an assigned name (the hint suggests it)", """
+class Trainer:
+    def __init__(self):
+        self.optimizer = object()
+    def step(self):
+        return self.optimzer
+""", (("PK003", "optimzer"),)),
+    E("the field bug: assignment in another class of the file", """
+class EagleDraftWorker:
+    def __init__(self, server_args):
+        self.spec_disable_batch_threshold = server_args.t
+class EAGLEWorkerV2:
+    def __init__(self, server_args):
+        self.server_args = server_args
+        self.draft = EagleDraftWorker(server_args)
+    def forward_batch_generation(self, batch):
+        if len(batch) > self.spec_disable_batch_threshold:
+            return None
+        return batch
+""", (("PK003", "spec_disable_batch_threshold"),)),
+    E("subclass skips super().__init__", """
+class Base:
+    def __init__(self):
+        self.x = 1
+class Leaf(Base):
+    def __init__(self):
+        self.y = 2
+    def f(self):
+        return self.x + self.y
+""", (("PK003", "x"),)),
+    E("overridden helper no longer assigns", """
+class Base:
+    def __init__(self):
+        self.setup()
+    def setup(self):
+        self.x = 1
+    def f(self):
+        return self.x
+class Leaf(Base):
+    def setup(self):
+        pass
+""", (("PK003", "x"),)),
+    E("mixin read missing in its host", """
+class Mixin:
+    def f(self):
+        return self.x + self.y
+class Host(Mixin):
+    def __init__(self):
+        self.x = 1
+""", (("PK003", "y"),)),
+    E("annotation without a value is not an assignment", """
+class A:
+    x: int
+    def __init__(self):
+        self.y = 1
+    def f(self):
+        return self.x
+""", (("PK003", "x"),)),
+    E("__slots__ entry is not an assignment", """
+class A:
+    __slots__ = ("x", "y")
+    def __init__(self):
+        self.y = 1
+    def f(self):
+        return self.x
+""", (("PK003", "x"),)),
+    E("dataclass field(init=False) without default", """
+from dataclasses import dataclass, field
+@dataclass
+class A:
+    a: int
+    b: int = field(init=False)
+    def f(self):
+        return self.b
+""", (("PK003", "b"),)),
+    E("nn.Module attribute never registered", """
+from torch import nn
+class M(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Linear(1, 1)
+    def forward(self, x):
+        return self.a(x) + self.b(x)
+""", (("PK003", "b"),)),
+    E("super(Named, self) skips the named class's __init__", """
+class Base:
+    def __init__(self):
+        self.x = 1
+class Mid(Base):
+    def __init__(self):
+        self.m = 2
+class Leaf(Mid):
+    def __init__(self):
+        super(Mid, self).__init__()
+    def f(self):
+        return self.x + self.m
+""", (("PK003", "m"),)),
+    E("a dataclass InitVar is not stored", """
+from dataclasses import dataclass, InitVar
+@dataclass
+class D:
+    a: int
+    scale: InitVar[int]
+    def __post_init__(self, scale):
+        self.b = self.a * scale
+    def f(self):
+        return self.scale
+""", (("PK003", "scale"),)),
+    E("typo of an assigned name", """
+class A:
+    def __init__(self):
+        self.config = {}
+    def f(self):
+        return self.confg
+""", (("PK003", "confg"),)),
+    E('a decorated method whose first parameter is self is still judged', """
+import torch
+class M:
+    def __init__(self):
+        self.n = 1
+    @torch.no_grad()
+    def f(self):
+        return self.missing
+""", (('PK003', 'missing'),)),
+    E('a base bound once is closed: its missing attribute is an error', """
+class Base:
+    pass
+class Impl(Base):
+    def __init__(self):
+        super().__init__()
+        self.k = 1
+    def f(self):
+        return self.handle
+""", (('PK003', 'handle'),)),
+    E('ABCMeta adds no attributes: the class stays closed', """
+from abc import ABCMeta
+class A(metaclass=ABCMeta):
+    def __init__(self):
+        self.x = 1
+    def f(self):
+        return self.y
+""", (('PK003', 'y'),)),
+    E('a concrete subclass that does not fulfil the contract', """
+from abc import ABC
+class Base(ABC):
+    name: str
+    def describe(self):
+        return self.name
+class Impl(Base):
+    def __init__(self):
+        self.k = 1
+""", (('PK003', 'name'),)),
+    E('a stdlib base whose __init__ does not set the attribute', """
+import textwrap
+class W(textwrap.TextWrapper):
+    def __init__(self):
+        super().__init__(width=10)
+    def f(self):
+        return self.height
+""", (('PK003', 'height'),)),
+    E("an inherited private helper the subclass does call", """
+class Pool:
+    def __init__(self, dim):
+        self.dim = dim
+        self._create_buffers()
+    def _create_buffers(self):
+        self.buf = [0] * self.dim
+class NpuPool(Pool):
+    def __init__(self, dim):
+        self.buf = [1] * dim
+    def reset(self):
+        self._create_buffers()
+""", (("PK003", "dim"),)),
+    E("a mixin method calling a method only its other hosts define (the DataCollatorMixin bug)", """
+class CollatorMixin:
+    def __call__(self, x, kind):
+        if kind == "np":
+            return self.numpy_call(x)
+        return self.torch_call(x)
+class DefaultCollator(CollatorMixin):
+    def __init__(self):
+        self.pad = 0
+    def numpy_call(self, x):
+        return x
+    def torch_call(self, x):
+        return x
+class MultipleChoiceCollator(CollatorMixin):
+    def __init__(self):
+        self.pad = 0
+    def torch_call(self, x):
+        return x
+""", (("PK003", "numpy_call"),)),
+    E("Cls.attr = ... for one name does not provide another (the counterpart of KeepTogether)", """
+class KeepTogether:
+    def __init__(self, flowables):
+        if not hasattr(KeepTogether, "Null"):
+            KeepTogether.Null = object
+        self._content = flowables
+    def split(self):
+        return self.FrameBreak
+""", (("PK003", "FrameBreak"),)),
+    E("with repr=False the base's __repr__ is the dataclass's, and it reads what nothing assigns", """
+import dataclasses
+class Command:
+    def __init__(self):
+        raise NotImplementedError("only its dataclasses are built")
+    def __repr__(self):
+        return repr(self.reply)
+@dataclasses.dataclass(repr=False)
+class Wakeup(Command):
+    when: float
+""", (("PK003", "reply"),)),
+    E("a dataclass subclass's generated __init__ never runs the base's: the base's attribute is missing", """
+import dataclasses
+class Base:
+    def __init__(self):
+        self.x = 1
+    def get(self):
+        return self.x
+@dataclasses.dataclass
+class D(Base):
+    y: int
+""", (("PK003", "x"),)),
+    E("a base-less class that is also built on its own is no mixin: its read is judged", """
+class ValueAxis:
+    def __init__(self):
+        self.valueStep = None
+class TimeValueAxis:
+    def __init__(self):
+        self._saved = {}
+    def step(self):
+        return self.valueStep
+class XTimeValueAxis(TimeValueAxis, ValueAxis):
+    def __init__(self):
+        ValueAxis.__init__(self)
+        TimeValueAxis.__init__(self)
+def make():
+    return TimeValueAxis()
+""", (("PK003", "valueStep"),)),
+)

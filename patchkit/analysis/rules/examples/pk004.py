@@ -1,0 +1,33 @@
+"""Examples of the rule PK004 two-phase-initialisation (its unit: ``patchkit/analysis/rules/pk004_*.py``).
+
+VALID: no finding at the default settings. INVALID: exactly the (code, attribute) pairs named
+(info-level findings are not shown by default and do not count). tests/test_check_examples.py
+turns each into a test; ``patchkit check`` runs the same analyzer."""
+from patchkit.checks_api import Example as E
+
+VALID: tuple = ()
+
+INVALID = (
+    E("a property setter run only after construction: two-phase, not never-assigned (tornado's selected_subprotocol)", """
+class Proto:
+    def __init__(self):
+        self.x = 1
+    @property
+    def sub(self):
+        return self._sub
+    @sub.setter
+    def sub(self, value):
+        self._sub = value
+    def handshake(self, v):
+        self.sub = v
+""", (("PK004", "_sub"),)),
+    E("close() reads what only connect() assigns (close on a never-connected client)", """
+class Client:
+    def __init__(self, url):
+        self.url = url
+    def connect(self):
+        self.sock = object()
+    def close(self):
+        self.sock.close()
+""", (("PK004", "sock"),)),
+)

@@ -1,0 +1,285 @@
+"""PK003 never-assigned (default: error). An attribute is read but no method of the class or its bases ever assigns it.
+
+Logic (links of the read chain in ``judge.py``): ``skipped_base_init``, the only assignments are in a
+base ``__init__`` construction never runs (the STANDALONE shape: a subclass without
+``super().__init__()``); ``shadowed``, only in a method the class overrides; ``helper_of_skipped_init``,
+only in a private helper that only the skipped ``__init__`` calls; ``never_assigned``, nowhere in the
+class's hierarchy (the field bug: the assignment landed in another class), with the leniencies that
+keep it quiet where a subclass, a sibling or the class's users provide it."""
+from __future__ import annotations
+
+import ast
+import difflib
+from typing import Optional
+
+from ...ftypes import Severity
+from ..trace import NEXT
+from ...rules import Rule
+from .base import finding as _finding
+from .examples import pk003 as _examples
+
+RULE = Rule(
+    'PK003', 'never-assigned', 'error',
+    summary='An attribute is read but no method of the class or its bases ever assigns it.',
+    text=(
+        'No method of the class, its bases (followed across modules) or the class body assigns '
+        '`self.x`. When another class of the module assigns it, the hint names that class and line: '
+        'the wrong-class bug, where the assignment landed in the first `__init__` of the file instead '
+        'of the class that reads it.'),
+    example="""
+class DraftWorker:
+    def __init__(self, args):
+        self.threshold = args.threshold     # assigned here ...
+
+class TargetWorker:
+    def __init__(self, args):
+        self.args = args
+
+    def step(self, batch):
+        return len(batch) > self.threshold  # PK003: ... but read here
+""",
+    fix=(
+        'Assign the attribute in the `__init__` of the class that reads it (or in a base class whose '
+        '`__init__` runs); fix the spelling when the name is a typo.'),
+    message='self.{attr} is read but never assigned in {cls}',
+    valid=_examples.VALID,
+    invalid=_examples.INVALID,
+)
+
+
+def finding(rel, node, cls, attr, why, hint="", sev=None):
+    """A PK003 finding (the rule's default severity unless ``sev``)."""
+    return _finding(RULE, rel, node, cls, attr, why, hint, sev)
+
+
+def skipped_base_init(an, site):
+    """Assigned in a base ``__init__`` that construction never runs (and, if anywhere else, only
+    in that base's other methods): the missing super call. A warning when the class looks like a
+    facade over other state, or an unreadable or run-time-chosen initialiser may run the base's."""
+    p, t = site.placed, site.trace
+    if p is None or not p.skipped_init:
+        return NEXT
+    ci, rel = t.ci, site.rel
+    c, _m, ln = p.init_not_run[0]
+    skipped = {k for k, _m2, _ln in p.init_not_run}
+    also = [(k, m, n) for k, m, n in p.live if k in skipped]
+    excuse = (facade(an, ci, c) or through_library(an, t, c) or indirect(t)) if not t.strict else None
+    reset = "; otherwise only in " + ", ".join(f"{k}.{mm} ({an._at(ci, k, rel, n)})" for k, mm, n in also[:2]) \
+        + ", which construction never calls" if also else ""
+    return finding(rel, site.node, ci.qualname, site.attr,
+                   f"assigned in {c}.__init__ ({an._at(ci, c, rel, ln)}), which construction of {ci.qualname} "
+                   f"never runs (missing super().__init__()?)" + reset + site.inherited + (f"; {excuse}" if excuse else ""),
+                   "", Severity.WARNING if excuse else Severity.ERROR)
+
+
+def shadowed(an, site):
+    """Assigned only in methods the class overrides without calling them."""
+    p, t = site.placed, site.trace
+    if p is None or p.live or not p.shadowed:
+        return NEXT
+    c, m, ln = p.shadowed[0]
+    return finding(site.rel, site.node, t.ci.qualname, site.attr,
+                   f"only assigned in {c}.{m} ({an._at(t.ci, c, site.rel, ln)}), which {t.ci.qualname} overrides"
+                   + site.inherited)
+
+
+def helper_of_skipped_init(an, site):
+    """Assigned only in private helpers that only a skipped base ``__init__`` calls: the missing
+    super call, not a two-phase set-up."""
+    p, t = site.placed, site.trace
+    if p is None:
+        return NEXT
+    locs = p.effective(t.assigned_anywhere[site.attr])
+    by = only_from_skipped_init(an, t.ci, locs, t.inlined)
+    if not by:
+        return NEXT
+    where = ", ".join(f"{c}.{m} ({an._at(t.ci, c, site.rel, ln)})" for c, m, ln in locs[:2])
+    return finding(site.rel, site.node, t.ci.qualname, site.attr,
+                   f"only assigned in {where}, a private helper that only {by} calls; "
+                   f"construction of {t.ci.qualname} never runs it (missing super().__init__()?)" + site.inherited)
+
+
+def never_assigned(an, site):
+    """No method of the class, its bases or the class body assigns it. Quiet (None) for template
+    bases, classes with unreadable bases and escapes of the instance; a warning when a sibling, a
+    dispatch guard or an abstract contract explains the read; info for mixins."""
+    from ..classmodel import _unimplemented_abstract
+    from ..mangle import private_part
+    t = site.trace
+    ci, owner, attr, strict, rel = t.ci, site.owner, site.attr, t.strict, site.rel
+    if attr in t.assigned_anywhere:
+        return NEXT
+    if (t.unknown or t.escapes) and not strict:
+        return None
+    f = t.facts
+    if not strict and (bool(_unimplemented_abstract(f.classes)) or bool(an._descendants(ci))) and (
+            _unimplemented_abstract(f.classes) or (an._raising_template(ci) and an._descendant_provides(ci, attr))
+            or (an._descendant_provides(ci, attr) and not (constructs(an, ci) and unrelated_assigner(an, ci, attr, owner)))):
+        # a template base: a subclass provides it (and is judged on its own). Not when an
+        # unrelated class of the module assigns it: that is the field bug's shape (the
+        # assignment landed in EagleDraftWorker.__init__ while EAGLEWorkerV2, itself concrete,
+        # reads it), whatever its subclasses do. A base with no __init__ of its own builds
+        # nothing (timm's senet.Bottleneck: forward() only): its subclasses are its state.
+        return None
+    if any(e.kind == "unknown" for e in f.externals) and not strict:
+        return None
+    hint = other_class_hint(an, ci, attr, owner)
+    builds = f.field_class or any("__init__" in c.methods for c in f.classes)
+    named_mixin = ci.qualname.split(".")[-1].endswith("Mixin")
+    mixin = named_mixin or not builds
+    if (t.assigns_nothing or mixin) and not strict and (not hint or named_mixin):
+        return finding(rel, site.node, ci.qualname, attr, "the class assigns no instance attributes (a mixin or interface?)",
+                       "", Severity.INFO)
+    plain = private_part(attr) if not hint else None
+    if plain:  # `self.__x` in a subclass is `_Sub__x`, not the base's `_Base__x`
+        other = next((k for k in sorted(set(t.assigned_anywhere) | f.class_level)
+                      if k != attr and private_part(k) == plain), None)
+        if other:
+            hint = f"private name mangling: self.{plain} in {ci.qualname.split('.')[-1]} is self.{attr}; {other} is another class's"
+    if not hint:  # a typo of a name the class does have: `self.optimzer` for `self.optimizer`
+        known = set(t.assigned_anywhere) | f.class_level | set(f.fields)
+        close = difflib.get_close_matches(attr, sorted(k for k in known if k != attr), n=1, cutoff=0.9)
+        if close:
+            hint = f"did you mean self.{close[0]}?"
+    base_read = owner.key != ci.key and not strict
+    dispatch = an._dispatch_guard(owner, ci, attr, site.read.conds) if base_read else None
+    if dispatch:
+        return finding(rel, site.node, ci.qualname, attr, f"no method of {ci.qualname} or its bases assigns it; "
+                       f"{dispatch}" + site.inherited, hint, Severity.WARNING)
+    sibling = an._sibling_assigning(owner, site.mname, ci, attr) if base_read else None
+    if sibling:
+        # a base method written for the subclasses that set the attribute (reached through them)
+        return finding(rel, site.node, ci.qualname, attr,
+                       f"no method of {ci.qualname} or its bases assigns it; {owner.qualname}.{site.mname} "
+                       f"relies on subclasses such as {sibling} that do" + site.inherited, hint, Severity.WARNING)
+    impl = an._sibling_method(owner, ci, attr) if base_read else None
+    if impl:
+        # an abstract-method contract: the base calls a method its other subclasses define
+        # (celery's BaseBackend._get_task_meta_for, which DisabledBackend leaves out on purpose)
+        return finding(rel, site.node, ci.qualname, attr,
+                       f"no method of {ci.qualname} or its bases defines it; {impl}, another subclass of "
+                       f"{owner.qualname}, defines it as a method (a contract {ci.qualname} leaves "
+                       f"unimplemented?)" + site.inherited, hint, Severity.WARNING)
+    return finding(rel, site.node, ci.qualname, attr, f"no method of {ci.qualname} or its bases assigns it" + site.inherited, hint)
+
+
+# ------------------------------------------------------------------ what explains a skipped __init__
+def facade(an, ci, base: str) -> Optional[str]:
+    """Why ``ci`` skips ``base.__init__`` on purpose: its classes above ``base`` re-implement at
+    least half (and 3 or more) of ``base``'s public methods, so it is a facade over other state
+    (EncoderDecoderCache over two sub-caches, aiohttp's EmptyStreamReader), and what is left of
+    ``base``'s methods may never be called on it. None when it is an ordinary subclass."""
+    classes = an.facts(ci).classes
+    b = next((c for c in classes if c.qualname == base), None)
+    if b is None:
+        return None
+    above = classes[:classes.index(b)]
+    public = {m for m in b.methods if not m.startswith("_") and b.method_kind.get(m) not in ("static", "class")}
+    redone = {m for m in public if any(m in c.methods for c in above)}
+    if len(redone) >= 3 and 2 * len(redone) >= len(public):
+        return (f"{ci.qualname} re-implements {len(redone)} of the {len(public)} public methods of {base} "
+                f"without running its __init__ (a facade): the inherited method may never be called on it")
+    return None
+
+
+def through_library(an, t, base: str) -> Optional[str]:
+    """Construction called an unreadable library class's ``__init__`` that comes before ``base``
+    in the MRO: a cooperative library initialiser (or none at all: the lookup goes on) passes
+    ``super().__init__()`` on to ``base.__init__`` (keras' TFOptimizer(KerasAutoTrackable,
+    BaseOptimizer) through tf's AutoTrackable)."""
+    if not t.lib_init_ran and not _init_lookup_reaches_unknown(t):
+        return None
+    for c in t.facts.linear:
+        if getattr(c, "qualname", None) == base:
+            return None
+        if getattr(c, "kind", None) == "unknown":
+            return f"{c.name} (unreadable here) comes first in the MRO: its __init__, if it has one, may pass the call on"
+    return None
+
+
+def _init_lookup_reaches_unknown(t) -> bool:
+    """No class before an unreadable library base in the MRO defines ``__init__``: the lookup goes
+    into that base, which may define none (the lookup goes on: monai's ``CameraDataset(
+    IterableDataset, VideoDataset)`` runs ``VideoDataset.__init__``) or pass it on."""
+    from ..model import ClassInfo
+    for c in t.facts.linear:
+        if isinstance(c, ClassInfo) and "__init__" in c.methods:
+            return False
+        if getattr(c, "kind", None) == "unknown":
+            return True
+    return False
+
+
+def indirect(t) -> Optional[str]:
+    """Construction called ``<receiver>.__init__(self, ...)`` where the receiver names no class
+    (an attribute or a local holding one): it may be the skipped base's initialiser."""
+    call = t.indirect_init
+    return (f"construction of {t.ci.qualname} calls {call}(self, ...) on a class chosen at run time, "
+            f"which may be that base's") if call else None
+
+
+def only_from_skipped_init(an, ci, locs, inlined) -> Optional[str]:
+    """The ``__init__`` (``Cls.__init__``) that alone calls every assigning method, when each of
+    them is private (``_name``), is called only as ``self._name(...)`` from ``__init__`` methods
+    of ``ci``'s MRO, and construction of ``ci`` skipped those (a subclass without
+    ``super().__init__()``): the missing super call, not a two-phase set-up. None otherwise."""
+    from ..astutil import fast_walk, first_param
+    classes = an.facts(ci).classes
+    callers: set[str] = set()
+    for _c, m, _ln in locs:
+        if not m.startswith("_") or m.startswith("__"):
+            return None
+        for k in classes:
+            if k.module.external:
+                continue
+            for name, fn in k.methods.items():
+                sn = first_param(fn)
+                if not sn or name == m:
+                    continue
+                for n in fast_walk(fn):
+                    if isinstance(n, ast.Attribute) and n.attr == m and isinstance(n.value, ast.Name) \
+                            and n.value.id == sn:
+                        if name != "__init__":
+                            return None
+                        callers.add(f"{k.qualname}.{name}")
+    if not callers or any(c in inlined for c in callers):
+        return None
+    return ", ".join(sorted(callers))
+
+
+# ------------------------------------------------------------------ the field bug's other class
+def constructs(an, ci) -> bool:
+    """A class of ``ci``'s MRO in the tree has an ``__init__`` (or generated fields)."""
+    f = an.facts(ci)
+    return bool(f.field_class) or any("__init__" in c.methods for c in f.classes if not c.module.external)
+
+
+def unrelated_assigner(an, ci, attr: str, owner=None) -> bool:
+    """A class of the read's module that shares no class of the tree with ``ci``'s hierarchy
+    assigns ``attr`` (the field bug: ``EagleDraftWorker``, under another base, got
+    ``EAGLEWorkerV2``'s assignment). A sibling under a common base of the tree is the same
+    family: seaborn's ``JointGrid`` beside ``Grid``, both under ``_BaseGrid``."""
+    from ..scan import ensure_scanned
+    related = {c.key for c in an.facts(ci).classes} | {d.key for d in an._descendants(ci)}
+    for base in an.facts(ci).classes[1:]:
+        if not base.module.external:
+            related |= {d.key for d in an._descendants(base)}
+    mods = [ci.module] + ([owner.module] if owner is not None and owner.module is not ci.module else [])
+    return any(other.key not in related and ensure_scanned(other).assigned_in.get(attr)
+               for m in mods for other in m.classes.values())
+
+
+def other_class_hint(an, ci, attr: str, owner=None) -> str:
+    """``assigned in Other.m at line N, a different class`` for the first class of the read's
+    modules outside ``ci``'s MRO that assigns ``attr``; "" when none does."""
+    from ..scan import ensure_scanned
+    mine = {c.key for c in an.facts(ci).classes}
+    mods = [ci.module] + ([owner.module] if owner is not None and owner.module is not ci.module else [])
+    for other in (c for m in mods for c in m.classes.values()):
+        if other.key in mine:
+            continue
+        locs = ensure_scanned(other).assigned_in.get(attr)
+        if locs:
+            m, line = locs[0]
+            return f"assigned in {other.qualname}.{m} at line {line}, a different class"
+    return ""

@@ -1,0 +1,108 @@
+"""PK004 two-phase-initialisation (default: warning). An attribute is only assigned outside construction (two-phase initialisation).
+
+Logic (links of the read chain in ``judge.py``): ``deferred_base_init``, a skipped base ``__init__``
+that a later set-up method runs; ``ordered_protocol``, set-up hooks a protocol always runs first
+(``__enter__``, ``setUp``): no finding; ``two_phase``, assigned only in methods construction never calls."""
+from __future__ import annotations
+
+from ...ftypes import Severity
+from ..trace import NEXT
+from ...rules import Rule
+from .base import finding as _finding
+from .examples import pk004 as _examples
+
+RULE = Rule(
+    'PK004', 'two-phase-initialisation', 'warning',
+    summary='An attribute is only assigned outside construction (two-phase initialisation).',
+    text=(
+        'The attribute is assigned in a method that is not part of construction (a `setup()`, '
+        '`connect()`, `init_cuda_graph_state()`), and read in another one: the read fails on any '
+        'object whose set-up method has not run yet. A warning by default; `strict-two-phase = true` '
+        'makes it an error.'),
+    example="""
+class Client:
+    def __init__(self, url):
+        self.url = url
+
+    def connect(self):
+        self.sock = open_socket(self.url)
+
+    def close(self):
+        self.sock.close()            # PK004: fails when connect() was never called
+""",
+    fix=(
+        'Assign a default in `__init__` (`self.sock = None`) and check for it, or declare the set-up '
+        'method your code always calls first: `initializers = ["connect"]` under `[tool.patchkit]`.'),
+    message='self.{attr} is only assigned outside construction of {cls}',
+    valid=_examples.VALID,
+    invalid=_examples.INVALID,
+)
+
+
+def finding(rel, node, cls, attr, why, hint="", sev=None):
+    """A PK004 finding (the rule's default severity unless ``sev``)."""
+    return _finding(RULE, rel, node, cls, attr, why, hint, sev)
+
+
+#: assigning method -> the methods guaranteed to run after it (None: every other method)
+RUN_BEFORE = {"__enter__": ("__exit__",), "__aenter__": ("__aexit__",),
+              "setUp": None, "asyncSetUp": None, "setup_method": None,
+              # class-level set-up hooks (classmethods storing on cls): run before any test method
+              "setup_class": None, "setUpClass": None, "setup_class_method": None}
+
+
+def _sev(an) -> Severity:
+    return Severity.ERROR if an.settings.strict_two_phase else Severity.WARNING
+
+
+def deferred_base_init(an, site):
+    """The skipped base ``__init__`` runs from a later set-up method (``Base.__init__(self)`` in
+    ``setup()``): two-phase by design, not a missing super call."""
+    p, t = site.placed, site.trace
+    if p is None or not p.skipped_init:
+        return NEXT
+    c, _m, ln = p.init_not_run[0]
+    later = deferred_init(an, t.ci, c)
+    if not later:
+        return NEXT
+    return finding(site.rel, site.node, t.ci.qualname, site.attr,
+                   f"assigned in {c}.__init__ ({an._at(t.ci, c, site.rel, ln)}), which {later} runs "
+                   f"after construction (deferred initialisation)" + site.inherited, "", _sev(an))
+
+
+def ordered_protocol(an, site):
+    """Every assignment is in a set-up hook a protocol runs before the reading method: no finding."""
+    p = site.placed
+    if p is None:
+        return NEXT
+    locs = p.effective(site.trace.assigned_anywhere[site.attr])
+    if all(m in RUN_BEFORE and (RUN_BEFORE[m] is None or site.mname in RUN_BEFORE[m]) for _c, m, _ln in locs):
+        return None
+    return NEXT
+
+
+def two_phase(an, site):
+    """Assigned only in methods construction never calls: the read fails on any object whose set-up
+    method has not run yet (declare such methods as ``initializers`` when the project always calls them)."""
+    p, t = site.placed, site.trace
+    if p is None:
+        return NEXT
+    locs = p.effective(t.assigned_anywhere[site.attr])
+    where = ", ".join(f"{c}.{m} ({an._at(t.ci, c, site.rel, ln)})" for c, m, ln in locs[:2])
+    return finding(site.rel, site.node, t.ci.qualname, site.attr,
+                   f"only assigned in {where}, which construction never calls" + site.inherited, "", _sev(an))
+
+
+def deferred_init(an, ci, base: str):
+    """``Cls.method`` of ``ci``'s MRO, other than ``__init__``, that runs ``base.__init__`` on the
+    instance (``Base.__init__(self, ...)`` or ``super().__init__(...)``): the class defers its
+    base's initialiser to a set-up method (two-phase initialisation), it did not forget it."""
+    from ..scan import init_callers
+    short = base.split(".")[-1]
+    for c in an.facts(ci).classes:
+        if c.module.external or c.qualname == base:
+            continue
+        for mname, callees in init_callers(c):
+            if "super" in callees or short in callees:
+                return f"{c.qualname}.{mname}"
+    return None

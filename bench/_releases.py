@@ -27,9 +27,12 @@ def fetch_release(req: str, cache: Path, keep=None) -> Path:
                 and p.name.endswith((".whl", ".tar.gz", ".zip", ".tgz"))]
     have = matching()
     if not have:
-        subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--no-build-isolation", "-q",
-                        "-d", str(dl), req], check=True)
+        r = subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "-q", "-d", str(dl), req],
+                           capture_output=True)
         have = matching()
+        if r.returncode != 0 and not have:  # an sdist whose metadata cannot be built here: take the file itself
+            _download_file(name, version, dl)
+            have = matching()
     archive = sorted(have, key=lambda p: not p.name.endswith(".whl"))[0]  # a wheel first
     tmp = dest.with_name(dest.name + ".part")
     tmp.mkdir(parents=True, exist_ok=True)
@@ -56,3 +59,25 @@ def fetch_release(req: str, cache: Path, keep=None) -> Path:
                     t.extract(m, tmp)
     tmp.rename(dest)
     return dest
+
+
+def _download_file(name: str, version: str, dl: Path) -> None:
+    """The release file itself from the registry's simple index (a wheel first, else the sdist),
+    checked against the index's sha256, without building anything."""
+    import hashlib
+    import re
+    import urllib.request
+    norm = re.sub(r"[-_.]+", "-", name).lower()
+    page = urllib.request.urlopen(urllib.request.Request(f"https://pypi.org/simple/{norm}/",
+                                                         headers={"Accept": "text/html"}), timeout=60).read().decode()
+    stem = re.escape(f"{name}-{version}".replace("-", "_").lower())
+    links = [(u, h) for u, h in re.findall(r'href="([^"#]+)#sha256=([0-9a-f]+)"', page)
+             if re.match(stem + r"(-|\.tar|\.zip)", u.rsplit("/", 1)[-1].replace("-", "_", 1).lower())]
+    links.sort(key=lambda uh: not uh[0].endswith(".whl"))
+    if not links:
+        raise RuntimeError(f"{name}=={version}: no file on the registry's simple index")
+    url, sha = links[0]
+    data = urllib.request.urlopen(url, timeout=300).read()
+    if hashlib.sha256(data).hexdigest() != sha:
+        raise RuntimeError(f"{url}: sha256 mismatch")
+    (dl / url.rsplit("/", 1)[-1]).write_bytes(data)

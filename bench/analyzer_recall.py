@@ -58,8 +58,15 @@ def load_cases(corpus: Path = CORPUS, only=None):
 
 
 def patchkit_matches(case, findings):
-    """The patchkit findings that name the case's class and attribute."""
-    return [f for f in findings if f.get("class") == case["class"] and f.get("attribute") == case["attribute"]]
+    """The patchkit findings that name the case's class (as the finding's class, or among the other
+    classes the same read fails for: ``also_in``) and attribute."""
+    def names(f):
+        also = f.get("also_in")
+        if also is None:  # results written before findings carried also_in: the message's list
+            m = re.search(r"\(also in ([^)]*)\)", f.get("why", ""))
+            also = [x.strip() for x in m.group(1).split(",")] if m else []
+        return [f.get("class")] + list(also)
+    return [f for f in findings if f.get("attribute") == case["attribute"] and case["class"] in names(f)]
 
 
 def pyrefly_matches(case, errors):

@@ -282,6 +282,9 @@ class Finding:
     why: str = ""
     #: e.g. "assigned in EagleDraftWorker.__init__ at line 181, a different class"
     hint: str = ""
+    #: the other classes whose instances make the same read fail (a base's method inherited by
+    #: several subclasses is reported once, for the first of them)
+    also: tuple = ()
 
     def __str__(self) -> str:
         text = f"{self.path}:{self.line}:{self.col}: {self.code} {self.message}"
@@ -295,14 +298,14 @@ class Finding:
         return {
             "path": self.path, "line": self.line, "col": self.col, "code": self.code,
             "message": self.message, "class": self.cls, "attribute": self.attr,
-            "severity": self.severity.value, "why": self.why, "hint": self.hint,
+            "severity": self.severity.value, "why": self.why, "hint": self.hint, "also_in": list(self.also),
         }
 
     @classmethod
     def from_dict(cls, d: dict) -> "Finding":
         """The Finding that ``to_dict`` wrote (cache files, JSON reports); ``why``/``hint`` may be absent."""
         return cls(d["path"], d["line"], d["col"], d["code"], d["message"], d["class"], d["attribute"],
-                   Severity(d["severity"]), d.get("why", ""), d.get("hint", ""))
+                   Severity(d["severity"]), d.get("why", ""), d.get("hint", ""), tuple(d.get("also_in", ())))
 
 
 @dataclass

@@ -187,9 +187,16 @@ class CallSemantics:
         if isinstance(c.func, ast.Attribute) and c.func.attr == "fset" and isinstance(c.func.value, ast.Attribute) \
                 and c.args and _is_self(c.args[0], sn):
             owner = self.resolve_init_class(fr.cls, dotted(c.func.value.value) or "")
-            setter = getattr(owner, "setters", {}).get(c.func.value.attr) if not isinstance(owner, str) else None
-            if setter is not None and not _starts_coroutine(setter, fr):
-                return self.call_function(owner, setter, st, fr.depth + 1, fr.guarded, c, True)
+            prop, found = c.func.value.attr, None
+            for k in (self.mro_of(owner) if isinstance(owner, ClassInfo) else ()):
+                if not isinstance(k, ClassInfo):
+                    break  # a library class: its property is out of sight
+                if prop in k.setters:
+                    found = (k, k.setters[prop])
+                if found or prop in k.methods or prop in k.class_names:
+                    break  # the first class of Owner's MRO that defines the name owns the property
+            if found is not None and not _starts_coroutine(found[1], fr):
+                return self.call_function(found[0], found[1], st, fr.depth + 1, fr.guarded, c, True)
             return st
         # Base.__init__(self, ...) / Base.helper(self, ...) / Base.__init__(self=self, ...)
         self_kw = next((k.arg for k in c.keywords if k.arg and _is_self(k.value, sn)), None) if not c.args else None

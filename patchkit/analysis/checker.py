@@ -133,9 +133,9 @@ class Analyzer(ClassModel, ReadJudge):
             tmpl = "declared under `if TYPE_CHECKING:` (a stub for the type checker, never executed)"
         if tmpl and not self.settings.show_info:
             return []  # only info findings would come out
-        if self.settings.unknown_bases != "strict" and (ci.qualname.split(".")[-1].endswith("Mixin")
-                                                        or implicit_mixin(self, ci)):
+        if ci.qualname.split(".")[-1].endswith("Mixin") and self.settings.unknown_bases != "strict":
             return []  # a mixin is judged through the classes that mix it in (its reads are theirs)
+        hosts = implicit_mixin(self, ci) if self.settings.unknown_bases != "strict" else None
         findings: list[Finding] = []
         escapes: list[int] = []
         mro = f.linear
@@ -170,17 +170,20 @@ class Analyzer(ClassModel, ReadJudge):
             self.facts(own).linear if own is not None else mro, name, after, inclusive),
                            on_read, on_escape, resolve_init_class, is_noreturn)
         ctor.budget = getattr(self, "_budget", None)
+        ctor.mro_of = lambda cls: self.facts(cls).linear
         if not strict and not f.open and not f.dyn_patterns:
             ctor.class_consts = ClassConstants(self.project, [c for c in f.classes if not c.module.external])
         init = self.resolve_method(mro, "__init__")
         if init is not None and init[2] != "method":
             init = None
         gen = next((c for c in f.classes if "__init__" in c.methods or (c.field_kind and c.field_init)), None)
+        start = State(generated_fields(f.classes, frozenset(f.fields), init) if f.field_class else frozenset())
         if init is not None and gen is not None and gen is not init[0] and "__init__" not in gen.methods:
             # a dataclass-like class before the resolved __init__ in the MRO generates its own, which
-            # never calls the base's (``@dataclass class D(Base)``: Base.__init__ does not run)
+            # never calls the base's (``@dataclass class D(Base)``: Base.__init__ does not run) and
+            # sets every field of every dataclass of the MRO (``init=False`` ones included)
             init = None
-        start = State(generated_fields(f.classes, frozenset(f.fields), init) if f.field_class else frozenset())
+            start = State(frozenset().union(*(c.fields for c in f.classes if c.field_kind)))
         if f.field_class and init is not None and init[0].field_kind and not _has_explicit_init(init[0]):
             init = None
         terminal = ctor.run(start, (init[0], init[1]) if init else None)
@@ -216,6 +219,8 @@ class Analyzer(ClassModel, ReadJudge):
             why = f"construction calls a method chosen by name at run time (getattr(self, ...), line {t.dynamic_dispatch})"
             findings = [replace(x, severity=Severity.WARNING, why=f"{x.why}; {why}")
                         if x.code == "PK001" and x.severity == Severity.ERROR else x for x in findings]
+        if hosts:  # a mixin by use: a read every host provides is the hosts' business
+            findings = [x for x in findings if not all(self._provides(h, x.attr) for h in hosts)]
         if f.open and not strict:  # unknown is not wrong: say "could not prove", at info level
             findings = [replace(x, severity=Severity.INFO, why=f"{x.why} [open class: {f.open}]") for x in findings]
         if not strict and not tmpl:  # an owner, a decorator or a helper sets it on the instance from outside
@@ -223,6 +228,13 @@ class Analyzer(ClassModel, ReadJudge):
         if tmpl:  # the converter's input, never imported: the generated classes are the ones that run
             findings = [replace(x, severity=Severity.INFO, why=f"{x.why} [{tmpl}]") for x in findings]
         return findings
+
+    def _provides(self, host: ClassInfo, attr: str) -> bool:
+        """``host``'s MRO may give its instances ``attr``: a class-level name, a field, an assignment
+        in one of its methods, or a base the analyzer cannot read."""
+        hf = self.facts(host)
+        return attr in hf.class_level or attr in hf.provided or attr in hf.fields or hf.unknown_base is not None \
+            or bool(hf.open) or any(attr in ensure_scanned(c).assigned_in for c in hf.classes)
 
     def _reads_after_construction(self, t: Trace) -> list[Finding]:
         """Findings for the reads in the effective methods of ``t.ci``'s MRO (not construction

@@ -28,7 +28,9 @@ GENERIC = {"object", "Module", "ABC", "Generic", "Protocol", "Any"}
 #: a store ``<receiver>.attr = ...``; a bare ``self`` receiver is the class's own assignment, which
 #: the ordinary rules see (a function outside a class whose parameter is annotated ``self: C`` is
 #: the one case it could be evidence: kept by the annotation check below)
-_STORE = re.compile(r"\.\s*([A-Za-z_]\w*)\s*(?::[^=\n]+)?=(?!=)")
+#: (the dot, the name and the ``=`` on one line: ``\s`` took ``loss.\n    decode_audio = True``, a comment's
+#: full stop and the next class-body line, for a store)
+_STORE = re.compile(r"\.[ \t]*([A-Za-z_]\w*)[ \t]*(?::[^=\n]+)?=(?!=)")
 _SELF_ANNOTATED = Bounded(r"self\s*:")
 _QUOTED = re.compile(r"[\"']([A-Za-z_]\w*)[\"']")
 _MODULE_ITER = {"modules", "children", "named_modules", "named_children"}

@@ -7,27 +7,27 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import Optional
-
 from .injection import _index_for
 from .model import ClassInfo
 
 
-def implicit_mixin(an, ci: ClassInfo) -> Optional[str]:
-    """Why ``ci`` is a mixin, or None: no bases (``object`` at most), subclassed in the tree only by
-    classes with two or more bases, and never called (``Name(...)``) anywhere in the tree."""
+def implicit_mixin(an, ci: ClassInfo) -> list:
+    """The hosts of ``ci`` when it is a mixin by use (else []): no bases (``object`` at most),
+    subclassed in the tree only by classes with two or more bases, and never called (``Name(...)``)
+    anywhere in the tree. A read of such a class is a bug only where a host lacks the attribute
+    (matplotlib's ``_AnnotationBase.get_size``: ``Annotation(Text, ...)`` has it, ``AnnotationBbox
+    (Artist, ...)`` does not)."""
     if any(b not in ("object", "builtins.object") for b in ci.bases) or "." in ci.qualname:
-        return None
+        return []
     subs = an._direct_subclasses(ci)
     if not subs or any(len(s.bases) < 2 for s in subs):
-        return None
+        return []
     name = ci.qualname
     call = re.compile(rf"(?<![\w.])(?<!class ){re.escape(name)}\s*\(")
     texts = [ci.module.source, *an.project.overlay.values(), *_index_for(an.project, ci).texts().values()]
     if any(name in text and call.search(text) for text in texts):
-        return None
-    hosts = ", ".join(sorted(s.qualname for s in subs)[:2])
-    return f"{name} is only mixed into classes with other bases ({hosts}) and never built on its own"
+        return []
+    return subs
 
 
 class ClassConstants(dict):

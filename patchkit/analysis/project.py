@@ -127,6 +127,24 @@ class Project:
         return dotted
 
     def _resolve_qualified(self, full: str, depth: int) -> Optional[ClassInfo] | str:
+        """``pkg.mod.Cls`` -> its ClassInfo, or the name when it lies outside the tree. Memoised per
+        name (a name in progress counts as unresolved): chains of ``from x import *`` re-exports
+        (nltk 2.0's packages star-import each other) made the search exponential."""
+        memo = self.__dict__.setdefault("_rq_memo", {})
+        hit = memo.get(full)
+        if hit is not None:
+            self.touched |= hit[1]  # the modules it was resolved through: the file's result depends on them
+            return hit[0]
+        memo[full] = (full, frozenset())
+        outer, self.touched = self.touched, set()
+        try:
+            got = self._resolve_qualified_uncached(full, depth)
+        finally:
+            inner, self.touched = self.touched, outer | self.touched
+        memo[full] = (got, frozenset(inner))
+        return got
+
+    def _resolve_qualified_uncached(self, full: str, depth: int) -> Optional[ClassInfo] | str:
         if depth > 8:
             return full
         parts = full.split(".")
@@ -142,7 +160,9 @@ class Project:
             head = attr.split(".")[0]
             if head in m.imports or head in m.aliases:
                 return self.resolve_class(m, attr, depth + 1)
-            for star in m.star_imports:  # ``from .modules import *`` re-exports
+            for star in (m.star_imports if "." not in attr else ()):  # ``from .modules import *`` re-exports
+                # (its top-level names only: ``timit.util.X`` is no star name of ``timit``, and following
+                # it made names grow without end through nltk 2.0's implicit relative star imports)
                 r = self._resolve_qualified(f"{star}.{attr}", depth + 1)
                 if isinstance(r, ClassInfo):
                     return r

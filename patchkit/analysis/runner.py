@@ -335,3 +335,4 @@ def _dedupe(raw: list[dict]) -> None:
         if names:
             more = f", +{len(names) - 3} more" if len(names) > 3 else ""
             first[k]["why"] += f" (also in {', '.join(names[:3])}{more})"
+            first[k]["also_in"] = sorted(names)

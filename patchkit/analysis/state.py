@@ -7,7 +7,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
-from .conditions import Cond
+from .conditions import VALUE, Cond
 from .model import ClassInfo
 
 MAX_STATES = 96
@@ -122,13 +122,19 @@ ReadHook = Callable[[str, ast.Attribute, Frame, list[State]], None]
 
 def _compose(entries: list[State], rel: list[State], absolute: bool) -> list[State]:
     """Entry states followed by a summary's states (relative to an empty entry, or absolute),
-    leaving out pairs whose conditions contradict each other."""
+    leaving out pairs whose conditions contradict each other. A value the summary's function
+    stored (a VALUE condition) replaces what the entry knew about that attribute, and its own
+    tests of an attribute it stored are about that value: neither contradicts the entry (python-can's
+    ``EtasBus`` sets ``self._oci_filters = None`` and then a setter re-runs ``_apply_filters``,
+    which stores it again; the old composition dropped every path and judged nothing)."""
     out = []
     for s in entries:
         for r in rel:
-            if any(s.contradicts(c.key, c.holds) for c in r.conds):
+            stored = {c.key for c in r.conds if c.origin == VALUE}
+            if any(c.key not in stored and s.contradicts(c.key, c.holds) for c in r.conds):
                 continue
-            out.append(State(r.assigned if absolute else s.assigned | r.assigned, s.conds | r.conds))
+            base = frozenset(c for c in s.conds if c.key not in stored) if stored else s.conds
+            out.append(State(r.assigned if absolute else s.assigned | r.assigned, base | r.conds))
     return merge(out)
 
 

@@ -795,6 +795,39 @@ class Source:
     def get(self):
         return self._stream
 """),
+    E("a dataclass subclass's generated __init__ sets the fields of an init=False dataclass base (dbt's RuntimeConfig)", """
+from dataclasses import dataclass
+@dataclass(init=False)
+class Profile:
+    threads: int
+    def __init__(self, threads):
+        self.threads = threads
+    def describe(self):
+        return self.threads
+@dataclass
+class RuntimeConfig(Profile):
+    name: str
+"""),
+    E("Base.prop.fset finds the setter along Base's MRO (qutip's MCSolver through MultiTrajSolver)", """
+class Solver:
+    def __init__(self, options=None):
+        self.options = options
+    @property
+    def options(self):
+        return self._options
+    @options.setter
+    def options(self, new):
+        self._options = dict(new or {})
+class MultiTrajSolver(Solver):
+    pass
+class MCSolver(MultiTrajSolver):
+    @property
+    def options(self):
+        return self._options
+    @options.setter
+    def options(self, new):
+        MultiTrajSolver.options.fset(self, new)
+"""),
 )
 
 INVALID = (
@@ -831,4 +864,31 @@ class Source:
         return self._stream
 Source.decode_audio = True
 """, (("PK001", "_stream"),)),
+    E("a summarised helper that stores an attribute again composes with an entry that set it otherwise (python-can's EtasBus)", """
+class BusABC:
+    def __init__(self, filters=None):
+        self.set_filters(filters)
+    @property
+    def filters(self):
+        return self._filters
+    @filters.setter
+    def filters(self, value):
+        self.set_filters(value)
+    def set_filters(self, filters=None):
+        self._filters = filters
+        self._apply_filters(self._filters)
+    def _apply_filters(self, filters):
+        pass
+class EtasBus(BusABC):
+    def __init__(self, filters=None):
+        super().__init__()
+        self._oci = None
+        self.filters = filters
+    def _apply_filters(self, filters):
+        if self._oci:
+            self._oci = None
+        self._oci = [filters]
+    def close(self):
+        return self.handle
+""", (("PK002", "_oci"), ("PK003", "handle"))),
 )

@@ -452,4 +452,27 @@ class XTimeValueAxis(TimeValueAxis, ValueAxis):
 def make():
     return TimeValueAxis()
 """, (("PK003", "valueStep"),)),
+    E("a mixin by use whose read one host lacks is still judged (matplotlib's _AnnotationBase.get_size)", """
+class Text:
+    def __init__(self):
+        self.size = 1
+    def get_size(self):
+        return self.size
+class Artist:
+    def __init__(self):
+        self.visible = True
+class AnnotationBase:
+    def __init__(self, xy):
+        self.xy = xy
+    def offset(self):
+        return self.get_size()
+class Annotation(Text, AnnotationBase):
+    def __init__(self, xy):
+        Text.__init__(self)
+        AnnotationBase.__init__(self, xy)
+class AnnotationBbox(Artist, AnnotationBase):
+    def __init__(self, xy):
+        Artist.__init__(self)
+        AnnotationBase.__init__(self, xy)
+""", (("PK003", "get_size"),)),
 )

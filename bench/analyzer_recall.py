@@ -172,6 +172,31 @@ def load_release_cases(only=None):
     return [c for c in cases if not only or c["id"] in only]
 
 
+def verify_release_case(c) -> list:
+    """What does not hold of case ``c`` on its releases: the read line must read ``self.<attribute>``
+    in the buggy release, the fix line must differ from the buggy release's text at that line
+    (the corpus was collected by hand: three 'fixed' versions once named releases that still had
+    the bug). Empty when the case holds."""
+    problems = []
+    b = fetch_release(f"{c['package']}=={c['buggy']}", RELEASE_CACHE)
+    f = fetch_release(f"{c['package']}=={c['fixed']}", RELEASE_CACHE)
+    try:
+        read = (b / c["read"]["file"]).read_text(errors="replace").splitlines()[c["read"]["line"] - 1]
+        if f"self.{c['attribute']}" not in read:
+            problems.append(f"read line {c['read']['file']}:{c['read']['line']} does not read self.{c['attribute']}")
+    except (OSError, IndexError) as exc:
+        problems.append(f"read line unreadable: {exc}")
+    try:
+        fix_file = c["fix"]["file"]
+        fixed_text = (f / fix_file).read_text(errors="replace")
+        buggy_text = (b / fix_file).read_text(errors="replace") if (b / fix_file).is_file() else ""
+        if fixed_text == buggy_text:
+            problems.append(f"{fix_file} is the same in {c['buggy']} and {c['fixed']}: not fixed there")
+    except OSError as exc:
+        problems.append(f"fix file unreadable: {exc}")
+    return problems
+
+
 def _memo_run(key: str, fn):
     """A tool's output on one release, computed once per measured commit (re-tallying is free)."""
     memo = RELEASE_CACHE / "results" / (key.replace("/", "_") + ".json")
@@ -254,7 +279,11 @@ def main(argv=None):
                     help="the whole-release corpus (bench/recall_releases.json) instead of the trimmed one")
     args = ap.parse_args(argv)
     if args.releases:
-        rows = run_releases(load_release_cases(args.case), args.patchkit_path, not args.no_pyrefly)
+        cases = load_release_cases(args.case)
+        for c in cases:
+            for problem in verify_release_case(c):
+                print(f"{c['id']}: {problem}", file=sys.stderr)
+        rows = run_releases(cases, args.patchkit_path, not args.no_pyrefly)
         commit = patchkit_commit(args.patchkit_path)
         tot = write_releases(rows, commit, args.out, args.suffix)
         for r in rows:

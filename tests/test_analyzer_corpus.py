@@ -166,3 +166,29 @@ def test_scorer_on_real_patchkit_output(case, tmp_path):
     s = recall.score(case, buggy, fixed, recall.patchkit_matches)
     assert s["found"] == any(f["class"] == case["class"] and f["attribute"] == case["attribute"] for f in buggy)
     assert s["clean"] == (not any(f["class"] == case["class"] and f["attribute"] == case["attribute"] for f in fixed))
+
+
+def test_the_release_corpus_names_registry_releases_classes_and_reads():
+    """bench/recall_releases.json: each case a package on the registry with a buggy and a later fixed
+    release, the class, the attribute, the read and the fix (checked on the releases by
+    ``analyzer_recall.verify_release_case`` when the bench runs; here the data's shape)."""
+    rec = _load("analyzer_recall")
+    cases = rec.load_release_cases()
+    assert len(cases) >= 20 and len({c["id"] for c in cases}) == len(cases)
+    for c in cases:
+        assert c["kind"] in rec.KINDS, c["id"]
+        assert c["buggy"] != c["fixed"] and c["class"].isidentifier() and c["attribute"].isidentifier(), c["id"]
+        assert c["read"]["file"].endswith(".py") and c["read"]["line"] > 0 and c["fix"]["file"].endswith(".py"), c["id"]
+        assert c["url"].startswith("https://"), c["id"]
+
+
+def test_a_shared_read_counts_for_every_class_it_fails_for():
+    """A base's read inherited by several subclasses is one finding naming the others in also_in
+    (older results: in the message); the case's class matches either way."""
+    rec = _load("analyzer_recall")
+    case = {"class": "DeepSpeedGPTInference", "attribute": "dtype"}
+    new = [{"class": "DeepSpeedBERTInference", "attribute": "dtype", "also_in": ["DeepSpeedGPTInference"], "why": ""}]
+    old = [{"class": "DeepSpeedBERTInference", "attribute": "dtype",
+            "why": "no method ... (also in DeepSpeedBloomInference, DeepSpeedGPTInference, +2 more)"}]
+    other = [{"class": "DeepSpeedBERTInference", "attribute": "dtype", "also_in": [], "why": ""}]
+    assert rec.patchkit_matches(case, new) and rec.patchkit_matches(case, old) and not rec.patchkit_matches(case, other)

@@ -115,6 +115,8 @@ class ClassModel:
                 f.field_class = True
                 for c in classes:
                     f.fields |= c.fields
+            elif e.kind == "closed":
+                provided |= e.provides
             elif e.kind == "skip":
                 f.skip = f"subclasses {e.name}"
             elif e.kind == "unknown" and f.unknown_base is None:
@@ -138,7 +140,7 @@ class ClassModel:
                 else:
                     continue
             if isinstance(c, External):
-                if c.kind in ("unknown", "module", "thread", "exception", "field", "skip"):
+                if c.kind in ("unknown", "module", "thread", "exception", "field", "skip", "closed"):
                     return None
                 continue
             if name in c.methods:

@@ -37,10 +37,30 @@ SKIP_BASES = {"TypedDict", "Protocol", "Enum", "IntEnum", "StrEnum", "Flag", "In
 BUILTIN_EXC = {n for n in dir(__builtins__ if isinstance(__builtins__, dict) else __import__("builtins"))
                if n.endswith(("Error", "Exception", "Warning", "Exit", "Interrupt")) or n == "StopIteration"}
 
+#: library classes whose state is known without their source (torch's, when torch is not installed
+#: here to be read): closed classes, with the names their ``__init__`` and class body give an
+#: instance. A subclass's read of anything else is its own business (fairseq's SubsampleDataset
+#: reads a ``self.shuffle`` that neither it nor ``torch.utils.data.Dataset`` sets).
+_OPTIMIZER = frozenset("""defaults state param_groups step zero_grad state_dict load_state_dict add_param_group
+register_step_pre_hook register_step_post_hook register_state_dict_pre_hook register_state_dict_post_hook
+register_load_state_dict_pre_hook register_load_state_dict_post_hook profile_hook_step""".split())
+_LR_SCHEDULER = frozenset("""optimizer base_lrs last_epoch verbose get_lr get_last_lr step state_dict load_state_dict
+print_lr _last_lr _step_count _get_lr_called_within_step _initial_step""".split())
+CLOSED_BASES = {
+    "torch.utils.data.Dataset": frozenset(), "torch.utils.data.dataset.Dataset": frozenset(),
+    "torch.utils.data.IterableDataset": frozenset(), "torch.utils.data.dataset.IterableDataset": frozenset(),
+    "torch.utils.data.Sampler": frozenset(), "torch.utils.data.sampler.Sampler": frozenset(),
+    "torch.optim.Optimizer": _OPTIMIZER, "torch.optim.optimizer.Optimizer": _OPTIMIZER,
+    "torch.optim.lr_scheduler.LRScheduler": _LR_SCHEDULER, "torch.optim.lr_scheduler._LRScheduler": _LR_SCHEDULER,
+}
+
+
 @dataclass
 class External:
     name: str
-    kind: str  # ordinary | module | exception | thread | field | skip | unknown
+    kind: str  # ordinary | module | exception | thread | field | skip | closed | unknown
+    #: for a closed base: the names it gives its instances
+    provides: frozenset = frozenset()
 
     @property
     def key(self):
@@ -74,4 +94,6 @@ def classify_external(name: str) -> External:
         return External(name, "exception")
     if last == "Thread":
         return External(name, "thread")
+    if name in CLOSED_BASES:
+        return External(name, "closed", CLOSED_BASES[name])
     return External(name, "unknown")

@@ -148,6 +148,16 @@ class XTimeValueAxis(TimeValueAxis, ValueAxis):
         ValueAxis.__init__(self)
         TimeValueAxis.__init__(self)
 """),
+    E("what torch's Optimizer gives its instances is known without torch installed", """
+import torch
+class AcceleratedOptimizer(torch.optim.Optimizer):
+    def __init__(self, optimizer):
+        super().__init__(optimizer.param_groups, {})
+        self.optimizer = optimizer
+        self.device_placement = True
+    def state_dict(self):
+        return self.optimizer.state_dict() if self.device_placement else self.param_groups
+"""),
 )
 
 INVALID = (
@@ -475,4 +485,16 @@ class AnnotationBbox(Artist, AnnotationBase):
         Artist.__init__(self)
         AnnotationBase.__init__(self, xy)
 """, (("PK003", "get_size"),)),
+    E("a torch Dataset subclass reads what neither it nor Dataset sets (fairseq's SubsampleDataset.shuffle)", """
+from torch.utils.data import Dataset
+class BaseWrapperDataset(Dataset):
+    def __init__(self, dataset):
+        self.dataset = dataset
+class SubsampleDataset(BaseWrapperDataset):
+    def __init__(self, dataset, ratio):
+        super().__init__(dataset)
+        self.ratio = ratio
+    def ordered_indices(self):
+        return list(range(len(self.dataset))) if self.shuffle else []
+""", (("PK003", "shuffle"),)),
 )

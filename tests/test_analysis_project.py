@@ -579,3 +579,23 @@ def test_star_imports_between_every_module_resolve_in_linear_work(tmp_path, monk
     monkeypatch.setattr(P.Project, "_resolve_qualified_uncached", lambda self, full, depth: calls.append(full) or real(self, full, depth))
     analyse_paths([root / "pkg"], use_cache=False, jobs=1)
     assert len(calls) == len(set(calls)) and len(calls) < 20 * n * n, len(calls)
+
+
+def test_a_finding_in_a_base_module_is_spelled_like_the_files_asked_for(tmp_path, monkeypatch):
+    """Named relatively, the subclass's file and the base's module both come out relative (the
+    base's path used to be absolute beside relative ones); named absolutely, both are absolute."""
+    root = tree(tmp_path, {"pkg/__init__.py": "", "pkg/base.py": BASE, "pkg/sub.py": """\
+        from .base import Base
+
+
+        class Sub(Base):
+            def __init__(self):
+                self.u = 2
+        """})
+    monkeypatch.chdir(root)
+    monkeypatch.setenv("PATCHKIT_CACHE_DIR", str(tmp_path / "cache"))
+    for cached in (False, True):
+        rel = [f.path for r in analyse_paths([Path("pkg")], jobs=1) for f in r.findings]
+        assert rel == ["pkg/base.py"], (cached, rel)
+    absolute = [f.path for r in analyse_paths([root / "pkg"], jobs=1) for f in r.findings]
+    assert absolute == [str(root / "pkg/base.py")]

@@ -301,9 +301,21 @@ def analyse_paths(paths: Iterable[Path], settings: Settings = Settings(), use_ca
     _dedupe(raw)
     reports = []
     for d in raw:
-        fs = [Finding.from_dict(f) for f in d["findings"]]
+        fs = [Finding.from_dict(_as_given(f, d["path"])) for f in d["findings"]]
         reports.append(FileReport(d["path"], fs, d.get("error"), bool(d.get("cached"))))
     return reports
+
+
+def _as_given(f: dict, own: str) -> dict:
+    """A finding in a base's module (kept absolute in the cache) spelled like the file it was found
+    for: relative to the current folder when the user named the files relatively."""
+    p = f["path"]
+    if os.path.isabs(p) and not os.path.isabs(own):
+        try:
+            return dict(f, path=os.path.relpath(p))
+        except ValueError:  # another drive (Windows)
+            return f
+    return f
 
 
 _RANK = {"error": 0, "warning": 1, "info": 2}

@@ -4,6 +4,7 @@ release per codebase) and analyzer_recall.py (a buggy and a fixed release per ca
 import subprocess
 import sys
 import tarfile
+import re
 import zipfile
 from pathlib import Path
 
@@ -20,10 +21,12 @@ def fetch_release(req: str, cache: Path, keep=None) -> Path:
     dl = cache / "dl"
     dl.mkdir(parents=True, exist_ok=True)
     name, _, version = req.partition("==")
-    stem = f"{name}-{version}".replace("-", "_").lower()  # wheel names spell "pyro-ppl" "pyro_ppl"
+    # wheel names spell "pyro-ppl" "pyro_ppl" and "pyannote.audio" "pyannote_audio"; sdists may keep the dot
+    stem = f"{_norm(name)}_{version}".lower()
 
     def matching():
-        return [p for p in dl.iterdir() if p.name.lower().replace("-", "_").startswith(stem)
+        return [p for p in dl.iterdir() if (_norm(p.name[:len(name)]) + p.name[len(name):].replace("-", "_"))
+                .lower().startswith(stem)
                 and p.name.endswith((".whl", ".tar.gz", ".zip", ".tgz"))]
     have = matching()
     if not have:
@@ -59,6 +62,11 @@ def fetch_release(req: str, cache: Path, keep=None) -> Path:
                     t.extract(m, tmp)
     tmp.rename(dest)
     return dest
+
+
+def _norm(name: str) -> str:
+    """A project name as wheel file names spell it: runs of -, _ and . become one _."""
+    return re.sub(r"[-_.]+", "_", name)
 
 
 def _download_file(name: str, version: str, dl: Path) -> None:

@@ -237,6 +237,24 @@ CODEBASES = {  # name -> (requirement, package folder inside the unpacked releas
     "qutip": ("qutip==5.3.1", "qutip"),
     "openpyxl": ("openpyxl==3.1.5", "openpyxl"),
     "poetry": ("poetry==2.5.1", "poetry"),
+    # set O (session 14, seed 44): never analysed before; measured once, untuned
+    "airflow": ("apache-airflow-core==3.3.2", "airflow"),
+    "locust": ("locust==2.47.0", "locust"),
+    "pyannote": ("pyannote.audio==4.0.7", "pyannote"),
+    "mmseg": ("mmsegmentation==1.2.2", "mmseg"),
+    "mmpretrain": ("mmpretrain==1.2.0", "mmpretrain"),
+    "haiku": ("dm-haiku==0.0.17", "haiku"),
+    "TTS": ("coqui-tts==0.28.0", "TTS"),
+    "catalyst": ("catalyst==22.4", "catalyst"),
+    "arviz": ("arviz==0.23.4", "arviz"),
+    "nilearn": ("nilearn==0.14.1", "nilearn"),
+    "dipy": ("dipy==1.12.1", "dipy"),
+    "torchio": ("torchio==1.2.1", "torchio"),
+    "pykeen": ("pykeen==1.11.1", "pykeen"),
+    "ludwig": ("ludwig==0.11.0", "ludwig"),
+    "fairscale": ("fairscale==0.4.13", "fairscale"),
+    "pymoo": ("pymoo==0.6.2", "pymoo"),
+    "astroquery": ("astroquery==0.4.11", "astroquery"),
 }
 DEFAULT = ("deepspeed", "diffusers", "ray", "transformers", "vllm")
 # lightning==2.6.6 (266 files) was tried too: 1 error group in all, too few to sample.

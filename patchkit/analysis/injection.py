@@ -58,6 +58,8 @@ class InjectionIndex:
         self._type_built: Optional[dict[str, dict[str, str]]] = None
         self._memo: dict[tuple, Optional[str]] = {}
         self._factories: dict[str, frozenset] = {}
+        #: rel -> an already parsed tree of that file, or None (set by the project that uses the index)
+        self.trees = None
 
     def texts(self) -> dict[str, str]:
         if self._texts is None:
@@ -88,7 +90,13 @@ class InjectionIndex:
         return None
 
     def parsed(self, rel: str) -> Optional[ast.Module]:
+        """The tree of ``rel``: the project's own when it has parsed that module already (after
+        name mangling, as the attribute names of the findings are), else parsed here once."""
         if rel not in self._parsed:
+            known = self.trees(rel) if self.trees is not None else None
+            if known is not None:
+                self._parsed[rel] = known
+                return known
             try:
                 self._parsed[rel] = ast.parse(self.texts()[rel])
             except (SyntaxError, ValueError, RecursionError):
@@ -396,5 +404,13 @@ def _index_for(project, ci) -> InjectionIndex:
         idx = _SHARED.get(str(base))
         if idx is None:
             idx = _SHARED[str(base)] = InjectionIndex(base)
+            prefix = f"{top}/" if base != project.root else ""
+
+            def trees(rel: str, project=project, prefix=prefix, idx=idx):
+                from .project import module_name_for
+                m = project.__dict__.get("_added", {}).get(prefix + rel) or \
+                    project._mods.get(module_name_for(prefix + rel))
+                return m.tree if m is not None and m.rel == prefix + rel and m.source == idx.texts().get(rel) else None
+            idx.trees = trees
         project.__dict__["_injection"][str(base)] = idx
     return idx

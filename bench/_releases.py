@@ -25,8 +25,10 @@ def fetch_release(req: str, cache: Path, keep=None) -> Path:
     stem = f"{_norm(name)}_{version}".lower()
 
     def matching():
-        return [p for p in dl.iterdir() if (_norm(p.name[:len(name)]) + p.name[len(name):].replace("-", "_"))
-                .lower().startswith(stem)
+        # the version ends where the file name goes on: 1.3.0 is not 1.3.0rc3 nor 1.3.01
+        return [p for p in dl.iterdir()
+                if re.match(re.escape(stem) + r"(_|\.tar|\.zip|\.tgz)",
+                            (_norm(p.name[:len(name)]) + p.name[len(name):].replace("-", "_")).lower())
                 and p.name.endswith((".whl", ".tar.gz", ".zip", ".tgz"))]
     have = matching()
     if not have:

@@ -175,8 +175,8 @@ def load_release_cases(only=None):
 def verify_release_case(c) -> list:
     """What does not hold of case ``c`` on its releases: the read line must read ``self.<attribute>``
     in the buggy release, the fix line must differ from the buggy release's text at that line
-    (the corpus was collected by hand: three 'fixed' versions once named releases that still had
-    the bug). Empty when the case holds."""
+    (a release named by hand may not hold the commit; a pre-release once unpacked as its final
+    release, 1.3.0rc3 as 1.3.0, until file names were matched up to the end of the version). Empty when the case holds."""
     problems = []
     b = fetch_release(f"{c['package']}=={c['buggy']}", RELEASE_CACHE)
     f = fetch_release(f"{c['package']}=={c['fixed']}", RELEASE_CACHE)

@@ -192,3 +192,25 @@ def test_a_shared_read_counts_for_every_class_it_fails_for():
             "why": "no method ... (also in DeepSpeedBloomInference, DeepSpeedGPTInference, +2 more)"}]
     other = [{"class": "DeepSpeedBERTInference", "attribute": "dtype", "also_in": [], "why": ""}]
     assert rec.patchkit_matches(case, new) and rec.patchkit_matches(case, old) and not rec.patchkit_matches(case, other)
+
+
+@pytest.mark.parametrize("name, versions, want", [
+    ("pytorch-lightning", ("1.3.0rc3", "1.3.0", "1.3.01"), "1.3.0"),
+    ("pytorch-lightning", ("1.3.0", "1.3.0rc3"), "1.3.0rc3"),
+    ("pyannote.audio", ("4.0.7", "4.0.70"), "4.0.7"),
+])
+def test_the_release_cache_unpacks_the_version_asked_for(tmp_path, name, versions, want):
+    """A pre-release or a longer version beside the one asked for is never taken for it (1.3.0rc3
+    once stood in for 1.3.0 and made three corpus cases look unfixed); a dotted project name
+    matches its wheel's underscores."""
+    import zipfile
+    rel = _load("_releases")
+    dl = tmp_path / "dl"
+    dl.mkdir()
+    wheel_name = rel._norm(name)
+    for v in versions:
+        with zipfile.ZipFile(dl / f"{wheel_name}-{v}-py3-none-any.whl", "w") as z:
+            z.writestr("pkg/__init__.py", f"VERSION = {v!r}\n")
+            z.writestr(f"{wheel_name}-{v}.dist-info/METADATA", f"Name: {name}\nVersion: {v}\n")
+    got = rel.fetch_release(f"{name}=={want}", tmp_path)
+    assert (got / "pkg" / "__init__.py").read_text() == f"VERSION = {want!r}\n"

@@ -1,6 +1,7 @@
 """SARIF 2.1.0 validated against the official OASIS schema (tests/data), JSON errors on stdout."""
 from __future__ import annotations
 
+import gzip
 import json
 from pathlib import Path
 
@@ -10,7 +11,7 @@ from click.testing import CliRunner
 
 from patchkit.cli import main
 
-SCHEMA = json.loads((Path(__file__).parent / "data" / "sarif-schema-2.1.0.json").read_text())
+SCHEMA = json.loads(gzip.decompress((Path(__file__).parent / "data" / "sarif-schema-2.1.0.json.gz").read_bytes()))
 SRC = ("class A:\n    def __init__(self, c):\n        if c:\n            self.x = 1\n    def f(self):\n        return self.x\n"
        "class B:\n    def __init__(self):\n        self.y = 1\n    def g(self):\n        return self.z\n")
 

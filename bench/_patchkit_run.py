@@ -29,6 +29,21 @@ def patchkit_commit(patchkit_path) -> str:
     return r.stdout.strip() or "unknown"
 
 
+def analyzer_key(patchkit_path) -> str:
+    """The measured commit and a hash of what decides the findings (the analyzer's modules and the
+    built-in checks): results memoised under it stay right while a working tree changes."""
+    import hashlib
+    path = Path(patchkit_path or ROOT).resolve()
+    h = hashlib.sha256()
+    for sub in ("patchkit/analysis", "checks", "patchkit/checks_api.py", "patchkit/ftypes.py"):
+        p = path / sub
+        for f in sorted(p.rglob("*.py")) if p.is_dir() else [p]:
+            if f.is_file():
+                h.update(f.relative_to(path).as_posix().encode())
+                h.update(f.read_bytes())
+    return f"{patchkit_commit(path)}-{h.hexdigest()[:12]}"
+
+
 def patchkit_module_file(patchkit_path) -> str:
     r = subprocess.run([sys.executable, "-c", "import patchkit; print(patchkit.__file__)"],
                        capture_output=True, text=True, env=_env(patchkit_path), cwd="/")

@@ -82,7 +82,8 @@ def _download_file(name: str, version: str, dl: Path) -> None:
                                                          headers={"Accept": "text/html"}), timeout=60).read().decode()
     stem = re.escape(f"{name}-{version}".replace("-", "_").lower())
     links = [(u, h) for u, h in re.findall(r'href="([^"#]+)#sha256=([0-9a-f]+)"', page)
-             if re.match(stem + r"(-|\.tar|\.zip)", u.rsplit("/", 1)[-1].replace("-", "_", 1).lower())]
+             if re.match(stem + r"(-|\.tar|\.zip)", u.rsplit("/", 1)[-1].replace("-", "_", 1).lower())
+             and u.endswith((".whl", ".tar.gz", ".zip", ".tgz"))]  # never an .egg or .exe installer
     links.sort(key=lambda uh: not uh[0].endswith(".whl"))
     if not links:
         raise RuntimeError(f"{name}=={version}: no file on the registry's simple index")

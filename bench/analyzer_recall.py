@@ -34,7 +34,7 @@ from collections import defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _patchkit_run import ROOT, patchkit_commit, run_patchkit, run_pyrefly  # noqa: E402
+from _patchkit_run import ROOT, analyzer_key, patchkit_commit, run_patchkit, run_pyrefly  # noqa: E402
 from _releases import CACHE as _BENCH_CACHE, fetch_release  # noqa: E402
 
 CORPUS = ROOT / "bench" / "analyzer_corpus"
@@ -209,9 +209,10 @@ def _memo_run(key: str, fn):
 
 
 def run_releases(cases, patchkit_path, use_pyrefly=True):
-    """One row per case: patchkit default (errors), patchkit --strict (any severity) and pyrefly,
-    each on the whole buggy and the whole fixed release."""
-    commit = patchkit_commit(patchkit_path)
+    """One row per case: patchkit default (errors; and any severity, as `patchkit check` prints
+    them), patchkit --strict (any severity) and pyrefly, each on the whole buggy and the whole fixed
+    release."""
+    commit = analyzer_key(patchkit_path)  # memo key: a changing working tree is never mixed up
     rows = []
     for c in cases:
         outs = {}
@@ -222,6 +223,7 @@ def run_releases(cases, patchkit_path, use_pyrefly=True):
             default = _memo_run(f"{d}-{commit}-default", lambda: run_patchkit(
                 root, patchkit_path, ("--no-cache",), cache_dir=RELEASE_CACHE / "pkcache"))
             outs[side] = {"default": [f for f in default if f.get("severity") == "error"],
+                          "shown": [f for f in default if f.get("severity") in ("error", "warning")],
                           "strict": _memo_run(f"{d}-{commit}-strict", lambda: run_patchkit(
                               root, patchkit_path, ("--strict", "--no-cache"), cache_dir=RELEASE_CACHE / "pkcache")),
                           "pyrefly": _memo_run(f"{d}-pyrefly", lambda: run_pyrefly(root)) if use_pyrefly else None}
@@ -230,6 +232,7 @@ def run_releases(cases, patchkit_path, use_pyrefly=True):
                      "attribute": c["attribute"], "read": c["read"], "url": c["url"],
                      "versions": f"{c['buggy']} -> {c['fixed']}",
                      "patchkit": score(c, b["default"], f["default"], patchkit_matches),
+                     "patchkit_shown": score(c, b["shown"], f["shown"], patchkit_matches),
                      "patchkit_strict": score(c, b["strict"], f["strict"], patchkit_matches),
                      "patchkit_codes": sorted({x["code"] for x in patchkit_matches(c, b["strict"])}),
                      "patchkit_severity": sorted({x["severity"] for x in patchkit_matches(c, b["strict"])}),
@@ -238,28 +241,30 @@ def run_releases(cases, patchkit_path, use_pyrefly=True):
 
 
 def write_releases(rows, commit, out_dir: Path = RESULTS, suffix=""):
-    tools = ("patchkit", "patchkit_strict", "pyrefly")
+    tools = ("patchkit", "patchkit_shown", "patchkit_strict", "pyrefly")
     tot = {t: totals(rows, t) for t in tools}
     (out_dir / f"analyzer-recall-releases{suffix}.json").write_text(
         json.dumps({"commit": commit, "cases": rows, "totals": tot}, indent=1, default=str) + "\n")
     md = [f"# Analyzer recall on historical AttributeError bugs, whole releases (patchkit {commit})", "",
           "Each tool runs on the whole unpacked buggy and fixed release. caught = reported on the buggy "
           "release (class + attribute) and not on the fixed one. patchkit: default settings, error findings "
-          "(what fails `patchkit check`); strict: `--strict`, any severity.", "",
-          "| case | package | versions | kind | class.attribute | patchkit | strict (codes) | pyrefly |",
-          "|---|---|---|---|---|---|---|---|"]
+          "(what fails `patchkit check`); shown: default settings, errors and warnings (what `patchkit check` "
+          "prints); strict: `--strict`, any severity.", "",
+          "| case | package | versions | kind | class.attribute | patchkit | shown | strict (codes) | pyrefly |",
+          "|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         md.append(f"| {r['id']} | [{r['project']}]({r['url']}) | {r['versions']} | {r['kind']} | "
-                  f"`{r['class']}.{r['attribute']}` | {_cell(r['patchkit'])} | {_cell(r['patchkit_strict'])}"
+                  f"`{r['class']}.{r['attribute']}` | {_cell(r['patchkit'])} | {_cell(r.get('patchkit_shown'))} | "
+                  f"{_cell(r['patchkit_strict'])}"
                   f"{' (' + ','.join(r['patchkit_codes']) + ')' if r['patchkit_codes'] else ''} | {_cell(r['pyrefly'])} |")
-    md += ["", "| kind | cases | patchkit | strict | pyrefly | patchkit flags fixed | pyrefly flags fixed |",
-           "|---|---|---|---|---|---|---|"]
+    md += ["", "| kind | cases | patchkit | shown | strict | pyrefly | patchkit flags fixed | pyrefly flags fixed |",
+           "|---|---|---|---|---|---|---|---|"]
     for kind in list(KINDS) + ["all"]:
         p = tot["patchkit"].get(kind)
         if not p:
             continue
-        q, st = tot["pyrefly"].get(kind), tot["patchkit_strict"].get(kind)
-        md.append(f"| {kind} | {p['cases']} | {p['caught']} | {st['caught']} | {q['caught'] if q else 'n/a'} | "
+        q, st, sh = tot["pyrefly"].get(kind), tot["patchkit_strict"].get(kind), tot["patchkit_shown"].get(kind)
+        md.append(f"| {kind} | {p['cases']} | {p['caught']} | {sh['caught']} | {st['caught']} | {q['caught'] if q else 'n/a'} | "
                   f"{p['flag_on_fixed']} | {q['flag_on_fixed'] if q else 'n/a'} |")
     (out_dir / f"analyzer-recall-releases{suffix}.md").write_text("\n".join(md) + "\n")
     return tot
@@ -288,8 +293,10 @@ def main(argv=None):
         tot = write_releases(rows, commit, args.out, args.suffix)
         for r in rows:
             print(f"{r['id']:7s} {r['kind']:22s} {r['class']}.{r['attribute']:30s} patchkit {_cell(r['patchkit']):18s} "
+                  f"shown {_cell(r['patchkit_shown']):18s} "
                   f"strict {_cell(r['patchkit_strict']):18s} pyrefly {_cell(r['pyrefly'])}")
-        for tool, label in (("patchkit", "patchkit (default, errors)"), ("patchkit_strict", "patchkit --strict"),
+        for tool, label in (("patchkit", "patchkit (default, errors)"), ("patchkit_shown", "patchkit (default, errors + warnings)"),
+                            ("patchkit_strict", "patchkit --strict"),
                             ("pyrefly", "pyrefly")):
             a = tot[tool].get("all")
             if a:

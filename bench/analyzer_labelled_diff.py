@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""What an analyzer change does to the labelled corpus: error groups lost and gained, by label.
+
+    python3 bench/analyzer_labelled_diff.py --base 7fe95d1 [--new DIR] [--codebase NAME ...] [--jobs 2]
+
+Every codebase that has labels in bench/results/analyzer-precision-labels.json.gz (about 120, each a
+pinned registry release, fetched as analyzer_precision.py does) is analysed twice: by the analyzer
+of commit BASE (exported with `git archive` into a scratch folder) and by the checkout DIR (default:
+this working tree). Error groups (class + attribute + code, as the precision bench samples them)
+are compared. A change that only removes false positives loses `fp` groups and nothing else; a lost
+`real` or `latent` group is a recall regression to read; a gained group is new and unlabelled.
+Findings are cached per codebase and per hash of the analyzer's source (patchkit/analysis and
+checks/), so re-running after labelling costs nothing. Writes nothing into the repository; prints
+one line per codebase with a change, then the totals.
+"""
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _patchkit_run import ROOT, analyzer_key, run_patchkit  # noqa: E402
+from analyzer_precision import CACHE, CODEBASES, fetch, group_errors, group_id, load_labels  # noqa: E402
+
+
+def export(commit: str) -> Path:
+    """The tree of ``commit`` in a scratch folder (kept between runs)."""
+    sha = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", commit], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    dest = Path(tempfile.gettempdir()) / f"patchkit-{sha}"
+    if not (dest / "patchkit").is_dir():
+        dest.mkdir(parents=True, exist_ok=True)
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", sha], capture_output=True, check=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(dest)], input=archive, check=True)
+        (dest / "COMMIT").write_text(sha + "\n")
+    return dest
+
+
+def snapshot(checkout: Path) -> Path:
+    """A copy of ``checkout``'s package and checks, named by its analyzer key: the working tree can
+    change while the analysis runs."""
+    import shutil
+    key = analyzer_key(checkout)
+    dest = Path(tempfile.gettempdir()) / f"patchkit-wt-{key}"
+    if not (dest / "patchkit").is_dir():
+        part = dest.with_name(dest.name + ".part")
+        shutil.rmtree(part, ignore_errors=True)
+        for sub in ("patchkit", "checks", "patches", "fixtures"):
+            if (checkout / sub).is_dir():
+                shutil.copytree(checkout / sub, part / sub, ignore=shutil.ignore_patterns("__pycache__"))
+        (part / "COMMIT").write_text(key + "\n")
+        part.rename(dest)
+    return dest
+
+
+def error_groups(name: str, checkout: Path, key: str) -> dict:
+    """{group id: number of errors} of ``patchkit check`` (default settings) on codebase NAME."""
+    root = fetch(name)
+    saved = CACHE / f"groups-{name}-{key}.json"
+    if saved.is_file():
+        return json.loads(saved.read_text())
+    findings = run_patchkit(root.name, checkout, ("--fail-on", "error", "--no-cache"), cwd=root.parent)
+    groups = {group_id(k): len(v) for k, v in group_errors(findings).items()}
+    saved.write_text(json.dumps(groups))
+    return groups
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--base", default="HEAD", help="commit whose analyzer is the reference")
+    ap.add_argument("--new", type=Path, default=ROOT, help="checkout with the change (default: this tree)")
+    ap.add_argument("--codebase", action="append", choices=sorted(CODEBASES))
+    ap.add_argument("--jobs", type=int, default=1, help="codebases analysed at once")
+    args = ap.parse_args(argv)
+    labels = load_labels()
+    names = args.codebase or sorted(n for n in labels if n in CODEBASES)
+    base = export(args.base)
+    new = snapshot(args.new.resolve())
+    bkey, nkey = analyzer_key(base), new.name
+    print(f"base {args.base} ({bkey})  new {args.new} ({nkey})  {len(names)} codebases", flush=True)
+    totals = {"lost": {"real": 0, "latent": 0, "fp": 0, "unlabelled": 0}, "gained": 0, "gained_groups": []}
+
+    def one(name):
+        return name, error_groups(name, base, bkey), error_groups(name, new, nkey)
+
+    with ThreadPoolExecutor(args.jobs) as ex:
+        for name, old, now in ex.map(one, names):
+            cl = labels.get(name, {})
+            lost = sorted(set(old) - set(now))
+            gained = sorted(set(now) - set(old))
+            for g in lost:
+                totals["lost"][cl.get(g, {}).get("label", "unlabelled")] += 1
+            totals["gained"] += len(gained)
+            totals["gained_groups"] += [f"{name}:{g}" for g in gained]
+            if lost or gained:
+                print(f"{name}: lost " + ", ".join(f"{g} [{cl.get(g, {}).get('label', 'unlabelled')}]" for g in lost)
+                      + ("; gained " + ", ".join(gained) if gained else ""), flush=True)
+    lost = totals["lost"]
+    print(f"total: lost {lost['fp']} fp, {lost['real']} real, {lost['latent']} latent, {lost['unlabelled']} unlabelled; "
+          f"gained {totals['gained']} groups")
+
+
+if __name__ == "__main__":
+    main()

@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _patchkit_run import ROOT, analyzer_key, run_patchkit  # noqa: E402
-from analyzer_precision import CACHE, CODEBASES, fetch, group_errors, group_id, load_labels  # noqa: E402
+from analyzer_precision import CACHE, CODEBASES, fetch, group_errors, group_id, load_labels, write_sheet  # noqa: E402
 
 
 def export(commit: str) -> Path:
@@ -57,27 +57,42 @@ def snapshot(checkout: Path) -> Path:
 
 
 def error_groups(name: str, checkout: Path, key: str) -> dict:
-    """{group id: number of errors} of ``patchkit check`` (default settings) on codebase NAME."""
+    """{group id: number of errors} of ``patchkit check`` (default settings) on codebase NAME; the
+    error findings themselves are kept beside (``errors-NAME-KEY.json``) for the sheets."""
     root = fetch(name)
     saved = CACHE / f"groups-{name}-{key}.json"
     if saved.is_file():
         return json.loads(saved.read_text())
     findings = run_patchkit(root.name, checkout, ("--fail-on", "error", "--no-cache"), cwd=root.parent)
+    errors = [f for f in findings if f.get("severity") == "error"]
+    (CACHE / f"errors-{name}-{key}.json").write_text(json.dumps(errors))
     groups = {group_id(k): len(v) for k, v in group_errors(findings).items()}
     saved.write_text(json.dumps(groups))
     return groups
 
 
+def write_gained_sheet(name: str, key: str, gained: list, labels: dict, out: Path) -> None:
+    """A labelling sheet (analyzer_precision's format) of the groups ``gained`` on codebase NAME."""
+    saved = CACHE / f"errors-{name}-{key}.json"
+    if not saved.is_file():
+        return
+    findings = json.loads(saved.read_text())
+    groups = group_errors(findings)
+    keys = [k for k in sorted(groups) if group_id(k) in gained]
+    write_sheet(name, CODEBASES[name][0], key, "gained", fetch(name), findings, groups, keys, labels, out)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--base", default="HEAD", help="commit whose analyzer is the reference")
+    ap.add_argument("--base", default="HEAD", help="commit whose analyzer is the reference (or a snapshot folder)")
     ap.add_argument("--new", type=Path, default=ROOT, help="checkout with the change (default: this tree)")
     ap.add_argument("--codebase", action="append", choices=sorted(CODEBASES))
     ap.add_argument("--jobs", type=int, default=1, help="codebases analysed at once")
+    ap.add_argument("--sheets", type=Path, help="write a labelling sheet of each codebase's gained groups here")
     args = ap.parse_args(argv)
     labels = load_labels()
     names = args.codebase or sorted(n for n in labels if n in CODEBASES)
-    base = export(args.base)
+    base = Path(args.base) if Path(args.base).is_dir() else export(args.base)  # a snapshot folder, or a commit
     new = snapshot(args.new.resolve())
     bkey, nkey = analyzer_key(base), new.name
     print(f"base {args.base} ({bkey})  new {args.new} ({nkey})  {len(names)} codebases", flush=True)
@@ -95,6 +110,9 @@ def main(argv=None):
                 totals["lost"][cl.get(g, {}).get("label", "unlabelled")] += 1
             totals["gained"] += len(gained)
             totals["gained_groups"] += [f"{name}:{g}" for g in gained]
+            if gained and args.sheets:
+                args.sheets.mkdir(parents=True, exist_ok=True)
+                write_gained_sheet(name, nkey, gained, cl, args.sheets / f"gained-{name}.md")
             if lost or gained:
                 print(f"{name}: lost " + ", ".join(f"{g} [{cl.get(g, {}).get('label', 'unlabelled')}]" for g in lost)
                       + ("; gained " + ", ".join(gained) if gained else ""), flush=True)

@@ -599,3 +599,91 @@ def test_a_finding_in_a_base_module_is_spelled_like_the_files_asked_for(tmp_path
         assert rel == ["pkg/base.py"], (cached, rel)
     absolute = [f.path for r in analyse_paths([root / "pkg"], jobs=1) for f in r.findings]
     assert absolute == [str(root / "pkg/base.py")]
+
+
+def test_a_public_method_the_skipped_init_hands_its_arguments_to_is_the_missing_super(tmp_path):
+    """python-can 3.1.0rc1: ``BusABC.__init__`` calls ``self.set_filters(can_filters)`` (which a
+    property setter calls again later); ``Usb2canBus`` skips ``BusABC.__init__`` and the inherited
+    ``recv`` reads ``self._filters``. A bare ``self.setup()`` stays two-phase (above)."""
+    root = tree(tmp_path, {"pkg/__init__.py": "", "pkg/bus.py": """\
+        class BusABC:
+            def __init__(self, channel, can_filters=None):
+                self.channel = channel
+                self.set_filters(can_filters)
+
+            @property
+            def filters(self):
+                return self._filters
+
+            @filters.setter
+            def filters(self, filters):
+                self.set_filters(filters)
+
+            def set_filters(self, filters=None):
+                self._filters = filters or None
+
+            def recv(self, msg):
+                return msg if self._filters is None else None
+        """, "pkg/usb2can.py": """\
+        from .bus import BusABC
+
+
+        class Usb2canBus(BusABC):
+            def __init__(self, channel):
+                self.handle = channel
+        """})
+    got = {(f.code, f.attr): f for f in errors(root, "pkg/usb2can.py")} | \
+        {(f.code, f.attr): f for f in errors(root, "pkg/bus.py")}
+    assert ("PK003", "_filters") in got
+    assert "missing super().__init__()" in got[("PK003", "_filters")].why
+
+
+def test_the_field_bug_split_over_modules_names_the_other_class_and_the_reader(tmp_path):
+    """The assignment landed in DraftWorker (draft.py) while TargetWorker (target.py, reached through
+    a re-export) reads it, and a subclass in a third module inherits the read: one finding, under
+    the class whose method reads, naming the other module's class and line and the subclass."""
+    root = tree(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/spec/__init__.py": "from .base import WorkerBase as PublicBase\n",
+        "pkg/spec/base.py": """\
+            class WorkerBase:
+                def __init__(self, server_args):
+                    self.server_args = server_args
+            """,
+        "pkg/spec/draft.py": """\
+            from .base import WorkerBase
+
+
+            class DraftWorker(WorkerBase):
+                def __init__(self, server_args):
+                    super().__init__(server_args)
+                    self.spec_disable_batch_threshold = server_args.threshold
+            """,
+        "pkg/spec/target.py": """\
+            from pkg.spec import PublicBase
+
+
+            class TargetWorker(PublicBase):
+                def __init__(self, server_args):
+                    super(TargetWorker, self).__init__(server_args)
+
+                def forward(self, batch):
+                    return len(batch) > self.spec_disable_batch_threshold
+            """,
+        "pkg/spec/standalone.py": """\
+            from . import target as t
+
+
+            class Standalone(t.TargetWorker):
+                def __init__(self, server_args):
+                    t.PublicBase.__init__(self, server_args)
+            """,
+    })
+    reps = analyse_paths([root / "pkg"], use_cache=False)
+    from patchkit.checkrun import _dedupe
+    got, _ = _dedupe([f for r in reps for f in r.findings])
+    assert [(f.code, f.cls, f.attr, f.severity) for f in got] == \
+        [("PK003", "TargetWorker", "spec_disable_batch_threshold", Severity.ERROR)]
+    (f,) = got
+    assert f.hint == "assigned in DraftWorker.__init__ (pkg/spec/draft.py:7), a different class"
+    assert list(f.also) == ["Standalone"]

@@ -3,10 +3,11 @@ construction paths. Builds each concrete class's MRO, walks construction (flow.p
 judges every read in every method against the states construction can end in."""
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass, replace
 
 from ..ftypes import Finding, Severity
-from .astutil import dotted, first_param
+from .astutil import dotted, fast_walk, first_param
 from .classmodel import ClassModel, _has_explicit_init, _unimplemented_abstract, generated_fields
 from .coassign import absent_by_guard
 from .conditions import ALT_CTOR, EVENT, Cond
@@ -116,6 +117,26 @@ class Analyzer(ClassModel, ReadJudge):
         m = self.project.module(target.rsplit(".", 1)[0], external=False)
         return m is not None and target.rsplit(".", 1)[1] in m.noreturn
 
+    def _dynamic_only_in_skipped_init(self, f) -> bool:
+        """Every computed store of the MRO sits in the ``__init__`` of a base that construction never
+        runs: the class's own ``__init__`` chains to no base initialiser at all (luigi's
+        ``BeamDataflowJobTask`` skips ``Task.__init__``, whose ``setattr(self, key, value)`` loop
+        sets the parameters): it is closed after all."""
+        init = self.resolve_method(f.linear, "__init__")
+        if init is None or init[2] != "method" or init[0].module.external:
+            return False
+        dyn = [c for c in f.classes if c.dynamic]
+        if not dyn or any(c is init[0] or c.dynamic_in != {"__init__"} or c.module.external for c in dyn):
+            return False
+        for n in fast_walk(init[1]):
+            if isinstance(n, ast.Call):
+                name = dotted(n.func) or ""
+                if name == "super" or name.endswith(".__init__") or name.startswith("super("):
+                    return False  # some base initialiser may run
+                if isinstance(n.func, ast.Attribute) and n.func.attr == "__init__":
+                    return False
+        return True
+
     def declared_for_subclasses(self, ci: ClassInfo, f, attr: str) -> bool:
         """``attr: T`` (no value) in the body of a class of the MRO, and a subclass of ``ci`` gives
         it a value (in its class body, or on its instances: jedi's ``_BaseTreeInstance._arguments``):
@@ -126,7 +147,7 @@ class Analyzer(ClassModel, ReadJudge):
 
     def check_class(self, ci: ClassInfo, report: set[str]) -> list[Finding]:
         f = self.facts(ci)
-        if f.skip or f.dynamic:
+        if f.skip or (f.dynamic and not self._dynamic_only_in_skipped_init(f)):
             return []
         tmpl = template_of(self.project.root, ci.module.rel, self.project.__dict__.setdefault("_templates", {}))
         if tmpl is None and type_checking_only(ci.module, ci.node):

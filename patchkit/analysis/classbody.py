@@ -28,6 +28,10 @@ def collect_class(mod: ModuleInfo, node: ast.ClassDef, prefix: str) -> None:
         if d in FIELD_DECORATORS:
             ci.field_kind = "dataclass" if "dataclass" in d else "attrs"
             ci.generated = frozenset({"__repr__", "__eq__"})  # what the decorator writes unless told not to
+            if ci.field_kind == "attrs":
+                # attrs keeps a class's own __init__ (or init=False) and writes its initialiser as
+                # __attrs_init__, a method of the class
+                ci.class_names.add("__attrs_init__")
             if isinstance(dn, ast.Call):
                 for kw in dn.keywords:
                     if kw.arg == "init" and isinstance(kw.value, ast.Constant) and kw.value.value is False:
@@ -64,6 +68,8 @@ def _collect_body(ci: ClassInfo, body: list[ast.stmt], qual: str) -> None:
                     kind = "property"
             if kind == "method" and not _takes_instance(stmt):
                 kind = "static"  # a JIT kernel, a code template, a missing @staticmethod
+            elif kind == "property" and first_param(stmt) in CLASS_NAMES:
+                kind = "class"  # ``@classproperty def name(cls)``: reads the class, never an instance
             if any(d.endswith(".setter") for d in decos):
                 ci.setters[stmt.name] = stmt  # type: ignore[assignment]
             if stmt.name in ci.methods and kind == "property" and ci.method_kind.get(stmt.name) == "property":
@@ -131,6 +137,8 @@ def _base_method_wrapped(ci: ClassInfo, name: str, value: ast.expr) -> bool:
 
 #: names the instance parameter goes by
 INSTANCE_NAMES = {"self", "_self", "self_", "this"}
+#: names the class parameter goes by (a class-level property's receiver)
+CLASS_NAMES = {"cls", "klass", "mcs", "mcls", "metacls"}
 
 
 def _takes_instance(fn) -> bool:

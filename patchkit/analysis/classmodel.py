@@ -14,7 +14,7 @@ from .library import (EXC_ATTRS, FIELD_BASE_ATTRS, OBJECT_ATTRS, THREAD_ATTRS, T
                       classify_external)
 from .model import ClassInfo
 from .scan import ensure_scanned, new_instances
-from .openness import decorator_names, decorator_verdicts, open_reason
+from .openness import decorator_names, decorator_verdicts, metaclass_names, open_reason
 
 
 @dataclass
@@ -91,6 +91,8 @@ class ClassModel:
                 f.class_level |= decorator_names(c)
                 for _name, keeps, names in decorator_verdicts(c, self.project.resolve_function):
                     f.class_level |= names
+            if not c.module.external and (c.node.keywords or c.node.decorator_list):
+                f.class_level |= metaclass_names(c, self.project.resolve_class)
             f.dyn_patterns += c.dyn_patterns
             if c.dynamic and not f.dynamic:
                 f.dynamic = f"{c.qualname} {c.dynamic}"
@@ -122,7 +124,7 @@ class ClassModel:
             elif e.kind == "unknown" and f.unknown_base is None:
                 f.unknown_base = e.name
         f.provided = frozenset(provided)
-        f.open = open_reason(classes, self.project.resolve_function)
+        f.open = open_reason(classes, self.project.resolve_function, self.project.resolve_class)
         abstract = [c for c in classes if c.abstract or any(b.split(".")[-1] in ("ABC", "Protocol") for b in c.bases)]
         f.contracts = frozenset().union(*(c.annotated_only for c in abstract)) if abstract else frozenset()
         self._facts[ci.key] = f

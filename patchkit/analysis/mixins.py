@@ -22,12 +22,19 @@ def implicit_mixin(an, ci: ClassInfo) -> list:
     subs = an._direct_subclasses(ci)
     if not subs or any(len(s.bases) < 2 for s in subs):
         return []
+    if built_in_tree(an, ci):
+        return []
+    return subs
+
+
+def built_in_tree(an, ci: ClassInfo) -> bool:
+    """``ci`` is called by its name (``Name(...)``, ``Outer.Name(...)`` for a nested class) in its
+    module or anywhere in the analysed tree: some code builds it. False says only that no code in
+    view does (a registry, a config file or a user may)."""
     name = ci.qualname
     call = re.compile(rf"(?<![\w.])(?<!class ){re.escape(name)}\s*\(")
     texts = [ci.module.source, *an.project.overlay.values(), *_index_for(an.project, ci).texts().values()]
-    if any(name in text and call.search(text) for text in texts):
-        return []
-    return subs
+    return any(name in text and call.search(text) for text in texts)
 
 
 class ClassConstants(dict):

@@ -37,6 +37,8 @@ class ClassInfo:
     slots: set[str] = field(default_factory=set)
     #: why the class's attributes cannot be known statically (``__getattr__``, ``__dict__`` writes ...)
     dynamic: Optional[str] = None
+    #: the methods whose computed stores made it dynamic (empty: the class body itself, ``__getattr__``)
+    dynamic_in: set[str] = field(default_factory=set)
     #: regexes of attribute names assigned through ``setattr(self, f"...")``
     dyn_patterns: list[re.Pattern] = field(default_factory=list)
     #: every ``self.x = ...`` in any method: x -> [(method, line)]

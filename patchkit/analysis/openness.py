@@ -161,21 +161,86 @@ def decorator_verdicts(c: ClassInfo, resolve) -> list[tuple[str, Optional[bool],
     return memo_on(c, "_pk_decorator_verdicts", compute)
 
 
-def open_reason(classes: list[ClassInfo], resolve=None) -> Optional[str]:
+#: class decorators that apply a metaclass (``@six.add_metaclass(Register)``)
+METACLASS_DECORATORS = {"add_metaclass"}
+
+
+def metaclass_name(c: ClassInfo) -> Optional[str]:
+    """The metaclass ``c`` names itself: ``metaclass=M`` or ``@six.add_metaclass(M)``."""
+    for kw in c.node.keywords:
+        if kw.arg == "metaclass":
+            return dotted(kw.value) or "?"
+    for d in c.node.decorator_list:
+        if isinstance(d, ast.Call) and (dotted(d.func) or "").split(".")[-1] in METACLASS_DECORATORS and len(d.args) == 1:
+            return dotted(d.args[0]) or "?"
+    return None
+
+
+def metaclass_verdict(mod: ModuleInfo, name: str, resolve_class=None, depth: int = 0) -> tuple[Optional[str], frozenset]:
+    """(why the metaclass ``name`` may set instance attributes, or None; the class attributes it
+    sets). A metaclass of the tree is read: its ``__new__``/``__init__`` may set class attributes
+    (luigi's ``Register``: ``cls._namespace_at_class_time``), but a ``__call__`` that stores on
+    the instances it builds, or that never calls ``super().__call__``, opens the class; so does a
+    computed name or a base metaclass that is open."""
+    last = name.split(".")[-1]
+    if last in CLOSED_METACLASSES:
+        return None, frozenset()
+    target = resolve_class(mod, name) if resolve_class is not None and depth < 4 else None
+    if not isinstance(target, ClassInfo) or target.module.external:
+        return f"has metaclass {last}, which may set attributes", frozenset()
+    names: set = set()
+    for b in target.bases:
+        why, more = metaclass_verdict(target.module, b, resolve_class, depth + 1)
+        if why:
+            return why, frozenset()
+        names |= more
+    for mname, fn in target.methods.items():
+        params = fn.args.posonlyargs + fn.args.args
+        p = params[0].arg if params else None
+        builds = False
+        for n in ast.walk(fn):
+            if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store) and isinstance(n.value, ast.Name):
+                if mname == "__call__" and n.value.id != p:
+                    return f"has metaclass {last}, whose __call__ sets attributes on the instances it builds", frozenset()
+                if n.attr.startswith("__") and n.attr.endswith("__") and n.attr not in _METADATA_DUNDERS:
+                    return f"has metaclass {last}, which replaces {n.attr}", frozenset()
+                names.add(n.attr)
+            elif isinstance(n, ast.Call) and dotted(n.func) == "setattr" and len(n.args) >= 2:
+                key = n.args[1]
+                if not (isinstance(key, ast.Constant) and isinstance(key.value, str)) or mname == "__call__":
+                    return f"has metaclass {last}, which sets computed attributes", frozenset()
+                names.add(key.value)
+            elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "__call__":
+                builds = True
+        if mname == "__call__" and not builds:
+            return f"has metaclass {last}, whose __call__ may not build instances through __init__", frozenset()
+    return None, frozenset(names)
+
+
+def metaclass_names(c: ClassInfo, resolve_class) -> frozenset:
+    """The class attributes ``c``'s metaclass (of the tree) sets, computed once per class."""
+    def compute() -> frozenset:
+        name = metaclass_name(c)
+        return metaclass_verdict(c.module, name, resolve_class)[1] if name else frozenset()
+    return memo_on(c, "_pk_metaclass_names", compute)
+
+
+def open_reason(classes: list[ClassInfo], resolve=None, resolve_class=None) -> Optional[str]:
     """Why the class whose MRO (tree classes) is ``classes`` is open, or None when closed.
     ``resolve(module, dotted_name)`` finds a decorator's function in the tree, which is then read
-    (``keeps_class``); decorators it cannot find are judged by name."""
+    (``keeps_class``); decorators it cannot find are judged by name. ``resolve_class`` finds a
+    metaclass of the tree, which is then read (``metaclass_verdict``)."""
     for c in classes:
         if c.module.external:
             continue
-        for kw in c.node.keywords:
-            if kw.arg == "metaclass":
-                meta = (dotted(kw.value) or "?").split(".")[-1]
-                if meta not in CLOSED_METACLASSES:
-                    return f"{c.qualname} has metaclass {meta}, which may set attributes"
+        meta = metaclass_name(c)
+        if meta:
+            why, _names = metaclass_verdict(c.module, meta, resolve_class)
+            if why:
+                return f"{c.qualname} {why}"
         for name, keeps, _names in decorator_verdicts(c, resolve):
             last = name.split(".")[-1]
-            if name in FIELD_DECORATORS or last in CLOSED_DECORATORS:
+            if name in FIELD_DECORATORS or last in CLOSED_DECORATORS or last in METACLASS_DECORATORS:
                 continue
             if keeps is True or keeps is None and "register" in last.lower():
                 continue

@@ -319,6 +319,7 @@ def _as_given(f: dict, own: str) -> dict:
 
 
 _RANK = {"error": 0, "warning": 1, "info": 2}
+_INHERITED = "(inherited by "
 
 
 def _dedupe(raw: list[dict]) -> None:
@@ -330,12 +331,17 @@ def _dedupe(raw: list[dict]) -> None:
     for d in raw:
         kept = []
         for f in d["findings"]:
-            k = (f["path"], f["line"], f["attribute"], f["code"])
+            # one key however the path is spelled: a base's module is absolute in the results of a
+            # subclass's file and as given in its own file's
+            k = (os.path.abspath(f["path"]), f["line"], f["attribute"], f["code"])
             if k in first:
                 old = first[k]
-                if _RANK.get(f.get("severity"), 3) < _RANK.get(old.get("severity"), 3):
+                rank, old_rank = _RANK.get(f.get("severity"), 3), _RANK.get(old.get("severity"), 3)
+                if rank < old_rank or (rank == old_rank and _INHERITED in old.get("why", "")
+                                       and _INHERITED not in f.get("why", "")):
                     # the most severe class's finding is the one shown (a mixin's warning must not
-                    # hide a subclass's error on the same read)
+                    # hide a subclass's error on the same read); at the same severity, the class
+                    # whose method holds the read
                     f, _ = dict(old), old.update(f)
                 if f["class"] != old["class"] and f["class"] not in extra.setdefault(k, []):
                     extra[k].append(f["class"])

@@ -55,8 +55,87 @@ def on_some_paths(an, site):
     live, terminal = list(site.live), list(t.terminal)
     why = _why(live[0], terminal, attr)
     mode = not t.strict and (_mode_split(live, terminal, attr) or _branch_only(live, terminal, attr, an._flags(t.ci)))
+    if mode and not _opted_in(site):
+        # a mode, unless it is the one the constructor's defaults choose and the read does not wait
+        # for the caller to opt in (``if g is not None: self.cond(g)``): then nobody opted into it
+        default = _default_path(an, site, live, terminal, attr, t.init, site.read.conds)
+        if default:
+            return finding(site.rel, site.node, t.ci.qualname, attr,
+                           f"{why}, the path the constructor's defaults take ({default})" + site.inherited)
     return finding(site.rel, site.node, t.ci.qualname, attr, why + site.inherited,
                    "", Severity.WARNING if mode else Severity.ERROR)
+
+
+def _opted_in(site) -> bool:
+    """The read sits under a test of one of its method's own parameters (``if g is not None:``,
+    ``if lang_emb:``), or of a local computed from one (diffusers' ``gligen_kwargs =
+    cross_attention_kwargs.pop("gligen", None)``): the caller passes it when the object was
+    built for it."""
+    import ast
+    fn = site.owner.methods.get(site.mname)
+    if fn is None:
+        return True
+    params = {a.arg for a in fn.args.posonlyargs + fn.args.args[1:] + fn.args.kwonlyargs}
+    if fn.args.vararg:
+        params.add(fn.args.vararg.arg)
+    if fn.args.kwarg:
+        params.add(fn.args.kwarg.arg)
+    for n in ast.walk(fn):  # one step of data flow: locals whose value mentions a parameter
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) and \
+                any(isinstance(x, ast.Name) and x.id in params for x in ast.walk(n.value)):
+            params.add(n.targets[0].id)
+    for key, _pol in site.read.conds:
+        k = key[4:] if key.startswith("not ") else key
+        for suffix in (" is not None", " is None"):
+            if k.endswith(suffix):
+                k = k[:-len(suffix)]
+        if k in params:
+            return True
+    return False
+
+
+def _default_path(an, site, live, terminal, attr, init, read_conds) -> str:
+    """The defaults that lead construction down one of the ``live`` paths (which lack ``attr``), or ''.
+    Not when every call of the read's method inside the class sits under a test the defaults
+    decide against (diffusers' ``if self.remap is not None: ... self.remap_to_used(...)``)."""
+    from ..defaults import defaults_take, never_under_defaults
+    if not init or init[2] != "method":
+        return ""
+    sites = an._call_sites(site.trace.facts.classes, site.mname, site.trace.inlined)
+    if sites and all(never_under_defaults(conds, init[1]) for conds in sites):
+        return ""
+    having = [s for s in terminal if attr in s.assigned]
+    common = set.intersection(*(set((c.key, c.holds) for c in s.conds) for s in having)) if having else set()
+    # an optional part left out (``cuzinf=None``) counts only where the read itself asks whether it
+    # is there (``if self.cuzinf is not None:``): the author expected it to exist, as None
+    flag_only = not _read_is_presence_test(site)
+    for s in live:
+        got = defaults_take(s, common, init[1], read_conds, flag_only)
+        if got:
+            return got
+    return ""
+
+
+def _read_is_presence_test(site) -> bool:
+    """The read is ``self.x is None`` / ``is not None`` / ``== None``, or the whole test of an
+    ``if``/``while``/conditional expression, or the operand of ``not`` / ``and`` / ``or``."""
+    import ast
+    fn = site.owner.methods.get(site.mname)
+    node = site.node
+    if fn is None:
+        return False
+    for p in ast.walk(fn):
+        if isinstance(p, ast.Compare) and p.left is node and len(p.ops) == 1 and \
+                isinstance(p.ops[0], (ast.Is, ast.IsNot, ast.Eq, ast.NotEq)) and \
+                isinstance(p.comparators[0], ast.Constant) and p.comparators[0].value is None:
+            return True
+        if isinstance(p, (ast.If, ast.While, ast.IfExp)) and p.test is node:
+            return True
+        if isinstance(p, ast.UnaryOp) and isinstance(p.op, ast.Not) and p.operand is node:
+            return True
+        if isinstance(p, ast.BoolOp) and node in p.values:
+            return True
+    return False
 
 
 def lost_track(an, site):

@@ -63,7 +63,9 @@ def skipped_base_init(an, site):
     c, _m, ln = p.init_not_run[0]
     skipped = {k for k, _m2, _ln in p.init_not_run}
     also = [(k, m, n) for k, m, n in p.live if k in skipped]
-    excuse = (facade(an, ci, c) or through_library(an, t, c) or indirect(t)) if not t.strict else None
+    implicit = site.mname.startswith("__") and site.mname.endswith("__") and site.mname not in _NOT_PROTOCOL
+    excuse = ((None if implicit else facade(an, ci, c)) or through_library(an, t, c) or indirect(t)) \
+        if not t.strict else None
     reset = "; otherwise only in " + ", ".join(f"{k}.{mm} ({an._at(ci, k, rel, n)})" for k, mm, n in also[:2]) \
         + ", which construction never calls" if also else ""
     return finding(rel, site.node, ci.qualname, site.attr,
@@ -160,7 +162,31 @@ def never_assigned(an, site):
                        f"no method of {ci.qualname} or its bases defines it; {impl}, another subclass of "
                        f"{owner.qualname}, defines it as a method (a contract {ci.qualname} leaves "
                        f"unimplemented?)" + site.inherited, hint, Severity.WARNING)
+    declared = declared_contract(an, ci, f, attr) if not strict and not hint else None
+    if declared:
+        return finding(rel, site.node, ci.qualname, attr, f"no method of {ci.qualname} or its bases assigns it; "
+                       f"{declared}" + site.inherited, hint, Severity.WARNING)
     return finding(rel, site.node, ci.qualname, attr, f"no method of {ci.qualname} or its bases assigns it" + site.inherited, hint)
+
+
+def declared_contract(an, ci, f, attr) -> Optional[str]:
+    """``attr: T`` (no value) in a class body of the MRO, nothing in the hierarchy assigns it, and no
+    code in the analysed tree builds ``ci``: the declaration is a contract that subclasses or the
+    code that owns the instances fulfil (airflow's ``BaseDBManager.metadata``, completed by provider
+    packages), as on an abstract base. A class the tree does build keeps the error."""
+    from ..mixins import built_in_tree
+    if f.field_class or any(c.field_kind for c in f.classes):
+        return None  # a dataclass-like class: ``x: T`` is a field its generated __init__ sets
+    decl = next((c for c in f.classes if attr in c.annotated_only and not c.module.external), None)
+    if decl is None or built_in_tree(an, ci):
+        return None
+    return (f"{decl.qualname} declares `{attr}` without a value and no code in view builds {ci.qualname} "
+            f"(a contract for subclasses or owners?)")
+
+
+#: dunders that are not protocol methods Python calls on an instance by itself (print, ==, len, ...)
+_NOT_PROTOCOL = frozenset({"__init__", "__new__", "__init_subclass__", "__class_getitem__", "__set_name__",
+                           "__post_init__", "__attrs_post_init__"})
 
 
 # ------------------------------------------------------------------ what explains a skipped __init__
@@ -168,7 +194,9 @@ def facade(an, ci, base: str) -> Optional[str]:
     """Why ``ci`` skips ``base.__init__`` on purpose: its classes above ``base`` re-implement at
     least half (and 3 or more) of ``base``'s public methods, so it is a facade over other state
     (EncoderDecoderCache over two sub-caches, aiohttp's EmptyStreamReader), and what is left of
-    ``base``'s methods may never be called on it. None when it is an ordinary subclass."""
+    ``base``'s methods may never be called on it. None when it is an ordinary subclass. (Not asked
+    for a read in a protocol dunder such as ``__str__``: Python calls those by itself; obspy's
+    ``Blockette060`` re-implemented four of five public methods and still died in ``print``.)"""
     classes = an.facts(ci).classes
     b = next((c for c in classes if c.qualname == base), None)
     if b is None:
@@ -219,16 +247,21 @@ def indirect(t) -> Optional[str]:
 
 
 def only_from_skipped_init(an, ci, locs, inlined) -> Optional[str]:
-    """The ``__init__`` (``Cls.__init__``) that alone calls every assigning method, when each of
-    them is private (``_name``), is called only as ``self._name(...)`` from ``__init__`` methods
-    of ``ci``'s MRO, and construction of ``ci`` skipped those (a subclass without
-    ``super().__init__()``): the missing super call, not a two-phase set-up. None otherwise."""
+    """The ``__init__`` (``Cls.__init__``) that calls every assigning method, when construction of
+    ``ci`` skipped it (a subclass without ``super().__init__()``) and each assigning method is
+    either private (``_name``) and called only as ``self._name(...)`` from ``__init__`` methods of
+    ``ci``'s MRO, or public and called by such an ``__init__`` in its straight-line body, so that the
+    base's construction always ran it (python-can's ``BusABC.__init__`` -> ``self.set_filters(...)``,
+    which a setter calls again later): the missing super call, not a two-phase set-up. None
+    otherwise."""
     from ..astutil import fast_walk, first_param
     classes = an.facts(ci).classes
     callers: set[str] = set()
     for _c, m, _ln in locs:
-        if not m.startswith("_") or m.startswith("__"):
+        if m.startswith("__"):
             return None
+        private = m.startswith("_")
+        from_init = False
         for k in classes:
             if k.module.external:
                 continue
@@ -240,11 +273,33 @@ def only_from_skipped_init(an, ci, locs, inlined) -> Optional[str]:
                     if isinstance(n, ast.Attribute) and n.attr == m and isinstance(n.value, ast.Name) \
                             and n.value.id == sn:
                         if name != "__init__":
+                            if private:
+                                return None
+                            continue  # a public method called again later (a setter): still set up by __init__
+                        if not private and not _called_at_top(fn, sn, m):
                             return None
+                        from_init = True
                         callers.add(f"{k.qualname}.{name}")
+        if not from_init:
+            return None
     if not callers or any(c in inlined for c in callers):
         return None
     return ", ".join(sorted(callers))
+
+
+def _called_at_top(fn, sn: str, m: str) -> bool:
+    """``self.<m>(...)`` is a statement of ``fn``'s body itself (not inside a branch or a loop) and
+    hands it one of ``fn``'s own parameters: the constructor delegates its arguments to it
+    (``self.set_filters(can_filters)``). A bare ``self.setup()`` may be a set-up step that
+    callers are meant to run themselves later (two-phase)."""
+    params = {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs} - {sn}
+    for st in fn.body:
+        v = st.value if isinstance(st, (ast.Expr, ast.Assign)) else None
+        if isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and v.func.attr == m and \
+                isinstance(v.func.value, ast.Name) and v.func.value.id == sn:
+            passed = [a for a in v.args + [k.value for k in v.keywords]]
+            return any(isinstance(n, ast.Name) and n.id in params for a in passed for n in ast.walk(a))
+    return False
 
 
 # ------------------------------------------------------------------ the field bug's other class
@@ -282,4 +337,42 @@ def other_class_hint(an, ci, attr: str, owner=None) -> str:
         if locs:
             m, line = locs[0]
             return f"assigned in {other.qualname}.{m} at line {line}, a different class"
+    # the same bug split over two modules: a class of a sibling module of the package assigns it
+    for other, m, line in _package_assigners(an, ci, attr, mods):
+        if other.key not in mine:
+            return f"assigned in {other.qualname}.{m} ({other.module.rel}:{line}), a different class"
     return ""
+
+
+def _package_assigners(an, ci, attr: str, mods):
+    """(class, method, line) of ``self.<attr> = ...`` in classes of the modules beside ``mods``
+    (the same package folder): the files' text is searched first, and only a file that stores
+    the name is parsed."""
+    import re
+    from ..injection import _index_for
+    from ..scan import ensure_scanned
+    folders = {m.rel.rsplit("/", 1)[0] if "/" in m.rel else "" for m in mods}
+    seen = {m.rel for m in mods}
+    idx = _index_for(an.project, ci)
+    if idx.root is None:
+        return
+    prefix = idx.root.relative_to(an.project.root).as_posix() if idx.root != an.project.root else ""
+    store = re.compile(rf"\bself\.{re.escape(attr)}[ \t]*(?::[^=\n]+)?=(?!=)")
+    found = 0
+    for rel_in_index, text in idx.texts().items():
+        rel = f"{prefix}/{rel_in_index}" if prefix else rel_in_index
+        folder = rel.rsplit("/", 1)[0] if "/" in rel else ""
+        if folder not in folders or rel in seen or attr not in text or not store.search(text):
+            continue
+        found += 1
+        if found > 5:
+            return
+        name = rel[:-3].replace("/", ".")
+        name = name[:-len(".__init__")] if name.endswith(".__init__") else name
+        mod = an.project.module(name, external=False)
+        if mod is None:
+            continue
+        for other in mod.classes.values():
+            locs = ensure_scanned(other).assigned_in.get(attr)
+            if locs:
+                yield other, locs[0][0], locs[0][1]

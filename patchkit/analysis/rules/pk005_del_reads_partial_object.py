@@ -69,14 +69,54 @@ def check(an, t) -> list:
         break
     if first_risk is None:
         return []
-    out = []
-    cls, fn = dl[0], dl[1]
-    for r in collect_reads(fn, first_param(fn) or "self"):
-        if r.guarded or r.attr in r.known or r.attr in r.local or r.attr in early or t.known_static(r.attr):
+    out, reported = [], set()
+    for cls, fn, via in _finaliser_methods(an, t, dl):
+        for r in collect_reads(fn, first_param(fn) or "self"):
+            if r.guarded or r.attr in r.known or r.attr in r.local or r.attr in early or t.known_static(r.attr):
+                continue
+            if via and r.attr in reported:
+                continue  # a method __del__ calls: its first read of the attribute is the one that fails
+            reported.add(r.attr)
+            if not any(r.attr in c.assigned_in for c in t.facts.classes):
+                continue  # never assigned at all: the ordinary checks report that
+            out.append(finding(cls.module.rel, r.node, t.ci.qualname, r.attr,
+                               f"__init__ can raise at line {first_risk} before assigning it"
+                               + (f" (read through {via})" if via else "")
+                               + f"; guard with getattr(self, {r.attr!r}, None)"))
+    return out
+
+
+#: how deep ``__del__``'s own ``self.<method>()`` calls are followed
+DEPTH = 3
+#: handlers that make a call in ``__del__`` harmless: whatever the callee reads, nothing escapes
+_SWALLOW = {None, "Exception", "BaseException", "AttributeError"}
+
+
+def _finaliser_methods(an, t, dl) -> list:
+    """(class, function, "__del__ -> close -> ...") of ``__del__`` and of the methods of the MRO it
+    calls as ``self.<name>()`` outside a ``try`` that swallows errors, up to DEPTH calls deep
+    (paho's ``__del__`` -> ``_reset_sockets`` -> ``_sock_close`` reads ``self._sock``; gymnasium's
+    ``VectorEnv.__del__`` -> ``close``, overridden by the wrapper that reads ``self.window``)."""
+    from ..astutil import dotted, fast_walk, first_param
+    out, seen = [], set()
+    todo = [(dl[0], dl[1], "")]
+    while todo:
+        cls, fn, via = todo.pop(0)
+        if id(fn) in seen or cls.module.external:
             continue
-        if not any(r.attr in c.assigned_in for c in t.facts.classes):
-            continue  # never assigned at all: the ordinary checks report that
-        out.append(finding(cls.module.rel, r.node, t.ci.qualname, r.attr,
-                           f"__init__ can raise at line {first_risk} before assigning it; guard with "
-                           f"getattr(self, {r.attr!r}, None)"))
+        seen.add(id(fn))
+        out.append((cls, fn, via))
+        if via.count("->") >= DEPTH:
+            continue
+        sn = first_param(fn) or "self"
+        shielded = {id(n) for tr in fast_walk(fn) if isinstance(tr, ast.Try) and any(
+            (dotted(h.type) if h.type is not None else None) in _SWALLOW or (
+                isinstance(h.type, ast.Tuple) and any(dotted(e) in _SWALLOW for e in h.type.elts))
+            for h in tr.handlers) for st in tr.body for n in fast_walk(st)}
+        for n in fast_walk(fn):
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name) \
+                    and n.func.value.id == sn and id(n) not in shielded:
+                m = an.resolve_method(t.facts.linear, n.func.attr)
+                if m is not None and m[2] == "method":
+                    todo.append((m[0], m[1], f"{via or fn.name} -> {n.func.attr}"))
     return out

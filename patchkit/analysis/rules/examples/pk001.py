@@ -8,6 +8,17 @@ from patchkit.checks_api import Example as E
 VALID: tuple = ()
 
 INVALID = (
+    E("the branch the constructor's defaults take leaves it out: no caller opted into a mode (mmcv's ConvModule.norm_name, fixed in 1.3.0)", """
+class ConvModule:
+    def __init__(self, in_channels, out_channels, norm_cfg=None):
+        self.with_norm = norm_cfg is not None
+        self.channels = (in_channels, out_channels)
+        if self.with_norm:
+            self.norm_name = "bn"
+    @property
+    def norm(self):
+        return getattr(self, self.norm_name)
+""", (("PK001", "norm_name"),)),
     E("a private helper with one unguarded caller", """
 class C:
     def __init__(self, use_cache):

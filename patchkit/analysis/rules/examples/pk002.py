@@ -6,6 +6,17 @@ turns each into a test; ``patchkit check`` runs the same analyzer."""
 from patchkit.checks_api import Example as E
 
 VALID = (
+    E("attrs keeps a class's own __init__ and generates __attrs_init__, which it may call (airflow's SerializedDAG)", """
+import attrs
+@attrs.define
+class Dag:
+    dag_id: str
+    display: str
+    def __init__(self, *, dag_id):
+        self.__attrs_init__(dag_id=dag_id, display=dag_id)
+    def __repr__(self):
+        return self.display
+"""),
     E("a template base reads what every concrete subclass sets before super().__init__()", """
 class Shapes:
     def __init__(self, density):

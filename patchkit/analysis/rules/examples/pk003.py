@@ -148,6 +148,19 @@ class XTimeValueAxis(TimeValueAxis, ValueAxis):
         ValueAxis.__init__(self)
         TimeValueAxis.__init__(self)
 """),
+    E("a class-level property (``@classproperty def name(cls)``) reads the class, which has a __name__ (airflow's deadline references)", """
+class classproperty:
+    def __init__(self, method):
+        self.method = method
+    def __get__(self, instance, cls=None):
+        return self.method(cls)
+class Reference:
+    def __init__(self, when):
+        self.when = when
+    @classproperty
+    def reference_name(cls):
+        return cls.__name__
+"""),
     E("what torch's Optimizer gives its instances is known without torch installed", """
 import torch
 class AcceleratedOptimizer(torch.optim.Optimizer):
@@ -161,6 +174,14 @@ class AcceleratedOptimizer(torch.optim.Optimizer):
 )
 
 INVALID = (
+    E("an instance property reads the instance, which has no __name__ (the classproperty example's counterpart)", """
+class Reference:
+    def __init__(self, when):
+        self.when = when
+    @property
+    def reference_name(self):
+        return self.__name__
+""", (("PK003", "__name__"),)),
     E("a class decorator of the tree that returns the class unchanged (a registry) keeps it closed; what it sets is a class attribute (fairseq's register_task)", """
 KNOWN = {}
 def track(name, dataclass=None):

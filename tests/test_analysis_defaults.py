@@ -1,0 +1,267 @@
+"""The construction path the constructor's defaults take is not a mode (patchkit/analysis/defaults.py):
+a read that fails on it is an error when a flag left at its default (``file_drops=False``) leaves
+the attribute out, or when an optional part left out (``cuzinf=None``) is read by a test of its
+presence (``if self.cuzinf is not None:``: the author expected it to exist, as None). The same branch
+decided by a required argument, by a default that takes the other branch, or by an optional part a
+configuration supplies (mmdet's ``train_cfg=None`` -> ``self.assigner``) stays a mode-dependent
+warning. Shapes of rel_20 (flopy's Mt3dUzt.cuzinf) and rel_39 (pyglet's XlibWindow._xdnd_atoms) of
+the recall corpus."""
+from __future__ import annotations
+
+import ast
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from patchkit.analysis.defaults import UNKNOWN, default_env, evaluate, evaluate_node
+from patchkit.ftypes import Severity
+
+from test_analysis_precision_rules import findings, tree
+
+CONV = """\
+    class ConvModule:
+        def __init__(self, in_ch, out_ch, norm_cfg={default}):
+            self.with_norm = norm_cfg is not None
+            self.conv = (in_ch, out_ch)
+            if self.with_norm:
+                self.norm_name = "bn"
+
+        @property
+        def norm(self):
+            return getattr(self, self.norm_name)
+
+        def describe(self):
+            if self.norm_name is not None:
+                return self.norm_name
+            return "no norm"
+    """
+
+
+def _severities(root, attr):
+    from patchkit.analysis.runner import analyse_paths
+    reps = analyse_paths([root / "pkg"], use_cache=False)
+    return {f.line: f.severity for r in reps for f in r.findings if f.attr == attr}
+
+
+@pytest.mark.parametrize("default, norm, describe", [
+    # an optional part left out: only the read that asks whether it is there is an error
+    ("None", Severity.WARNING, Severity.ERROR),
+    # the default builds a norm: the other path is opted into
+    ('{"type": "BN"}', Severity.WARNING, Severity.WARNING),
+])
+def test_the_path_the_defaults_take(tmp_path, default, norm, describe):
+    root = tree(tmp_path, {"pkg/__init__.py": "", "pkg/conv.py": CONV.format(default=default)})
+    # line 14 sits under line 13's test: a read of its own, not a presence test
+    assert _severities(root, "norm_name") == {10: norm, 13: describe, 14: Severity.WARNING}
+
+
+def test_a_required_argument_decides_nothing(tmp_path):
+    root = tree(tmp_path, {"pkg/__init__.py": "", "pkg/conv.py": CONV.replace("norm_cfg={default}", "norm_cfg")})
+    assert set(_severities(root, "norm_name").values()) == {Severity.WARNING}
+
+
+def test_an_optional_part_a_configuration_supplies_stays_a_warning(tmp_path):
+    """mmdet's heads: ``train_cfg=None`` at inference, and ``loss()`` (training only) reads the
+    assigner built from it; configs always pass it for training."""
+    src = """\
+        class AnchorHead:
+            def __init__(self, num_classes, train_cfg=None, test_cfg=None):
+                self.num_classes = num_classes
+                self.train_cfg = train_cfg
+                self.test_cfg = test_cfg
+                if self.train_cfg:
+                    self.assigner = dict(train_cfg["assigner"])
+
+            def loss(self, preds):
+                return self.assigner, preds
+        """
+    root = tree(tmp_path, {"pkg/__init__.py": "", "pkg/head.py": src})
+    assert findings(root)[("AnchorHead", "assigner", "PK001")] == Severity.WARNING
+
+
+WINDOW = """\
+    class BaseWindow:
+        def __init__(self, width=640, file_drops=False):
+            self._file_drops = file_drops
+            self.width = width
+            self._create()
+
+        def _create(self):
+            pass
+
+
+    class XlibWindow(BaseWindow):
+        def _create(self):
+            if self._file_drops:
+                self._xdnd_atoms = {{"XdndEnter": 1}}
+
+        def _event_clientmessage(self, ev):
+            {guard}return ev == self._xdnd_atoms["XdndEnter"]
+    """
+
+
+def test_a_flag_stored_by_the_base_init_and_tested_in_a_hook_across_modules(tmp_path):
+    base, sub = WINDOW.split("\n\n\n")
+    root = tree(tmp_path, {"pkg/__init__.py": "", "pkg/base.py": base.replace("{{", "{").replace("}}", "}") + "\n",
+                           "pkg/xlib.py": "    from .base import BaseWindow\n\n\n" + sub.format(guard="")})
+    got = findings(root)
+    assert got[("XlibWindow", "_xdnd_atoms", "PK001")] == Severity.ERROR
+
+
+def test_a_read_under_the_same_flag_is_no_finding(tmp_path):
+    root = tree(tmp_path, {"pkg/__init__.py": "", "pkg/win.py": WINDOW.format(
+        guard="if not self._file_drops:\n                return False\n            ")})
+    assert ("XlibWindow", "_xdnd_atoms", "PK001") not in findings(root)
+
+
+def test_default_env_follows_straight_line_stores_only():
+    fn = ast.parse("def __init__(self, a=None, b=True, *, c=3, d):\n"
+                   "    self.x = a is not None\n"
+                   "    self.y = not b\n"
+                   "    self.z = self.x or self.y\n"
+                   "    if c:\n"
+                   "        self.w = 1\n"
+                   "    self.w = 2\n").body[0]
+    env = default_env(fn)
+    assert env["x"] is False and env["y"] is False and env["z"] is False
+    assert env["c"] == 3 and env["d"] is UNKNOWN
+    assert env["w"] is UNKNOWN  # also stored inside a branch: the evaluator does not follow it
+
+
+NAMES = ("a", "b", "c")
+VALUES = st.sampled_from([None, True, False, 0, 1, "x", ""])
+
+
+def _exprs():
+    leaf = st.one_of(st.sampled_from(NAMES), VALUES.map(repr))
+    return st.recursive(leaf, lambda inner: st.one_of(
+        inner.map(lambda e: f"not ({e})"),
+        st.tuples(inner, inner).map(lambda p: f"({p[0]}) and ({p[1]})"),
+        st.tuples(inner, inner).map(lambda p: f"({p[0]}) or ({p[1]})"),
+        inner.map(lambda e: f"({e}) is None"),
+        inner.map(lambda e: f"({e}) is not None"),
+        st.tuples(inner, VALUES).map(lambda p: f"({p[0]}) == {p[1]!r}"),
+        st.tuples(inner, VALUES).map(lambda p: f"({p[0]}) != {p[1]!r}"),
+    ), max_leaves=8)
+
+
+@pytest.mark.filterwarnings("ignore::SyntaxWarning")  # `1 is None`: generated on purpose
+@settings(max_examples=300, deadline=None)
+@given(_exprs(), st.dictionaries(st.sampled_from(NAMES), VALUES))
+def test_the_evaluator_agrees_with_python_wherever_it_answers(expr, env):
+    """Whatever it decides, Python decides the same (truthiness), and it answers whenever every
+    name it needs is known and no ``is`` compares two non-None values."""
+    got = evaluate(expr, env)
+    try:
+        want = eval(expr, {"__builtins__": {}}, dict(env))  # noqa: S307 - our own generated expression
+    except NameError:
+        assert got is UNKNOWN or all(n in env for n in NAMES if n in expr)
+        return
+    if got is not UNKNOWN:
+        assert bool(got) == bool(want)
+    node = ast.parse(expr, mode="eval").body
+    assert (evaluate_node(node, env, None) is UNKNOWN) == (got is UNKNOWN)
+
+
+def test_a_read_the_caller_opts_into_with_an_argument_stays_a_warning(tmp_path):
+    """coqui-tts's DurationPredictor: ``cond`` exists only when conditioning was asked for, and
+    forward reads it only when the caller passes ``g`` (a speaker embedding)."""
+    src = """\
+        class DurationPredictor:
+            def __init__(self, channels, use_cond=False):
+                self.channels = channels
+                if use_cond:
+                    self.cond = channels * 2
+
+            def forward(self, x, g=None):
+                if g is not None:
+                    x = x + self.cond * g
+                return x
+
+            def summary(self, x, label):
+                if label == "cond":
+                    return self.cond
+                return x
+        """
+    root = tree(tmp_path, {"pkg/__init__.py": "", "pkg/dp.py": src})
+    reps = __import__("patchkit.analysis.runner", fromlist=["x"]).analyse_paths([root / "pkg"], use_cache=False)
+    sev = {f.line: f.severity for r in reps for f in r.findings if f.attr == "cond"}
+    assert sev == {9: Severity.WARNING, 14: Severity.ERROR}  # opted in by g; a dispatch on data is not
+
+
+def test_a_read_the_defaults_never_reach_stays_a_warning(tmp_path):
+    """botorch's MultiObjectiveMCAcquisitionFunction: ``eta`` only with constraints, read under a
+    test of the same setting; built with the defaults, that read never runs."""
+    src = """\
+        class Acquisition:
+            def __init__(self, model, constrained=False, eta=1e-3):
+                self.model = model
+                self.constrained = constrained
+                if constrained:
+                    self.eta = eta
+
+            def forward(self, x):
+                if self.constrained is True:
+                    x = x * self.eta
+                return x
+
+            def describe(self):
+                return self.eta
+        """
+    root = tree(tmp_path, {"pkg/__init__.py": "", "pkg/acq.py": src})
+    reps = __import__("patchkit.analysis.runner", fromlist=["x"]).analyse_paths([root / "pkg"], use_cache=False)
+    sev = {f.line: f.severity for r in reps for f in r.findings if f.attr == "eta"}
+    assert sev == {10: Severity.WARNING, 14: Severity.ERROR}
+
+
+def test_defaults_that_raise_build_nothing(tmp_path):
+    """biopython's Astral: with every argument at its default the constructor raises, so the path
+    that lacks ``fasta_dict`` (a database handle given) is one a caller opted into."""
+    src = """\
+        class Astral:
+            def __init__(self, astral_file=None, db_handle=None):
+                if astral_file is None and db_handle is None:
+                    raise RuntimeError("need a file or a database")
+                self.db_handle = db_handle
+                if astral_file:
+                    self.fasta_dict = {}
+
+            def write(self):
+                return list(self.fasta_dict)
+        """
+    root = tree(tmp_path, {"pkg/__init__.py": "", "pkg/astral.py": src})
+    assert findings(root)[("Astral", "fasta_dict", "PK001")] == Severity.WARNING
+
+
+def test_a_helper_called_only_under_a_test_the_defaults_decide_stays_a_warning(tmp_path):
+    """diffusers' VectorQuantizer: ``used`` exists only with ``remap``; ``remap_to_used`` reads it
+    and is called only under ``if self.remap is not None:``. A method nobody in the class calls
+    (public API) is judged by the defaults."""
+    src = """\
+        class VectorQuantizer:
+            def __init__(self, n, remap=False):
+                self.n = n
+                self.remap = remap
+                if self.remap:
+                    self.used = [1, 2]
+
+            def remap_to_used(self, inds):
+                return [i for i in inds if i in self.used]
+
+            def forward(self, inds, gligen=None):
+                extra = gligen.get("objs") if gligen else None
+                if extra is not None:
+                    inds = inds + [len(self.used)]
+                if self.remap:
+                    inds = self.remap_to_used(inds)
+                return inds
+
+            def stats(self):
+                return len(self.used)
+        """
+    root = tree(tmp_path, {"pkg/__init__.py": "", "pkg/vq.py": src})
+    reps = __import__("patchkit.analysis.runner", fromlist=["x"]).analyse_paths([root / "pkg"], use_cache=False)
+    sev = {f.line: f.severity for r in reps for f in r.findings if f.attr == "used"}
+    # remap_to_used: called only under `remap is not None`; forward: opted in through a local of a
+    # parameter; stats: nobody opts in
+    assert sev == {9: Severity.WARNING, 14: Severity.WARNING, 20: Severity.ERROR}

@@ -1,0 +1,215 @@
+"""Shapes of real bugs from the whole-release recall corpus (bench/recall_releases.json) that the
+analyzer missed, each beside its counterpart that must stay quiet.
+
+- rel_20 (flopy 3.9.3): a ``__setattr__`` that only reads ``vars(self)`` before ``super().__setattr__``
+  keeps the class closed; one that writes through ``vars(self)`` opens it;
+- rel_14 / rel_22 / rel_29 (paho-mqtt, gymnasium, nltk): ``__del__`` reaches the read through the
+  methods it calls;
+- rel_16 (python-can) is in test_analysis_project.py, rel_08 / rel_39 in test_analysis_defaults.py.
+"""
+from __future__ import annotations
+
+import pytest
+
+from patchkit.ftypes import Severity
+
+from test_analysis_precision_rules import findings, tree
+
+PACKAGE = """\
+    class Package:
+        def __init__(self, model):
+            self.parent = model
+
+        def __setattr__(self, key, value):
+            var_dict = vars(self)
+            if key in list(var_dict.keys()):
+                value = {convert}
+            super().__setattr__(key, value)
+
+
+    class Mt3dUzt(Package):
+        def __init__(self, model, cuzinf=None):
+            super().__init__(model)
+            if cuzinf is not None:
+                self.cuzinf = [cuzinf]
+
+        def write_file(self):
+            if self.cuzinf is not None:
+                return len(self.cuzinf)
+    """
+
+
+@pytest.mark.parametrize("convert, open_", [
+    ("type(var_dict[key])(value)", False),   # reads vars(self): the stores are ordinary
+    ("var_dict.setdefault(key, value)", True),  # may write the instance's __dict__ itself
+])
+def test_vars_self_opens_a_class_only_when_written(tmp_path, convert, open_):
+    root = tree(tmp_path, {"pkg/__init__.py": "", "pkg/uzt.py": PACKAGE.format(convert=convert)})
+    got = findings(root)
+    if open_:
+        assert ("Mt3dUzt", "cuzinf", "PK001") not in got
+    else:
+        assert got[("Mt3dUzt", "cuzinf", "PK001")] == Severity.ERROR  # the defaults leave it out
+
+
+DEL = """\
+    class Client:
+        def __init__(self, client_id="", clean_session=True):
+            if not clean_session and not client_id:
+                raise ValueError("a client id is needed without a clean session")
+            self._sock = None
+
+        def __del__(self):
+            {call}
+
+        def _reset_sockets(self):
+            self._sock_close()
+
+        def _sock_close(self):
+            if not self._sock:
+                return
+            self._sock.close()
+    """
+
+
+@pytest.mark.parametrize("call, found", [
+    ("self._reset_sockets()", True),
+    ("try:\n                self._reset_sockets()\n            except Exception:\n                pass", False),
+])
+def test_del_reaches_the_read_through_the_methods_it_calls(tmp_path, call, found):
+    root = tree(tmp_path, {"pkg/__init__.py": "", "pkg/client.py": DEL.format(call=call)})
+    got = findings(root)
+    assert (got.get(("Client", "_sock", "PK005")) == Severity.WARNING) is found
+
+
+REGISTER = """\
+    import six
+
+
+    class Register(type):
+        _reg = []
+
+        def __new__(metacls, classname, bases, classdict):
+            cls = super(Register, metacls).__new__(metacls, classname, bases, classdict)
+            cls._namespace_at_class_time = classname
+            metacls._reg.append(cls)
+            return cls
+
+        def __call__(cls, *args, **kwargs):
+            {call}
+
+
+    @six.add_metaclass(Register)
+    class Task(object):
+        def __init__(self, *args, **kwargs):
+            self.param_kwargs = dict(kwargs)
+            self.task_id = str(self.param_kwargs) + self._namespace_at_class_time
+
+        def __repr__(self):
+            return repr(self.param_kwargs)
+
+
+    class BeamTask(Task):
+        def __init__(self):
+            self.runner = "dataflow"
+    """
+
+
+@pytest.mark.parametrize("call, closed", [
+    ("return super(Register, cls).__call__(*args, **kwargs)", True),  # builds through __init__
+    ("obj = super(Register, cls).__call__(*args, **kwargs)\n            obj.extra = 1\n            return obj", False),
+])
+def test_a_metaclass_of_the_tree_is_read(tmp_path, call, closed):
+    """luigi's Register (applied by six.add_metaclass) only sets class attributes and builds
+    instances through super().__call__: Task is closed, so BeamTask's skipped Task.__init__ is the
+    missing super call; a __call__ that stores on the instance it builds opens the class."""
+    root = tree(tmp_path, {"pkg/__init__.py": "", "pkg/task.py": REGISTER.format(call=call)})
+    got = findings(root)
+    assert (got.get(("BeamTask", "param_kwargs", "PK003")) == Severity.ERROR) is closed
+    assert ("Task", "_namespace_at_class_time", "PK003") not in got  # a class attribute the metaclass sets
+
+
+DYNAMIC_BASE = """\
+    class Task:
+        def __init__(self, **params):
+            for key, value in params.items():
+                setattr(self, key, value)
+            self.param_kwargs = dict(params)
+
+        def __repr__(self):
+            return repr(self.param_kwargs)
+
+        def restore(self, saved):
+            for name in saved:
+                if hasattr(self, name):
+                    setattr(self, name, None)
+
+
+    class Sub(Task):
+        def __init__(self):
+            {init}
+    """
+
+
+@pytest.mark.parametrize("init, bug", [
+    ("self.runner = 1", True),                  # Task.__init__ (the only computed store) never runs
+    ("super().__init__(runner=1)", False),      # it runs: any attribute may exist
+])
+def test_computed_stores_in_a_skipped_base_init_leave_the_subclass_closed(tmp_path, init, bug):
+    root = tree(tmp_path, {"pkg/__init__.py": "", "pkg/task.py": DYNAMIC_BASE.format(init=init)})
+    got = findings(root)
+    assert (got.get(("Sub", "param_kwargs", "PK003")) == Severity.ERROR) is bug
+
+
+BLOCKETTE = """\
+    class Blockette:
+        def __init__(self, debug=False):
+            self.debug = debug
+            self.blockette_id = "000"
+
+        def parse_seed(self, data):
+            return data
+
+        def get_seed(self):
+            return self.blockette_id
+
+        def parse_xml(self, xml):
+            return xml
+
+        def get_xml(self):
+            return self.blockette_id
+
+        def get_resp(self):
+            return ""
+
+        def {reader}(self):
+            return "Blockette %s" % self.blockette_id
+
+
+    class Blockette060(Blockette):
+        def __init__(self):
+            self.stages = []
+
+        def parse_seed(self, data):
+            return data
+
+        def get_seed(self):
+            return b""
+
+        def parse_xml(self, xml):
+            return xml
+
+        def get_xml(self):
+            return ""
+    """
+
+
+@pytest.mark.parametrize("reader, severity", [
+    ("__str__", Severity.ERROR),       # print(blockette): Python calls it by itself
+    ("describe", Severity.WARNING),    # an ordinary method of a base the facade mostly replaces
+])
+def test_a_facade_still_inherits_the_protocol_dunders(tmp_path, reader, severity):
+    """obspy 0.8.3: Blockette060 skips Blockette.__init__ and re-implements most of its public
+    methods (a facade), but the inherited __str__ reads blockette_id."""
+    root = tree(tmp_path, {"pkg/__init__.py": "", "pkg/blockette.py": BLOCKETTE.format(reader=reader)})
+    assert findings(root)[("Blockette060", "blockette_id", "PK003")] == severity

@@ -94,7 +94,8 @@ def main(argv=None):
     names = args.codebase or sorted(n for n in labels if n in CODEBASES)
     base = Path(args.base) if Path(args.base).is_dir() else export(args.base)  # a snapshot folder, or a commit
     new = snapshot(args.new.resolve())
-    bkey, nkey = analyzer_key(base), new.name
+    bkey = base.name if base.name.startswith("patchkit-wt-") else analyzer_key(base)  # a snapshot: keyed by its name
+    nkey = new.name
     print(f"base {args.base} ({bkey})  new {args.new} ({nkey})  {len(names)} codebases", flush=True)
     totals = {"lost": {"real": 0, "latent": 0, "fp": 0, "unlabelled": 0}, "gained": 0, "gained_groups": []}
 

@@ -265,3 +265,24 @@ def test_a_helper_called_only_under_a_test_the_defaults_decide_stays_a_warning(t
     # remap_to_used: called only under `remap is not None`; forward: opted in through a local of a
     # parameter; stats: nobody opts in
     assert sev == {9: Severity.WARNING, 14: Severity.WARNING, 20: Severity.ERROR}
+
+
+def test_a_method_handed_out_as_a_callback_is_no_default_path(tmp_path):
+    """matplotlib's Animation: with blit=False nothing connects ``_on_resize``, which reads
+    ``_resize_id``; a method handed out as a callback runs when its registrar decides."""
+    src = """\
+        class Animation:
+            def __init__(self, fig, blit=False):
+                self._fig = fig
+                self._blit = blit
+                if self._blit:
+                    self._resize_id = fig.connect("resize", self._on_resize)
+
+            def _on_resize(self, event):
+                self._fig.disconnect(self._resize_id)
+
+            def _stop(self):
+                return self._resize_id
+        """
+    root = tree(tmp_path, {"pkg/__init__.py": "", "pkg/anim.py": src})
+    assert _severities(root, "_resize_id") == {9: Severity.WARNING, 12: Severity.ERROR}

@@ -10,6 +10,8 @@ untuned first), each next to a case of the same shape that stays an error.
 """
 from __future__ import annotations
 
+import pytest
+
 from patchkit.ftypes import Severity
 
 from test_analysis_precision_rules import findings, tree
@@ -120,3 +122,147 @@ def test_attrs_generates_attrs_init_beside_a_class_s_own_init(tmp_path):
     # a plain class has no __attrs_init__: the call fails
     bad = tree(tmp_path / "b", {"pkg/__init__.py": "", "pkg/dag.py": ATTRS.format(mod="abc", deco="")})
     assert findings(bad)[("SerializedDAG", "__attrs_init__", "PK002")] == Severity.ERROR
+
+
+FORMSETS = """\
+    class BaseFormSet:
+        def __init__(self, data=None):
+            self.data = data or {}
+
+
+    def formset_factory(form, formset=BaseFormSet, extra=1):
+        return type(form.__name__ + "FormSet", (formset,), {"form": form, "extra": extra})
+
+
+    class BaseInlineFormSet(BaseFormSet):
+        def __init__(self, data=None, instance=None):
+            self.instance = instance
+            super().__init__(data)
+            self.fk_name = self.fk.name
+
+        def save_new(self):
+            return {self.fk.name: self.instance}
+
+
+    def inlineformset_factory(parent_model, model, form, formset=BaseInlineFormSet, fk_name=None):
+        kwargs = {"form": form, "formset": formset, "extra": 3}
+        FormSet = formset_factory(**kwargs)
+        {store}
+        return FormSet
+    """
+
+
+@pytest.mark.parametrize("store, severity", [
+    ("FormSet.fk = fk_name", Severity.WARNING),   # a class attribute of every class the factory makes
+    ("FormSet.other = fk_name", Severity.ERROR),  # nothing gives `fk`
+])
+def test_a_store_on_the_class_a_factory_makes_from_this_one(tmp_path, store, severity):
+    """django's inlineformset_factory: ``FormSet = modelformset_factory(model, **kwargs)`` with
+    ``formset=BaseInlineFormSet`` in kwargs, then ``FormSet.fk = fk``."""
+    root = tree(tmp_path, {"pkg/__init__.py": "", "pkg/models.py": FORMSETS.replace("{store}", store)})
+    got = findings(root)
+    assert got[("BaseInlineFormSet", "fk", "PK003")] == severity
+    assert got[("BaseInlineFormSet", "fk", "PK002")] == severity
+
+
+def test_a_subclass_that_inherits_the_declaration_and_leaves_it_out_keeps_the_error(tmp_path):
+    """pykeen's ScoreConsumer declares ``flatten: bool``; TopK sets it, CountScoreConsumer (never
+    built in the tree) does not, and the inherited finalize() reads it."""
+    root = tree(tmp_path, {"pkg/__init__.py": "", "pkg/predict.py": """\
+        class ScoreConsumer:
+            flatten: bool
+
+            def finalize(self):
+                return self.flatten
+
+
+        class TopKScoreConsumer(ScoreConsumer):
+            flatten = False
+
+
+        class CountScoreConsumer(ScoreConsumer):
+            def __init__(self):
+                self.batch_count = 0
+        """})
+    assert findings(root)[("CountScoreConsumer", "flatten", "PK003")] == Severity.ERROR
+
+
+def test_a_metaclass_that_fills_the_class_namespace(tmp_path):
+    """pytensor's MetaType: ``dct["_props_dict"] = _props_dict`` in __new__ is a class attribute."""
+    root = tree(tmp_path, {"pkg/__init__.py": "", "pkg/ops.py": """\
+        from abc import ABCMeta
+
+
+        class MetaType(ABCMeta):
+            def __new__(cls, name, bases, dct):
+                def _props_dict(self):
+                    return {}
+                dct["_props_dict"] = _props_dict
+                return super().__new__(cls, name, bases, dct)
+
+
+        class Op(metaclass=MetaType):
+            def __init__(self, lower=True):
+                self.lower = lower
+
+            def describe(self):
+                return self._props_dict(), self._missing
+        """})
+    got = findings(root)
+    assert ("Op", "_props_dict", "PK003") not in got
+    assert got[("Op", "_missing", "PK003")] == Severity.ERROR
+
+
+CIPHERS = """\
+    _algs = {{}}
+
+
+    class _CipherMetaclass(type):
+        def __new__(cls, name, bases, dct):
+            if not name.startswith("_"):
+                dct["name"] = name[7:]
+            the_class = super().__new__(cls, name, bases, dct)
+            _algs[name] = the_class
+            return the_class
+
+
+    class _AEADCipher(metaclass=_CipherMetaclass):
+        key_len = 16
+
+        def __init__(self, key=None):
+            if key is None:
+                key = b"\\0" * self.key_len
+            super(_AEADCipher, self).__setattr__("key", key)
+            if hasattr(self, "pc_cls"):
+                self._cipher = (self.pc_cls(key), self.pc_cls_mode)
+            else:
+                self._cipher = self.cipher_cls(key)
+
+        def __setattr__(self, name, val):
+            if name == "key":
+                self._cipher = None
+            super(_AEADCipher, self).__setattr__(name, val)
+
+        def rekey(self):
+            return self.key, self.{read}
+
+
+    class Cipher_AES_128_GCM(_AEADCipher):
+        pc_cls = bytes
+        pc_cls_mode = "gcm"
+
+
+    class Cipher_AES_128_CCM(_AEADCipher):
+        cipher_cls = bytes
+    """
+
+
+@pytest.mark.parametrize("read, bad", [("key_len", False), ("nonce", True)])
+def test_a_cipher_family_under_a_registering_metaclass(tmp_path, read, bad):
+    """scapy's TLS ciphers: a metaclass that only registers, ``super().__setattr__("key", key)``
+    around an own ``__setattr__``, and ``hasattr(self, "pc_cls")`` choosing between class
+    attributes only some subclasses define. Nothing but a read of a name nothing sets is an error."""
+    root = tree(tmp_path, {"pkg/__init__.py": "", "pkg/cipher.py": CIPHERS.format(read=read)})
+    got = {k: v for k, v in findings(root).items() if v == Severity.ERROR}
+    assert got == ({("Cipher_AES_128_CCM", "nonce", "PK003"): Severity.ERROR} if bad else {}) or \
+        (bad and {k[1] for k in got} == {"nonce"})

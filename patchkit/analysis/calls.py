@@ -9,7 +9,7 @@ from typing import Optional
 
 from .callargs import _deletes, _forget_locals, bind_constants
 from .conditions import _is_self, conjuncts, norm_test
-from .calltables import NON_ASSIGNING_CALLS, NORETURN_CALLS, REGISTER_METHODS
+from .calltables import NON_ASSIGNING_CALLS, NORETURN_CALLS, REGISTER_METHODS, setattr_on
 from .astutil import dotted, fast_walk, first_param, memo_on
 from .model import ClassInfo
 from .storeattr import stored_names
@@ -101,9 +101,10 @@ class CallSemantics:
             st = self.expr(k.value, st, fr)
         if not st:
             return st
-        # setattr(self, "x", v) / object.__setattr__(self, "x", v)
-        if f in ("setattr", "object.__setattr__") and len(c.args) >= 2 and _is_self(c.args[0], sn):
-            name = _const_str(c.args[1], fr)
+        # setattr(self, "x", v) / object.__setattr__(self, "x", v) / super().__setattr__("x", v)
+        named = setattr_on(c, sn) if sn else None
+        if named is not None:
+            name = _const_str(named[0], fr)
             return [x.add(name) for x in st] if name is not None else st
         if f.split(".")[-1] == "store_attr":  # fastcore: the caller's parameters onto self
             try:

@@ -12,3 +12,25 @@ NON_ASSIGNING_CALLS = {"hasattr", "isinstance", "issubclass", "id", "type", "len
                        "callable", "print", "format", "dir", "iter", "sorted", "list", "tuple", "weakref.ref",
                        "weakref.proxy", "weakref.WeakMethod", "copy.copy", "copy.deepcopy", "inspect.signature",
                        "inspect.getmodule", "inspect.getfile", "pickle.dumps", "json.dumps"}
+
+
+def setattr_on(call, selfname: str):
+    """(name node, value node or None) when ``call`` sets an attribute on the instance by name:
+    ``setattr(self, name, v)``, ``object.__setattr__(self, name, v)``, ``Base.__setattr__(self,
+    name, v)``, ``super().__setattr__(name, v)`` / ``super(Cls, self).__setattr__(name, v)``
+    (scapy's ciphers store their key this way, around their own ``__setattr__``); else None."""
+    import ast
+    func = call.func
+    args = call.args
+    if isinstance(func, ast.Name) and func.id == "setattr":
+        rest = args
+    elif isinstance(func, ast.Attribute) and func.attr == "__setattr__":
+        v = func.value
+        if isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id == "super":
+            return (args[0], args[1] if len(args) > 1 else None) if args else None
+        rest = args  # object.__setattr__(self, ...), Base.__setattr__(self, ...)
+    else:
+        return None
+    if len(rest) >= 2 and isinstance(rest[0], ast.Name) and rest[0].id == selfname:
+        return rest[1], rest[2] if len(rest) > 2 else None
+    return None

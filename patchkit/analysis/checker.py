@@ -117,6 +117,26 @@ class Analyzer(ClassModel, ReadJudge):
         m = self.project.module(target.rsplit(".", 1)[0], external=False)
         return m is not None and target.rsplit(".", 1)[1] in m.noreturn
 
+    def _never_present(self, ci: ClassInfo, f):
+        """name -> True when no class attribute, field, provided name, assignment in the MRO or store
+        anywhere in the tree can give ``ci``'s instances the attribute, None when a class attribute
+        always does, False otherwise (memoised per name)."""
+        from .injection import _index_for
+        memo: dict[str, bool] = {}
+        idx = _index_for(self.project, ci)
+
+        def absent(name: str):
+            if name in memo:
+                return memo[name]
+            if name in f.class_level and not any(name in c.slots for c in f.classes):
+                got = None  # a class attribute: always there
+            else:
+                got = not (name in f.provided or name in f.fields or any(name in c.assigned_in for c in f.classes)
+                           or any(p.match(name) for p in f.dyn_patterns) or bool(idx.files_storing(name)))
+            memo[name] = got
+            return got
+        return absent
+
     def _dynamic_only_in_skipped_init(self, f) -> bool:
         """Every computed store of the MRO sits in the ``__init__`` of a base that construction never
         runs: the class's own ``__init__`` chains to no base initialiser at all (luigi's
@@ -194,6 +214,8 @@ class Analyzer(ClassModel, ReadJudge):
         ctor.mro_of = lambda cls: self.facts(cls).linear
         if not strict and not f.open and not f.dyn_patterns:
             ctor.class_consts = ClassConstants(self.project, [c for c in f.classes if not c.module.external])
+            if not f.unknown_base and not f.dynamic:
+                ctor.never_present = self._never_present(ci, f)
         init = self.resolve_method(mro, "__init__")
         if init is not None and init[2] != "method":
             init = None

@@ -10,7 +10,7 @@ from typing import Optional
 
 from .astutil import dotted, memo_on
 from .conditions import (CAUGHT, EVENT, NO_CASE, SUPPRESSED, ZERO_LOOP, Cond, _catches_attribute_error, _irrefutable,
-                         class_const_truth, exact_type_test, frame_truth)
+                         absent_attr_truth, class_const_truth, exact_type_test, frame_truth)
 from .state import Flow, State, _join, merge
 
 
@@ -24,6 +24,8 @@ class CompoundStatements:
             t = self.exact_type_truth(s.test, fr)
         if t is None and self.class_consts:
             t = class_const_truth(s.test, fr.selfname, self.class_consts)
+        if t is None and self.never_present is not None:
+            t = absent_attr_truth(s.test, fr.selfname, self.never_present, self.seen)
         flows = []
         if t is not False:
             flows.append(self.block(s.body, self.assume(s.test, True, st, fr), fr))

@@ -238,6 +238,26 @@ def class_const_truth(test: ast.expr, selfname: str, consts: dict) -> Optional[b
     return None
 
 
+def absent_attr_truth(test: ast.expr, selfname: str, never_present, seen) -> Optional[bool]:
+    """The truth of ``hasattr(self, "x")`` (or its negation) when nothing can give the instance
+    ``x``: no class attribute, field or library base provides it, no method of the MRO and no
+    code of the tree stores it (``never_present`` answers True), and construction has not stored
+    it so far (``seen``); or when a class attribute always gives it (``never_present`` answers
+    None). scapy's ``_AEADCipher.__init__`` tests ``hasattr(self, "pc_cls")``, which only some
+    ``Cipher_*`` subclasses define."""
+    node, pol = split_test(test)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "hasattr" and \
+            len(node.args) == 2 and isinstance(node.args[0], ast.Name) and node.args[0].id == selfname and \
+            isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
+        name = node.args[1].value
+        known = never_present(name)  # True: never there; False: may be; None: always there
+        if known is None:
+            return pol
+        if name not in seen and known:
+            return not pol
+    return None
+
+
 def _type_of_self(node: ast.expr, selfname: str) -> bool:
     if isinstance(node, ast.Attribute) and node.attr == "__class__":
         return isinstance(node.value, ast.Name) and node.value.id == selfname

@@ -66,6 +66,8 @@ class Constructor(CallSemantics, CompoundStatements):
         #: class attributes bound to a constant in a class body of the MRO that nothing ever rebinds
         #: (checker.class_constants): ``if self.decode_audio:`` always takes the same branch
         self.class_consts: dict[str, object] = {}
+        #: name -> True when nothing can ever give the instance that attribute (None: unknown)
+        self.never_present = None
         #: a class of the tree -> its MRO (set by the driver; ``Base.prop.fset`` looks the setter up along it)
         self.mro_of: Callable = lambda cls: [cls]
         #: (class, method, guarded, constants, entry assigned set) -> exit states (conditions relative to entry)

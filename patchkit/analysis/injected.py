@@ -84,7 +84,10 @@ def demote_injected(project, facts, findings: list) -> list:
 
     def type_built(attr: str) -> Optional[str]:
         w = next((w for c in classes for w in [idx.type_built(c.qualname.split(".")[-1]).get(attr)] if w), None)
-        return f"{w} builds a subclass with type() that has it as a class attribute" if w else None
+        if w:
+            return f"{w} builds a subclass with type() that has it as a class attribute"
+        w = idx.derived_store(attr, names)
+        return f"{w} sets it on a class a factory makes from this one (a class attribute of the class used)" if w else None
 
     for x in findings:
         why = None

@@ -89,6 +89,24 @@ class InjectionIndex:
                     return self._memo[key]
         return None
 
+    def derived_store(self, attr: str, names: set[str]) -> Optional[str]:
+        """``path:line`` of a store of ``attr`` on a class made from one of ``names`` (short names
+        of the class and its bases) by a factory, or None: it is a class attribute of the class
+        whose instances are built (django's ``FormSet.fk = fk`` in ``inlineformset_factory``)."""
+        names = {n for n in names if n not in GENERIC}
+        for rel in self.files_storing(attr):
+            for recv, fn, _cls, _outer, line, _ctors in self._stores(rel).get(attr, ()):
+                if not isinstance(recv, ast.Name):
+                    continue
+                args = fn.args
+                defaults = dict(zip([a.arg for a in (args.posonlyargs + args.args)][::-1], args.defaults[::-1]))
+                defaults.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
+                for n in ast.walk(fn):
+                    if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == recv.id for t in n.targets) \
+                            and _derived_class(recv.id, n.value, names, defaults, fn):
+                        return f"{rel}:{line}"
+        return None
+
     def parsed(self, rel: str) -> Optional[ast.Module]:
         """The tree of ``rel``: the project's own when it has parsed that module already (after
         name mangling, as the attribute names of the findings are), else parsed here once."""
@@ -354,6 +372,7 @@ def _is_instance(recv, fn, cls, outer, names, torch_module, decorators, ctors) -
             if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == recv.id for t in n.targets) \
                     and _built_as(n.value) in names:
                 return True
+
             if torch_module and isinstance(n, ast.For) and isinstance(n.iter, ast.Call) and \
                     isinstance(n.iter.func, ast.Attribute) and n.iter.func.attr in _MODULE_ITER and \
                     recv.id in {x.id for x in ast.walk(n.target) if isinstance(x, ast.Name)}:
@@ -369,6 +388,31 @@ def _is_instance(recv, fn, cls, outer, names, torch_module, decorators, ctors) -
                              or class_attr_built(cls, n.value, selfname) & names):
                         return True
         return bool(factory_built(cls, recv.attr, ctors) & names)
+    return False
+
+
+def _derived_class(local: str, value: ast.AST, names: set, defaults: dict, fn=None) -> bool:
+    """``FormSet = modelformset_factory(model, formset=formset)`` with ``formset=BaseInlineFormSet``
+    as the parameter's default (django's ``inlineformset_factory``, then ``FormSet.fk = fk``): a
+    class-like local (CamelCase, or built by a ``*factory*`` call) made from one of the classes is
+    a subclass of it, and a store on it gives that attribute to the class's instances."""
+    if not isinstance(value, ast.Call):
+        return False
+    callee = (dotted(value.func) or "").split(".")[-1]
+    if not (local[:1].isupper() and not local.isupper()) and "factory" not in callee.lower():
+        return False
+    passed = list(value.args) + [k.value for k in value.keywords]
+    splats = {k.value.id for k in value.keywords if k.arg is None and isinstance(k.value, ast.Name)}
+    if splats and fn is not None:  # ``kwargs = {"formset": formset, ...}; factory(model, **kwargs)``
+        for n in ast.walk(fn):
+            if isinstance(n, ast.Assign) and isinstance(n.value, ast.Dict) and \
+                    any(isinstance(t, ast.Name) and t.id in splats for t in n.targets):
+                passed += [v for v in n.value.values if v is not None]
+    for a in passed:
+        if isinstance(a, ast.Name):
+            d = defaults.get(a.id)
+            if a.id in names or (isinstance(d, ast.Name) and d.id in names):
+                return True
     return False
 
 

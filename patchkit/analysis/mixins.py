@@ -32,7 +32,8 @@ def built_in_tree(an, ci: ClassInfo) -> bool:
     module or anywhere in the analysed tree: some code builds it. False says only that no code in
     view does (a registry, a config file or a user may)."""
     name = ci.qualname
-    call = re.compile(rf"(?<![\w.])(?<!class ){re.escape(name)}\s*\(")
+    # `Name(` with no space: prose in a docstring says "a Name (even ...)", code does not
+    call = re.compile(rf"(?<![\w.])(?<!class ){re.escape(name)}\(")
     texts = [ci.module.source, *an.project.overlay.values(), *_index_for(an.project, ci).texts().values()]
     return any(name in text and call.search(text) for text in texts)
 

@@ -197,6 +197,7 @@ def metaclass_verdict(mod: ModuleInfo, name: str, resolve_class=None, depth: int
     for mname, fn in target.methods.items():
         params = fn.args.posonlyargs + fn.args.args
         p = params[0].arg if params else None
+        namespace = {params[3].arg} if mname == "__new__" and len(params) >= 4 else set()  # (mcs, name, bases, dct)
         builds = False
         for n in ast.walk(fn):
             if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store) and isinstance(n.value, ast.Name):
@@ -210,6 +211,12 @@ def metaclass_verdict(mod: ModuleInfo, name: str, resolve_class=None, depth: int
                 if not (isinstance(key, ast.Constant) and isinstance(key.value, str)) or mname == "__call__":
                     return f"has metaclass {last}, which sets computed attributes", frozenset()
                 names.add(key.value)
+            elif isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Store) and mname == "__new__" and \
+                    isinstance(n.value, ast.Name) and n.value.id in namespace:
+                # ``dct["_props_dict"] = f`` in __new__: a class attribute of the class being made
+                if not (isinstance(n.slice, ast.Constant) and isinstance(n.slice.value, str)):
+                    return f"has metaclass {last}, which sets computed class attributes", frozenset()
+                names.add(n.slice.value)
             elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "__call__":
                 builds = True
         if mname == "__call__" and not builds:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 import re
 
-from .calltables import REGISTER_METHODS
+from .calltables import REGISTER_METHODS, setattr_on
 from .mangle import mangled
 from .astutil import dotted, fast_walk, first_param, memo_on
 from .model import ClassInfo
@@ -200,14 +200,17 @@ def _scan_call(ci: ClassInfo, mname: str, node: ast.Call, selfname: str, refs: s
     if f == "getattr" and len(node.args) == 2 and isinstance(node.args[1], ast.Constant) and \
             isinstance(node.args[0], ast.Name) and node.args[0].id == selfname:
         refs.add(str(node.args[1].value))
-    if f in ("setattr", "object.__setattr__") and len(node.args) >= 2:
-        obj = node.args[0]
+    named = setattr_on(node, selfname)
+    if named is not None or f in ("setattr", "object.__setattr__") and len(node.args) >= 2:
+        obj = node.args[0] if named is None else ast.Name(selfname)
         if isinstance(obj, ast.Name) and obj.id == selfname:
-            key = node.args[1]
+            key = node.args[1] if named is None else named[0]
             if isinstance(key, ast.Constant) and isinstance(key.value, str):
                 ci.assigned_in.setdefault(key.value, []).append((mname, node.lineno))
             elif isinstance(key, ast.JoinedStr):
                 ci.dyn_patterns.append(_fstring_pattern(key))
+            elif isinstance(key, ast.Name) and mname == "__setattr__" and _is_param(ci.methods.get(mname), key.id, 1):
+                pass  # __setattr__ passing the caller's own store on: the store is the caller's, seen there
             elif not (isinstance(key, ast.Name) and _rebinds_existing(ci.methods.get(mname), node, selfname, key.id)):
                 _mark_dynamic(ci, mname, f"setattr(self, <non-literal>) in {mname} at line {node.lineno}")
         elif _is_class_ref(obj, selfname):
@@ -414,3 +417,11 @@ def _rebinds_existing(fn, call: ast.Call, selfname: str, key: str) -> bool:
             if any(x is call for st in n.body for x in fast_walk(st)):
                 return True
     return False
+
+
+def _is_param(fn, name: str, index: int) -> bool:
+    """``name`` is ``fn``'s parameter at ``index`` (0: the instance)."""
+    if fn is None:
+        return False
+    params = fn.args.posonlyargs + fn.args.args
+    return len(params) > index and params[index].arg == name

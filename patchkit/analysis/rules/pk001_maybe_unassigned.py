@@ -58,10 +58,11 @@ def on_some_paths(an, site):
     if mode and not _opted_in(site):
         # a mode, unless it is the one the constructor's defaults choose and the read does not wait
         # for the caller to opt in (``if g is not None: self.cond(g)``): then nobody opted into it
-        default = _default_path(an, site, live, terminal, attr, t.init, site.read.conds)
+        state, default = _default_path(an, site, live, terminal, attr, t.init, site.read.conds)
         if default:
             return finding(site.rel, site.node, t.ci.qualname, attr,
-                           f"{why}, the path the constructor's defaults take ({default})" + site.inherited)
+                           f"{_why(state, terminal, attr)}, the path the constructor's defaults take ({default})"
+                           + site.inherited)
     return finding(site.rel, site.node, t.ci.qualname, attr, why + site.inherited,
                    "", Severity.WARNING if mode else Severity.ERROR)
 
@@ -94,16 +95,20 @@ def _opted_in(site) -> bool:
     return False
 
 
-def _default_path(an, site, live, terminal, attr, init, read_conds) -> str:
-    """The defaults that lead construction down one of the ``live`` paths (which lack ``attr``), or ''.
+def _default_path(an, site, live, terminal, attr, init, read_conds) -> tuple:
+    """(the path, the defaults) that lead construction down one of the ``live`` paths (which lack
+    ``attr``), or (None, '').
     Not when every call of the read's method inside the class sits under a test the defaults
     decide against (diffusers' ``if self.remap is not None: ... self.remap_to_used(...)``)."""
     from ..defaults import defaults_take, never_under_defaults
     if not init or init[2] != "method":
-        return ""
-    sites = an._call_sites(site.trace.facts.classes, site.mname, site.trace.inlined)
+        return None, ""
+    classes = site.trace.facts.classes
+    sites = an._call_sites(classes, site.mname, site.trace.inlined)
     if sites and all(never_under_defaults(conds, init[1]) for conds in sites):
-        return ""
+        return None, ""
+    if not sites and any(site.mname in refs for c in classes for m, refs in c.self_refs.items() if m != site.mname):
+        return None, ""  # handed out as a callback (``connect("resize", self._on_resize)``): run who knows when
     having = [s for s in terminal if attr in s.assigned]
     common = set.intersection(*(set((c.key, c.holds) for c in s.conds) for s in having)) if having else set()
     # an optional part left out (``cuzinf=None``) counts only where the read itself asks whether it
@@ -112,8 +117,8 @@ def _default_path(an, site, live, terminal, attr, init, read_conds) -> str:
     for s in live:
         got = defaults_take(s, common, init[1], read_conds, flag_only)
         if got:
-            return got
-    return ""
+            return s, got
+    return None, ""
 
 
 def _read_is_presence_test(site) -> bool:

@@ -98,14 +98,20 @@ def _abstract_base(an, ci, f) -> bool:
 
 
 def _subclasses_provide(an, ci, attr: str) -> bool:
-    """A template base: its __init__ reads what every concrete subclass sets before super().__init__()."""
+    """A template base: its __init__ reads what every concrete subclass sets before super().__init__();
+    or a base no code in the tree builds reads what some of its subclasses give as class
+    attributes (scapy's ``_AEADCipher.__init__`` reads ``self.pc_cls_mode`` under ``hasattr(self,
+    "pc_cls")``; the ``Cipher_*`` subclasses define them): each subclass is judged on its own."""
+    from ..mixins import built_in_tree
     leaves = [d for d in an._descendants(ci) if not an._direct_subclasses(d)]
     if not leaves:
         return False
-    for d in leaves:
+
+    def provides(d) -> bool:
         df = an.facts(d)
         # a leaf with an unreadable base (skbase's BaseObject) may have it from there
-        if not (df.unknown_base is not None or attr in df.class_level or attr in df.fields or
-                any(attr in k.assigned_in for k in df.classes)):
-            return False
-    return True
+        return df.unknown_base is not None or attr in df.class_level or attr in df.fields or \
+            any(attr in k.assigned_in for k in df.classes)
+    if all(provides(d) for d in leaves):
+        return True
+    return any(provides(d) for d in an._descendants(ci)) and not built_in_tree(an, ci)

@@ -170,14 +170,17 @@ def never_assigned(an, site):
 
 
 def declared_contract(an, ci, f, attr) -> Optional[str]:
-    """``attr: T`` (no value) in a class body of the MRO, nothing in the hierarchy assigns it, and no
-    code in the analysed tree builds ``ci``: the declaration is a contract that subclasses or the
-    code that owns the instances fulfil (airflow's ``BaseDBManager.metadata``, completed by provider
-    packages), as on an abstract base. A class the tree does build keeps the error."""
+    """``attr: T`` (no value) in ``ci``'s own body, nothing in the hierarchy assigns it, and no code
+    in the analysed tree builds ``ci``: the declaration is a contract that subclasses or the code
+    that owns the instances fulfil (airflow's ``BaseDBManager.metadata``, completed by provider
+    packages), as on an abstract base. A class the tree does build keeps the error, and so does a
+    subclass that inherits the declaration without providing it."""
     from ..mixins import built_in_tree
     if f.field_class or any(c.field_kind for c in f.classes):
         return None  # a dataclass-like class: ``x: T`` is a field its generated __init__ sets
-    decl = next((c for c in f.classes if attr in c.annotated_only and not c.module.external), None)
+    # the class itself declares it: a subclass that inherits the declaration and leaves it out
+    # is the incomplete subclass (pykeen's CountScoreConsumer.flatten), an error
+    decl = ci if attr in ci.annotated_only and not ci.module.external else None
     if decl is None or built_in_tree(an, ci):
         return None
     return (f"{decl.qualname} declares `{attr}` without a value and no code in view builds {ci.qualname} "

@@ -102,3 +102,23 @@ def run_pyrefly(target, site=None):
             out.append({"path": path, "line": e.get("line", 0), "kind": e.get("name", ""),
                         "message": e.get("description", "") or e.get("concise_description", "")})
         return out
+
+
+def snapshot(checkout) -> Path:
+    """A copy of ``checkout``'s package, checks and patches, named by its analyzer key, to run the
+    analyzer from while the working tree keeps changing (a bench that runs for an hour measures
+    one state of the code, the one its results are filed under)."""
+    import shutil
+    import tempfile
+    checkout = Path(checkout).resolve()
+    key = analyzer_key(checkout)
+    dest = Path(tempfile.gettempdir()) / f"patchkit-wt-{key}"
+    if not (dest / "patchkit").is_dir():
+        part = dest.with_name(dest.name + ".part")
+        shutil.rmtree(part, ignore_errors=True)
+        for sub in ("patchkit", "checks", "patches", "fixtures"):
+            if (checkout / sub).is_dir():
+                shutil.copytree(checkout / sub, part / sub, ignore=shutil.ignore_patterns("__pycache__"))
+        (part / "COMMIT").write_text(key + "\n")
+        part.rename(dest)
+    return dest

@@ -22,7 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _patchkit_run import ROOT, analyzer_key, run_patchkit  # noqa: E402
+from _patchkit_run import ROOT, analyzer_key, run_patchkit, snapshot  # noqa: E402
 from analyzer_precision import CACHE, CODEBASES, fetch, group_errors, group_id, load_labels, write_sheet  # noqa: E402
 
 
@@ -39,23 +39,6 @@ def export(commit: str) -> Path:
     return dest
 
 
-def snapshot(checkout: Path) -> Path:
-    """A copy of ``checkout``'s package and checks, named by its analyzer key: the working tree can
-    change while the analysis runs."""
-    import shutil
-    key = analyzer_key(checkout)
-    dest = Path(tempfile.gettempdir()) / f"patchkit-wt-{key}"
-    if not (dest / "patchkit").is_dir():
-        part = dest.with_name(dest.name + ".part")
-        shutil.rmtree(part, ignore_errors=True)
-        for sub in ("patchkit", "checks", "patches", "fixtures"):
-            if (checkout / sub).is_dir():
-                shutil.copytree(checkout / sub, part / sub, ignore=shutil.ignore_patterns("__pycache__"))
-        (part / "COMMIT").write_text(key + "\n")
-        part.rename(dest)
-    return dest
-
-
 def error_groups(name: str, checkout: Path, key: str) -> dict:
     """{group id: number of errors} of ``patchkit check`` (default settings) on codebase NAME; the
     error findings themselves are kept beside (``errors-NAME-KEY.json``) for the sheets."""
@@ -69,6 +52,26 @@ def error_groups(name: str, checkout: Path, key: str) -> dict:
     groups = {group_id(k): len(v) for k, v in group_errors(findings).items()}
     saved.write_text(json.dumps(groups))
     return groups
+
+
+def moved_groups(name: str, key: str, gained: list, lost: list) -> dict:
+    """{gained group: lost group} where the gained group's findings name the lost group's class
+    among the other classes the same read fails for (``also_in``), same attribute and code."""
+    saved = CACHE / f"errors-{name}-{key}.json"
+    if not saved.is_file() or not gained or not lost:
+        return {}
+    lost_set = set(lost)
+    out = {}
+    for f in json.loads(saved.read_text()):
+        g = group_id((f.get("class") or "?", f.get("attribute") or "?", f["code"]))
+        if g not in gained or g in out:
+            continue
+        for other in f.get("also_in") or []:
+            was = group_id((other, f.get("attribute") or "?", f["code"]))
+            if was in lost_set and was not in out.values():
+                out[g] = was
+                break
+    return out
 
 
 def write_gained_sheet(name: str, key: str, gained: list, labels: dict, out: Path) -> None:
@@ -97,7 +100,7 @@ def main(argv=None):
     bkey = base.name if base.name.startswith("patchkit-wt-") else analyzer_key(base)  # a snapshot: keyed by its name
     nkey = new.name
     print(f"base {args.base} ({bkey})  new {args.new} ({nkey})  {len(names)} codebases", flush=True)
-    totals = {"lost": {"real": 0, "latent": 0, "fp": 0, "unlabelled": 0}, "gained": 0, "gained_groups": []}
+    totals = {"lost": {"real": 0, "latent": 0, "fp": 0, "unlabelled": 0}, "gained": 0, "gained_groups": [], "moved": 0}
 
     def one(name):
         return name, error_groups(name, base, bkey), error_groups(name, new, nkey)
@@ -107,6 +110,14 @@ def main(argv=None):
             cl = labels.get(name, {})
             lost = sorted(set(old) - set(now))
             gained = sorted(set(now) - set(old))
+            # a read reported under another class of the same family (the class whose method holds
+            # it, not the first subclass met): the same group, moved; it keeps its label
+            for g, was in moved_groups(name, nkey, gained, lost).items():
+                gained.remove(g)
+                lost.remove(was)
+                totals["moved"] += 1
+                if was in cl and g not in cl:
+                    cl[g] = cl[was]
             for g in lost:
                 totals["lost"][cl.get(g, {}).get("label", "unlabelled")] += 1
             totals["gained"] += len(gained)
@@ -119,7 +130,7 @@ def main(argv=None):
                       + ("; gained " + ", ".join(gained) if gained else ""), flush=True)
     lost = totals["lost"]
     print(f"total: lost {lost['fp']} fp, {lost['real']} real, {lost['latent']} latent, {lost['unlabelled']} unlabelled; "
-          f"gained {totals['gained']} groups")
+          f"gained {totals['gained']} groups; moved {totals['moved']} (same read, another class of the family leads)")
 
 
 if __name__ == "__main__":

@@ -255,6 +255,23 @@ CODEBASES = {  # name -> (requirement, package folder inside the unpacked releas
     "fairscale": ("fairscale==0.4.13", "fairscale"),
     "pymoo": ("pymoo==0.6.2", "pymoo"),
     "astroquery": ("astroquery==0.4.11", "astroquery"),
+    # set P (session 15, seed 45): never analysed before; measured once, on the session's final analyzer
+    "scanpy": ("scanpy==1.11.5", "scanpy"),
+    "anndata": ("anndata==0.12.19", "anndata"),
+    "river": ("river==0.26.1", "river"),
+    "geopandas": ("geopandas==1.2.0", "geopandas"),
+    "tensorboard": ("tensorboard==2.21.0", "tensorboard"),
+    "dash": ("dash==4.4.1", "dash"),
+    "alibi": ("alibi==0.9.6", "alibi"),
+    "evidently": ("evidently==0.7.23", "evidently"),
+    "tsfresh": ("tsfresh==0.21.2", "tsfresh"),
+    "sanic": ("sanic==25.12.1", "sanic"),
+    "fabric": ("fabric==3.2.2", "fabric"),
+    "mkdocs": ("mkdocs==1.6.1", "mkdocs"),
+    "nbconvert": ("nbconvert==7.17.2", "nbconvert"),
+    "apscheduler": ("apscheduler==3.11.3", "apscheduler"),
+    "rope": ("rope==1.15.2", "rope"),
+    "redis": ("redis==8.1.0", "redis"),
 }
 DEFAULT = ("deepspeed", "diffusers", "ray", "transformers", "vllm")
 # lightning==2.6.6 (266 files) was tried too: 1 error group in all, too few to sample.

@@ -34,7 +34,7 @@ from collections import defaultdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _patchkit_run import ROOT, analyzer_key, patchkit_commit, run_patchkit, run_pyrefly  # noqa: E402
+from _patchkit_run import ROOT, analyzer_key, patchkit_commit, run_patchkit, run_pyrefly, snapshot  # noqa: E402
 from _releases import CACHE as _BENCH_CACHE, fetch_release  # noqa: E402
 
 CORPUS = ROOT / "bench" / "analyzer_corpus"
@@ -212,7 +212,8 @@ def run_releases(cases, patchkit_path, use_pyrefly=True):
     """One row per case: patchkit default (errors; and any severity, as `patchkit check` prints
     them), patchkit --strict (any severity) and pyrefly, each on the whole buggy and the whole fixed
     release."""
-    commit = analyzer_key(patchkit_path)  # memo key: a changing working tree is never mixed up
+    patchkit_path = snapshot(patchkit_path)  # run one state of the code, filed under its key
+    commit = analyzer_key(patchkit_path)
     rows = []
     for c in cases:
         outs = {}
@@ -289,7 +290,7 @@ def main(argv=None):
             for problem in verify_release_case(c):
                 print(f"{c['id']}: {problem}", file=sys.stderr)
         rows = run_releases(cases, args.patchkit_path, not args.no_pyrefly)
-        commit = patchkit_commit(args.patchkit_path)
+        commit = analyzer_key(args.patchkit_path)  # the commit and a hash of the analyzer's source
         tot = write_releases(rows, commit, args.out, args.suffix)
         for r in rows:
             print(f"{r['id']:7s} {r['kind']:22s} {r['class']}.{r['attribute']:30s} patchkit {_cell(r['patchkit']):18s} "

@@ -232,6 +232,7 @@ CIPHERS = """\
         def __init__(self, key=None):
             if key is None:
                 key = b"\\0" * self.key_len
+            self.ready = {{}}
             super(_AEADCipher, self).__setattr__("key", key)
             if hasattr(self, "pc_cls"):
                 self._cipher = (self.pc_cls(key), self.pc_cls_mode)
@@ -240,7 +241,7 @@ CIPHERS = """\
 
         def __setattr__(self, name, val):
             if name == "key":
-                self._cipher = None
+                self.ready[name] = True
             super(_AEADCipher, self).__setattr__(name, val)
 
         def rekey(self):

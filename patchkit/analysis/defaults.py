@@ -5,8 +5,9 @@ None:``, ``if self.with_norm:``, ``if self._file_drops:``).
 
 A construction path the defaults take is not a configuration mode that callers opt into: it is how
 the class is built when nobody asks for anything (mmcv's ``ConvModule()`` without ``norm_cfg``,
-pyglet's ``XlibWindow`` with ``file_drops=False``). A read that fails on it is an error, not a
-mode-dependent warning."""
+pyglet's ``XlibWindow`` with ``file_drops=False``). PK001 names it in the warning's message. It stays
+a warning: measured on the labelled corpus, making such reads errors was right for 12 of 30 new
+error groups (configuration-built classes such as mmdet's heads are always given the part)."""
 from __future__ import annotations
 
 import ast

@@ -134,6 +134,9 @@ def keeps_class(fn: ast.FunctionDef, depth: int = 0) -> tuple[Optional[bool], fr
         return False, frozenset()
     names: set[str] = set()
     for n in _own_nodes(fn):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name) and \
+                n.func.value.id == p:
+            return None, frozenset()  # `cls._add_delegate_accessors(...)`: the class's own code may set anything (pandas)
         if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store) and isinstance(n.value, ast.Name) and \
                 n.value.id == p and n.attr not in _METADATA_DUNDERS:
             if n.attr.startswith("__") and n.attr.endswith("__"):

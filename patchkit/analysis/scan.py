@@ -57,7 +57,7 @@ def _needs_walk(selfname: str) -> re.Pattern:
         r = _NEEDS_WALK[selfname] = re.compile(
             rf"(?:get|set)attr\s*\(\s*{sn}\s*,|setattr\s*\(\s*(?:{sn}\s*\.\s*__class__|type\s*\(\s*{sn}\s*\))\s*,"
             rf"|{sn}\s*\.\s*(?:{'|'.join(sorted(REGISTER_METHODS))})\s*\("
-            rf"|__dict__|vars\s*\(\s*{sn}\s*\)|store_attr\s*\(")
+            rf"|__dict__|vars\s*\(\s*{sn}\s*\)|store_attr\s*\(|__setattr__\s*\(")
     return r
 
 
@@ -209,7 +209,8 @@ def _scan_call(ci: ClassInfo, mname: str, node: ast.Call, selfname: str, refs: s
                 ci.assigned_in.setdefault(key.value, []).append((mname, node.lineno))
             elif isinstance(key, ast.JoinedStr):
                 ci.dyn_patterns.append(_fstring_pattern(key))
-            elif isinstance(key, ast.Name) and mname == "__setattr__" and _is_param(ci.methods.get(mname), key.id, 1):
+            elif isinstance(key, ast.Name) and mname == "__setattr__" and _is_param(ci.methods.get(mname), key.id, 1) \
+                    and not _stores_others(ci.methods.get(mname), selfname):
                 pass  # __setattr__ passing the caller's own store on: the store is the caller's, seen there
             elif not (isinstance(key, ast.Name) and _rebinds_existing(ci.methods.get(mname), node, selfname, key.id)):
                 _mark_dynamic(ci, mname, f"setattr(self, <non-literal>) in {mname} at line {node.lineno}")
@@ -425,3 +426,20 @@ def _is_param(fn, name: str, index: int) -> bool:
         return False
     params = fn.args.posonlyargs + fn.args.args
     return len(params) > index and params[index].arg == name
+
+
+def _stores_others(fn, selfname: str) -> bool:
+    """``fn`` (a ``__setattr__``) stores named attributes of its own besides passing the caller's on
+    (scapy's ``ASN1_BIT_STRING``: setting ``val`` also sets ``val_readable`` and ``unused_bits``):
+    which ones exist then depends on what callers store, so the class stays dynamic."""
+    if fn is None:
+        return True
+    for n in fast_walk(fn):
+        if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store) and isinstance(n.value, ast.Name) and \
+                n.value.id == selfname:
+            return True
+        if isinstance(n, ast.Call):
+            named = setattr_on(n, selfname)
+            if named is not None and isinstance(named[0], ast.Constant):
+                return True
+    return False

@@ -162,27 +162,34 @@ def never_assigned(an, site):
                        f"no method of {ci.qualname} or its bases defines it; {impl}, another subclass of "
                        f"{owner.qualname}, defines it as a method (a contract {ci.qualname} leaves "
                        f"unimplemented?)" + site.inherited, hint, Severity.WARNING)
-    declared = declared_contract(an, ci, f, attr) if not strict and not hint else None
+    # a hint (another class assigns it) does not rule the contract out: the field bug's class is built
+    declared = declared_contract(an, ci, f, attr) if not strict else None
     if declared:
         return finding(rel, site.node, ci.qualname, attr, f"no method of {ci.qualname} or its bases assigns it; "
                        f"{declared}" + site.inherited, hint, Severity.WARNING)
-    return finding(rel, site.node, ci.qualname, attr, f"no method of {ci.qualname} or its bases assigns it" + site.inherited, hint)
+    return finding(rel, site.node, ci.qualname, attr, f"no method of {ci.qualname} or its bases assigns it" + site.inherited,
+                   hint or sibling_module_hint(an, ci, attr, owner))
 
 
 def declared_contract(an, ci, f, attr) -> Optional[str]:
-    """``attr: T`` (no value) in ``ci``'s own body, nothing in the hierarchy assigns it, and no code
-    in the analysed tree builds ``ci``: the declaration is a contract that subclasses or the code
-    that owns the instances fulfil (airflow's ``BaseDBManager.metadata``, completed by provider
-    packages), as on an abstract base. A class the tree does build keeps the error, and so does a
-    subclass that inherits the declaration without providing it."""
+    """``attr: T`` (no value) in a class body of the MRO, nothing in the hierarchy assigns it, and no
+    code in the analysed tree builds ``ci``: the declaration is a contract that subclasses or the
+    code that owns the instances fulfil (airflow's ``BaseDBManager.metadata``, completed by provider
+    packages), as on an abstract base, when ``ci`` declares it itself or its own subclasses provide
+    it. A class the tree does build keeps the error, and so does a leaf that inherits the
+    declaration without providing it."""
     from ..mixins import built_in_tree
     if f.field_class or any(c.field_kind for c in f.classes):
         return None  # a dataclass-like class: ``x: T`` is a field its generated __init__ sets
-    # the class itself declares it: a subclass that inherits the declaration and leaves it out
-    # is the incomplete subclass (pykeen's CountScoreConsumer.flatten), an error
-    decl = ci if attr in ci.annotated_only and not ci.module.external else None
+    decl = next((c for c in f.classes if attr in c.annotated_only and not c.module.external), None)
     if decl is None or built_in_tree(an, ci):
         return None
+    # declared by a base: a class that inherits the declaration and leaves it out while other
+    # subclasses of the declarer fulfil it is the incomplete subclass (pykeen's
+    # CountScoreConsumer.flatten); where no class of the tree fulfils it (sympy's MatrixCommon under
+    # MatrixRequired's `rows: int`), or ci's own subclasses do, it is a contract
+    if decl is not ci and not an._descendant_provides(ci, attr) and an._descendant_provides(decl, attr):
+        return None  # other subclasses of the declarer fulfil it: ci is the incomplete one
     return (f"{decl.qualname} declares `{attr}` without a value and no code in view builds {ci.qualname} "
             f"(a contract for subclasses or owners?)")
 
@@ -340,7 +347,16 @@ def other_class_hint(an, ci, attr: str, owner=None) -> str:
         if locs:
             m, line = locs[0]
             return f"assigned in {other.qualname}.{m} at line {line}, a different class"
-    # the same bug split over two modules: a class of a sibling module of the package assigns it
+    return ""
+
+
+def sibling_module_hint(an, ci, attr: str, owner=None) -> str:
+    """The field bug split over two modules: ``assigned in Other.m (path:N), a different class`` for
+    a class of a module beside the read's (the same package folder) that assigns ``attr``. Words
+    only: it never changes a finding's severity (a mixin's read is not the field bug because some
+    class next door happens to assign the name)."""
+    mine = {c.key for c in an.facts(ci).classes}
+    mods = [ci.module] + ([owner.module] if owner is not None and owner.module is not ci.module else [])
     for other, m, line in _package_assigners(an, ci, attr, mods):
         if other.key not in mine:
             return f"assigned in {other.qualname}.{m} ({other.module.rel}:{line}), a different class"

@@ -267,3 +267,31 @@ def test_a_cipher_family_under_a_registering_metaclass(tmp_path, read, bad):
     got = {k: v for k, v in findings(root).items() if v == Severity.ERROR}
     assert got == ({("Cipher_AES_128_CCM", "nonce", "PK003"): Severity.ERROR} if bad else {}) or \
         (bad and {k[1] for k in got} == {"nonce"})
+
+
+@pytest.mark.parametrize("store, quiet", [
+    ("self.listener.funcname = node", True),   # the helper sets it on the instance it keeps
+    ("self.seen = node", False),               # the helper keeps it but sets nothing on it
+])
+def test_a_helper_that_keeps_the_instance_and_sets_attributes_on_it(tmp_path, store, quiet):
+    """mako's FunctionDecl: ``ParseFunc(self).visit(expr)`` keeps the declaration as
+    ``self.listener`` and its visit_* methods set ``listener.funcname`` and the argument lists."""
+    root = tree(tmp_path, {"pkg/__init__.py": "", "pkg/ast.py": f"""\
+        class ParseFunc:
+            def __init__(self, listener):
+                self.listener = listener
+
+            def visit(self, node):
+                {store}
+
+
+        class FunctionDecl:
+            def __init__(self, code):
+                self.code = code
+                ParseFunc(self).visit(code)
+
+            def describe(self):
+                return self.funcname
+        """})
+    got = findings(root)
+    assert (("FunctionDecl", "funcname", "PK003") not in got) is quiet

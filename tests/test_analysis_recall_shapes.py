@@ -216,3 +216,29 @@ def test_a_facade_still_inherits_the_protocol_dunders(tmp_path, reader, severity
     methods (a facade), but the inherited __str__ reads blockette_id."""
     root = tree(tmp_path, {"pkg/__init__.py": "", "pkg/blockette.py": BLOCKETTE.format(reader=reader)})
     assert findings(root)[("Blockette060", "blockette_id", "PK003")] == severity
+
+
+@pytest.mark.parametrize("use, deco, pk002", [
+    ("self.parser = self.parse_chunked(unreader)", "", False),   # only creates the generator
+    ("with self.parse_chunked(unreader):\n                    pass", "@contextmanager\n            ", True),
+])
+def test_a_generator_called_in_init_runs_later(tmp_path, use, deco, pk002):
+    """gunicorn's ChunkedReader: ``self.parser = self.parse_chunked(unreader)`` in __init__ only
+    creates the generator; its body, which reads the limits set after it, runs on next(). A
+    @contextmanager method entered with ``with`` runs at once."""
+    src = f"""\
+        from contextlib import contextmanager
+
+
+        class ChunkedReader:
+            def __init__(self, unreader):
+                {use}
+                self.max_chunk = 1024
+
+            {deco}def parse_chunked(self, unreader):
+                size = unreader.read(self.max_chunk)
+                yield size
+        """
+    root = tree(tmp_path, {"pkg/__init__.py": "", "pkg/body.py": src})
+    got = findings(root)
+    assert (("ChunkedReader", "max_chunk", "PK002") in got) is pk002

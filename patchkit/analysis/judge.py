@@ -124,6 +124,28 @@ class ReadJudge:
             got = self._reach_cache[key] = reachable_names(f.classes, inlined)
         return got
 
+    @staticmethod
+    def _helper_stores_on_held(target: ClassInfo, init, recv: set) -> bool:
+        """``target.__init__`` keeps the instance it was handed (``self.listener = listener``), and
+        some method of ``target`` stores on what it keeps (``self.listener.funcname = ...``): the
+        helper sets attributes on the instance later, when it is used (mako's ``ParseFunc``)."""
+        sn = first_param(init)
+        held = {t.attr for n in fast_walk(init) if isinstance(n, ast.Assign) and isinstance(n.value, ast.Name)
+                and n.value.id in recv for t in n.targets
+                if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == sn}
+        if not held:
+            return False
+        for fn in target.methods.values():
+            me = first_param(fn)
+            for n in fast_walk(fn):
+                if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store) and isinstance(n.value, ast.Attribute) \
+                        and n.value.attr in held and isinstance(n.value.value, ast.Name) and n.value.value.id == me:
+                    return True
+                if isinstance(n, ast.Call) and (dotted(n.func) or "") == "setattr" and n.args and \
+                        isinstance(n.args[0], ast.Attribute) and n.args[0].attr in held:
+                    return True
+        return False
+
     def _ancestor_names(self, ci: ClassInfo, d: str, order: list, idx: int) -> list:
         """The names ``d``'s module may call an ancestor of ``d`` by (up to the declarer at ``idx``):
         short class names and the import aliases bound to them (``from .test_graph import
@@ -179,6 +201,8 @@ class ReadJudge:
         for k in call.keywords:
             if isinstance(k.value, ast.Name) and k.value.id == frame.selfname and k.arg:
                 recv.add(k.arg)
+        if isinstance(target, ClassInfo) and self._helper_stores_on_held(target, fn, recv):
+            return False  # mako's ParseFunc(self): keeps it as self.listener, and visit_* set listener.x
         for node in fast_walk(fn):
             if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) and \
                     isinstance(node.value, ast.Name) and node.value.id in recv:

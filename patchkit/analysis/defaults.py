@@ -22,6 +22,20 @@ _CONSTANTS = (type(None), bool, int, float, str)
 
 
 def default_env(fn: ast.FunctionDef, deps: Optional[dict] = None) -> dict:
+    """:func:`compute_env` of ``fn``, computed once per function (a copy: callers may not share it)."""
+    from .astutil import memo_on
+    env, dep = memo_on(fn, "_pk_default_env", lambda: _env_and_deps(fn))
+    if deps is not None:
+        deps.update(dep)
+    return dict(env)
+
+
+def _env_and_deps(fn) -> tuple:
+    deps: dict = {}
+    return compute_env(fn, deps), deps
+
+
+def compute_env(fn: ast.FunctionDef, deps: Optional[dict] = None) -> dict:
     """{name: value} for ``fn``'s parameters with a constant default, then for every ``self.<a> =
     <expr>`` at the top level of its body whose value those decide (``self.with_norm = norm_cfg
     is not None``); an attribute also stored inside a nested block is unknown. ``deps`` (filled

@@ -264,37 +264,56 @@ def only_from_skipped_init(an, ci, locs, inlined) -> Optional[str]:
     base's construction always ran it (python-can's ``BusABC.__init__`` -> ``self.set_filters(...)``,
     which a setter calls again later): the missing super call, not a two-phase set-up. None
     otherwise."""
-    from ..astutil import fast_walk, first_param
-    classes = an.facts(ci).classes
+    from ..scan import ensure_scanned
+    classes = [k for k in an.facts(ci).classes if not k.module.external]
+    for _c, m, _ln in locs:  # cheap first: some __init__ of the MRO refers to every assigning method
+        if m.startswith("__") or not any(m in ensure_scanned(k).self_refs.get("__init__", ()) for k in classes):
+            return None
+    refs = _self_references(an, ci)
     callers: set[str] = set()
     for _c, m, _ln in locs:
-        if m.startswith("__"):
-            return None
         private = m.startswith("_")
         from_init = False
-        for k in classes:
-            if k.module.external:
+        for k, name, fn, sn in refs.get(m, ()):
+            if name == m:
                 continue
-            for name, fn in k.methods.items():
-                sn = first_param(fn)
-                if not sn or name == m:
-                    continue
-                for n in fast_walk(fn):
-                    if isinstance(n, ast.Attribute) and n.attr == m and isinstance(n.value, ast.Name) \
-                            and n.value.id == sn:
-                        if name != "__init__":
-                            if private:
-                                return None
-                            continue  # a public method called again later (a setter): still set up by __init__
-                        if not private and not _called_at_top(fn, sn, m):
-                            return None
-                        from_init = True
-                        callers.add(f"{k.qualname}.{name}")
+            if name != "__init__":
+                if private:
+                    return None
+                continue  # a public method called again later (a setter): still set up by __init__
+            if not private and not _called_at_top(fn, sn, m):
+                return None
+            from_init = True
+            callers.add(f"{k.qualname}.{name}")
         if not from_init:
             return None
     if not callers or any(c in inlined for c in callers):
         return None
     return ", ".join(sorted(callers))
+
+
+def _self_references(an, ci) -> dict:
+    """name -> [(class, method name, function, its self name)] of every ``self.<name>`` in the
+    methods of ``ci``'s MRO (the tree's classes), computed once per class."""
+    from ..astutil import fast_walk, first_param
+    cache = an.__dict__.setdefault("_pk_self_references", {})
+    got = cache.get(ci.key)
+    if got is None:
+        got = cache[ci.key] = {}
+        for k in an.facts(ci).classes:
+            if k.module.external:
+                continue
+            for name, fn in k.methods.items():
+                sn = first_param(fn)
+                if not sn:
+                    continue
+                seen = set()
+                for n in fast_walk(fn):
+                    if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == sn \
+                            and n.attr not in seen:
+                        seen.add(n.attr)
+                        got.setdefault(n.attr, []).append((k, name, fn, sn))
+    return got
 
 
 def _called_at_top(fn, sn: str, m: str) -> bool:

@@ -22,7 +22,7 @@ its last buggy and first fixed release, the class and the attribute. Both releas
 (`pip download --no-deps`, cached outside the repo) and each tool runs on the whole unpacked
 distribution, as a user would run it on an installed package: patchkit with its default settings
 (an error finding counts: what fails a `patchkit check`), patchkit `--strict` (any severity), and
-pyrefly. Writes bench/results/analyzer-recall-releases.json and .md.
+pyrefly. Writes bench/results/analyzer-recall-releases.json.gz and .md.
 """
 import argparse
 import json
@@ -244,8 +244,9 @@ def run_releases(cases, patchkit_path, use_pyrefly=True):
 def write_releases(rows, commit, out_dir: Path = RESULTS, suffix=""):
     tools = ("patchkit", "patchkit_shown", "patchkit_strict", "pyrefly")
     tot = {t: totals(rows, t) for t in tools}
-    (out_dir / f"analyzer-recall-releases{suffix}.json").write_text(
-        json.dumps({"commit": commit, "cases": rows, "totals": tot}, indent=1, default=str) + "\n")
+    import gzip  # gzipped: the repository size budget (the .md beside it is the readable form)
+    (out_dir / f"analyzer-recall-releases{suffix}.json.gz").write_bytes(gzip.compress(
+        (json.dumps({"commit": commit, "cases": rows, "totals": tot}, indent=1, default=str) + "\n").encode(), mtime=0))
     md = [f"# Analyzer recall on historical AttributeError bugs, whole releases (patchkit {commit})", "",
           "Each tool runs on the whole unpacked buggy and fixed release. caught = reported on the buggy "
           "release (class + attribute) and not on the fixed one. patchkit: default settings, error findings "

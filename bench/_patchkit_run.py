@@ -116,9 +116,18 @@ def snapshot(checkout) -> Path:
     if not (dest / "patchkit").is_dir():
         part = dest.with_name(dest.name + ".part")
         shutil.rmtree(part, ignore_errors=True)
-        for sub in ("patchkit", "checks", "patches", "fixtures"):
-            if (checkout / sub).is_dir():
-                shutil.copytree(checkout / sub, part / sub, ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copytree(checkout / "patchkit", part / "patchkit", ignore=shutil.ignore_patterns("__pycache__"))
+        installed_layout(checkout, part)
         (part / "COMMIT").write_text(key + "\n")
         part.rename(dest)
     return dest
+
+
+def installed_layout(checkout: Path, dest: Path) -> None:
+    """Copy ``checks/``, ``patches/`` and ``fixtures/`` to where an install puts them
+    (``patchkit.checks`` …, pyproject's package-dir): a tree on PYTHONPATH then imports as the
+    installed package does, whether the environment holds an editable install or a plain one."""
+    import shutil
+    for sub in ("checks", "patches", "fixtures"):
+        if (checkout / sub).is_dir() and not (dest / "patchkit" / sub).exists():
+            shutil.copytree(checkout / sub, dest / "patchkit" / sub, ignore=shutil.ignore_patterns("__pycache__"))

@@ -22,7 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _patchkit_run import ROOT, analyzer_key, run_patchkit, snapshot  # noqa: E402
+from _patchkit_run import ROOT, analyzer_key, installed_layout, run_patchkit, snapshot  # noqa: E402
 from analyzer_precision import CACHE, CODEBASES, fetch, group_errors, group_id, load_labels, write_sheet  # noqa: E402
 
 
@@ -36,6 +36,7 @@ def export(commit: str) -> Path:
         archive = subprocess.run(["git", "-C", str(ROOT), "archive", sha], capture_output=True, check=True).stdout
         subprocess.run(["tar", "-x", "-C", str(dest)], input=archive, check=True)
         (dest / "COMMIT").write_text(sha + "\n")
+    installed_layout(dest, dest)
     return dest
 
 

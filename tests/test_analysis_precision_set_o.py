@@ -295,3 +295,93 @@ def test_a_helper_that_keeps_the_instance_and_sets_attributes_on_it(tmp_path, st
         """})
     got = findings(root)
     assert (("FunctionDecl", "funcname", "PK003") not in got) is quiet
+
+
+@pytest.mark.parametrize("override, flagged", [("description = None", False), ("title = None", True)])
+def test_a_class_attribute_hides_the_base_property_of_that_name(tmp_path, override, flagged):
+    """falcon's MultipartParseError: ``description = None`` in the class body replaces the
+    ``description`` property of HTTPError, which reads ``self._media_type``."""
+    root = tree(tmp_path, {"pkg/__init__.py": "", "pkg/errors.py": f"""\
+        class HTTPError:
+            def __init__(self, status, media_type="json"):
+                self.status = status
+                self._media_type = media_type
+
+            @property
+            def description(self):
+                return self._media_type
+
+
+        class MultipartParseError(HTTPError):
+            {override}
+
+            def __init__(self):
+                self.status = 400
+        """})
+    from patchkit.analysis.runner import analyse_paths
+    classes = {c for r in analyse_paths([root / "pkg"], use_cache=False) for f in r.findings
+               if f.attr == "_media_type" for c in (f.cls, *f.also)}
+    assert ("MultipartParseError" in classes) is flagged
+
+
+def test_a_classvar_declared_without_a_value_is_set_on_the_class_elsewhere(tmp_path):
+    """falcon's MultipartFormHandler: ``_ASGI_MULTIPART_FORM: ClassVar[type]`` in the class body,
+    assigned on the class by falcon/asgi/app.py at import."""
+    root = tree(tmp_path, {"pkg/__init__.py": "", "pkg/multipart.py": """\
+        from typing import ClassVar
+
+
+        class MultipartFormHandler:
+            _ASGI_MULTIPART_FORM: ClassVar[type]
+            _plain: type
+
+            def __init__(self, options=None):
+                self.options = options
+
+            def deserialize_async(self, stream):
+                return self._ASGI_MULTIPART_FORM(stream), self._plain
+
+
+        def handler():
+            return MultipartFormHandler()
+        """})
+    got = findings(root)
+    assert got[("MultipartFormHandler", "_ASGI_MULTIPART_FORM", "PK003")] == Severity.WARNING
+    assert got[("MultipartFormHandler", "_plain", "PK003")] == Severity.ERROR  # built, and not a ClassVar
+
+
+@pytest.mark.parametrize("bases, flagged", [("(HoeffdingTree, Regressor)", False), ("(HoeffdingTree, Classifier)", True)])
+def test_a_read_under_isinstance_of_a_class_it_does_not_derive_from_is_dead(tmp_path, bases, flagged):
+    """river's HoeffdingTree.draw(): ``if isinstance(self, base.Classifier): ... self.classes``;
+    the regressor trees never take that branch."""
+    root = tree(tmp_path, {"pkg/__init__.py": "", "pkg/tree.py": f"""\
+        class Classifier:
+            pass
+
+
+        class Regressor:
+            pass
+
+
+        class HoeffdingTree:
+            def __init__(self, depth):
+                self.depth = depth
+
+            def draw(self):
+                if isinstance(self, Classifier):
+                    return len(self.classes)
+                return 1
+
+
+        class TreeModel{bases}:
+            def __init__(self):
+                super().__init__(3)
+
+
+        def build():
+            return TreeModel()
+        """})
+    from patchkit.analysis.runner import analyse_paths
+    classes = {c for r in analyse_paths([root / "pkg"], use_cache=False) for f in r.findings
+               if f.attr == "classes" for c in (f.cls, *f.also)}
+    assert ("TreeModel" in classes) is flagged

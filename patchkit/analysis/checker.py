@@ -317,7 +317,7 @@ class Analyzer(ClassModel, ReadJudge):
                         continue
                     if not strict and self.declared_for_subclasses(ci, f, attr):
                         continue  # `x: T` in a base whose subclasses set it: a contract they fill
-                    if self._narrowed_to_owner(c, selfname, attr, r.conds):
+                    if self._narrowed_to_owner(c, selfname, attr, r.conds, ci):
                         continue
                     if any(a in always or known_static(a) for a in absent_by_guard(r.conds)):
                         continue  # under `not hasattr(self, "a")` with a always set: dead (panel's py2 fallback)
@@ -342,4 +342,7 @@ class Analyzer(ClassModel, ReadJudge):
                         findings.append(fnd)
             # a dataclass's generated __repr__/__eq__ (unless the class writes its own) hide a base's
             seen_methods |= c.generated
+            # so does a class attribute of the same name: falcon's ``MultipartParseError.description
+            # = None`` replaces the ``description`` property its base reads ``_media_type`` in
+            seen_methods |= {n for n in c.class_names if n not in c.methods and not n.startswith("__")}
         return findings

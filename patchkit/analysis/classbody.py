@@ -103,6 +103,8 @@ def _collect_body(ci: ClassInfo, body: list[ast.stmt], qual: str) -> None:
                 _note_field_value(ci, n, stmt)
             else:
                 ci.annotated_only[n] = stmt.lineno
+                if _is_classvar(stmt.annotation):
+                    ci.classvar_decls.add(n)
                 if _is_classvar(stmt.annotation) or (dotted(stmt.annotation) or "").split(".")[-1] == "InitVar":
                     continue  # ClassVar: not per instance; InitVar: passed to __post_init__, never stored
                 ci.fields.add(n)
@@ -155,6 +157,11 @@ def _takes_instance(fn) -> bool:
 
 
 def _is_classvar(ann: ast.expr) -> bool:
+    """``ClassVar``, ``ClassVar[T]``, ``typing.ClassVar[T]`` or the same as a string."""
+    if isinstance(ann, ast.Subscript):
+        ann = ann.value
+    if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
+        return ann.value.split("[")[0].split(".")[-1].strip() == "ClassVar"
     return (dotted(ann) or "").split(".")[-1] == "ClassVar"
 
 

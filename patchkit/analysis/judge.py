@@ -92,9 +92,12 @@ class ReadJudge:
         self._sites_cache[key] = out
         return out
 
-    def _narrowed_to_owner(self, c: ClassInfo, selfname: str, attr: str, conds) -> bool:
+    def _narrowed_to_owner(self, c: ClassInfo, selfname: str, attr: str, conds, ci: Optional[ClassInfo] = None) -> bool:
         """The read sits under ``isinstance(self, X)`` for a class X that has the attribute (or
-        that lies outside the analysed code): it is X's attribute, read on X's instances."""
+        that lies outside the analysed code): it is X's attribute, read on X's instances. Or X is a
+        class of the tree that ``ci`` (the class judged) does not derive from: the branch is dead for
+        ``ci`` (river's ``if isinstance(self, base.Classifier):`` in a tree shared with regressors);
+        a subclass that does mix X in is judged on its own."""
         prefix = f"isinstance({selfname}, "
         for key, pol in conds:
             if not pol or not key.startswith(prefix) or not key.endswith(")"):
@@ -106,6 +109,10 @@ class ReadJudge:
                 tf = self.facts(target)
                 if attr in tf.class_level or any(attr in k.assigned_in for k in tf.classes):
                     return True
+                if ci is not None:
+                    mine = self.facts(ci)
+                    if mine.unknown_base is None and all(k.key != target.key for k in mine.classes):
+                        return True
         return False
 
     def _reads_of(self, fn, selfname):

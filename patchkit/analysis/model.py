@@ -30,6 +30,8 @@ class ClassInfo:
     class_names: set[str] = field(default_factory=set)
     #: ``x: T`` with no value in the class body -> line
     annotated_only: dict[str, int] = field(default_factory=dict)
+    #: ``x: ClassVar[T]`` with no value: a class attribute the author says is set on the class elsewhere
+    classvar_decls: set[str] = field(default_factory=set)
     #: field names assigned by a generated ``__init__`` (dataclass/attrs/NamedTuple/pydantic ...)
     fields: set[str] = field(default_factory=set)
     field_kind: Optional[str] = None

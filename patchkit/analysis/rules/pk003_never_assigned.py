@@ -179,6 +179,9 @@ def declared_contract(an, ci, f, attr) -> Optional[str]:
     it. A class the tree does build keeps the error, and so does a leaf that inherits the
     declaration without providing it."""
     from ..mixins import built_in_tree
+    owner = next((c for c in f.classes if attr in c.classvar_decls and not c.module.external), None)
+    if owner is not None:  # ``x: ClassVar[T]`` and no value: set on the class from elsewhere (falcon's app)
+        return f"{owner.qualname} declares `{attr}` a ClassVar without a value (set on the class elsewhere?)"
     if f.field_class or any(c.field_kind for c in f.classes):
         return None  # a dataclass-like class: ``x: T`` is a field its generated __init__ sets
     decl = next((c for c in f.classes if attr in c.annotated_only and not c.module.external), None)

@@ -9,6 +9,7 @@ import re
 from .calltables import REGISTER_METHODS, setattr_on
 from .mangle import mangled
 from .astutil import dotted, fast_walk, first_param, memo_on
+from .dynamic import is_param, mark_dynamic, rebinds_existing, stores_others, vars_written
 from .model import ClassInfo
 from .storeattr import stored_names
 from .fastre import WORD, Bounded
@@ -140,7 +141,7 @@ def _walk_method(ci: ClassInfo, mname: str, fn: ast.AST, selfname: str, refs: se
             if v.__class__ is Name and v.id == selfname:
                 refs.add(node.attr)
                 if node.ctx.__class__ is Store and node.attr == "__dict__":
-                    _mark_dynamic(ci, mname, f"replaces self.__dict__ in {mname} at line {node.lineno}")
+                    mark_dynamic(ci, mname, f"replaces self.__dict__ in {mname} at line {node.lineno}")
         elif c in assignish:
             _scan_assign(ci, mname, node, selfname)
         elif c is Call:
@@ -152,9 +153,9 @@ def _walk_method(ci: ClassInfo, mname: str, fn: ast.AST, selfname: str, refs: se
             v = node.value
             if isinstance(v, Call) and dotted(v.func) == "vars" and v.args and \
                     isinstance(v.args[0], Name) and v.args[0].id == selfname:
-                _mark_dynamic(ci, mname, f"writes vars(self) in {mname} at line {node.lineno}")
+                mark_dynamic(ci, mname, f"writes vars(self) in {mname} at line {node.lineno}")
             if (dotted(node.value) or "") == f"{selfname}.__dict__":
-                _mark_dynamic(ci, mname, f"writes self.__dict__ in {mname} at line {node.lineno}")
+                mark_dynamic(ci, mname, f"writes self.__dict__ in {mname} at line {node.lineno}")
 
 
 def _scan_assign(ci: ClassInfo, mname: str, node: ast.AST, selfname: str) -> None:
@@ -209,11 +210,11 @@ def _scan_call(ci: ClassInfo, mname: str, node: ast.Call, selfname: str, refs: s
                 ci.assigned_in.setdefault(key.value, []).append((mname, node.lineno))
             elif isinstance(key, ast.JoinedStr):
                 ci.dyn_patterns.append(_fstring_pattern(key))
-            elif isinstance(key, ast.Name) and mname == "__setattr__" and _is_param(ci.methods.get(mname), key.id, 1) \
-                    and not _stores_others(ci.methods.get(mname), selfname):
+            elif isinstance(key, ast.Name) and mname == "__setattr__" and is_param(ci.methods.get(mname), key.id, 1) \
+                    and not stores_others(ci.methods.get(mname), selfname):
                 pass  # __setattr__ passing the caller's own store on: the store is the caller's, seen there
-            elif not (isinstance(key, ast.Name) and _rebinds_existing(ci.methods.get(mname), node, selfname, key.id)):
-                _mark_dynamic(ci, mname, f"setattr(self, <non-literal>) in {mname} at line {node.lineno}")
+            elif not (isinstance(key, ast.Name) and rebinds_existing(ci.methods.get(mname), node, selfname, key.id)):
+                mark_dynamic(ci, mname, f"setattr(self, <non-literal>) in {mname} at line {node.lineno}")
         elif _is_class_ref(obj, selfname):
             # setattr(self.__class__, name, property(...)): scipy's distributions make every
             # parameter a class property this way
@@ -226,81 +227,28 @@ def _scan_call(ci: ClassInfo, mname: str, node: ast.Call, selfname: str, refs: s
                 # key, value)` sets the method's own parameters as class attributes, nothing else
                 ci.class_names.update(params)
             else:
-                _mark_dynamic(ci, mname, f"setattr(type(self), <non-literal>) in {mname} at line {node.lineno}")
+                mark_dynamic(ci, mname, f"setattr(type(self), <non-literal>) in {mname} at line {node.lineno}")
     elif f.startswith(f"{selfname}.") and f.split(".")[-1] in REGISTER_METHODS and f.count(".") == 1:
         if node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
             ci.assigned_in.setdefault(node.args[0].value, []).append((mname, node.lineno))
         elif node.args and isinstance(node.args[0], ast.JoinedStr):
             ci.dyn_patterns.append(_fstring_pattern(node.args[0]))
         else:
-            _mark_dynamic(ci, mname, f"{f.split('.')[-1]}(<non-literal>) in {mname} at line {node.lineno}")
+            mark_dynamic(ci, mname, f"{f.split('.')[-1]}(<non-literal>) in {mname} at line {node.lineno}")
     elif f.split(".")[-1] == "store_attr":
         try:
             names = stored_names(node, ci.methods.get(mname), selfname)
         except ValueError:
-            _mark_dynamic(ci, mname, f"store_attr(<non-literal>) in {mname} at line {node.lineno}")
+            mark_dynamic(ci, mname, f"store_attr(<non-literal>) in {mname} at line {node.lineno}")
             return
         for a in names or ():
             ci.assigned_in.setdefault(a, []).append((mname, node.lineno))
     elif f == f"{selfname}.__dict__.update":
-        _mark_dynamic(ci, mname, f"writes self.__dict__ in {mname} at line {node.lineno}")
+        mark_dynamic(ci, mname, f"writes self.__dict__ in {mname} at line {node.lineno}")
     elif f == "vars" and node.args and isinstance(node.args[0], ast.Name) and node.args[0].id == selfname:
-        line = _vars_written(ci.methods.get(mname), selfname)
+        line = vars_written(ci.methods.get(mname), selfname)
         if line:
-            _mark_dynamic(ci, mname, f"writes self.__dict__ in {mname} at line {line}")
-
-
-#: what may be done with ``vars(self)`` (or a name bound to it) without writing the instance
-_VARS_READS = {"keys", "values", "items", "get", "copy", "__contains__", "__getitem__"}
-_VARS_READERS = {"list", "dict", "sorted", "len", "iter", "set", "tuple", "repr", "str", "print", "copy.copy",
-                 "copy.deepcopy", "json.dumps", "pprint.pformat", "any", "all"}
-
-
-def _vars_written(fn, selfname: str):
-    """The line of a use of ``vars(self)`` in ``fn`` that may write the instance (``vars(self)[k] =
-    v``, ``vars(self).update(...)``, handing it to unknown code), following a local name bound to
-    it; None when every use only reads (flopy's ``Package.__setattr__``: ``var_dict = vars(self)``
-    then ``var_dict[key]`` and ``.keys()``)."""
-    if fn is None:
-        return 1
-    parent = {}
-    for n in fast_walk(fn):
-        for ch in ast.iter_child_nodes(n):
-            parent[id(ch)] = n
-
-    def is_vars(n):
-        return isinstance(n, ast.Call) and dotted(n.func) == "vars" and len(n.args) == 1 and \
-            isinstance(n.args[0], ast.Name) and n.args[0].id == selfname
-
-    def harmful(use) -> bool:
-        p = parent.get(id(use))
-        if isinstance(p, ast.Subscript) and p.value is use:
-            return isinstance(p.ctx, (ast.Store, ast.Del))
-        if isinstance(p, ast.Attribute) and p.value is use:
-            q = parent.get(id(p))
-            return not (p.attr in _VARS_READS and isinstance(q, ast.Call) and q.func is p)
-        if isinstance(p, ast.Compare):
-            return False  # `key in vars(self)`
-        if isinstance(p, (ast.For, ast.comprehension)) and p.iter is use:
-            return False
-        if isinstance(p, ast.Call) and use in p.args:
-            return (dotted(p.func) or "") not in _VARS_READERS
-        return True
-
-    names = set()
-    for n in fast_walk(fn):
-        if isinstance(n, ast.Assign) and is_vars(n.value) and all(isinstance(t, ast.Name) for t in n.targets):
-            names |= {t.id for t in n.targets}
-    for n in fast_walk(fn):
-        if is_vars(n):
-            p = parent.get(id(n))
-            if isinstance(p, ast.Assign) and p.value is n and all(isinstance(t, ast.Name) for t in p.targets):
-                continue  # bound to a name: its uses are judged below
-            if harmful(n):
-                return n.lineno
-        elif isinstance(n, ast.Name) and n.id in names and isinstance(n.ctx, ast.Load) and harmful(n):
-            return n.lineno
-    return None
+            mark_dynamic(ci, mname, f"writes self.__dict__ in {mname} at line {line}")
 
 
 def _self_targets(t: ast.expr, selfname: str) -> list[str]:
@@ -396,50 +344,3 @@ def init_callers(c: ClassInfo) -> list:
                 got.append((mname, callees))
         return got
     return memo_on(c, "_pk_init_callers", compute)
-
-
-def _mark_dynamic(ci: ClassInfo, mname: str, why: str) -> None:
-    """``ci`` stores computed names in ``mname``: its attributes cannot be known statically (the
-    first reason is kept; every method is remembered, so a subclass that never runs them is not
-    dynamic through them)."""
-    ci.dynamic = ci.dynamic or why
-    ci.dynamic_in.add(mname)
-
-
-def _rebinds_existing(fn, call: ast.Call, selfname: str, key: str) -> bool:
-    """``setattr(self, key, v)`` sits under ``if hasattr(self, key):``: it only rebinds an
-    attribute the instance already has (luigi's ``Task.no_unpicklable_properties``), adding none."""
-    if fn is None:
-        return False
-    for n in fast_walk(fn):
-        if isinstance(n, ast.If) and isinstance(n.test, ast.Call) and dotted(n.test.func) == "hasattr" and \
-                len(n.test.args) == 2 and isinstance(n.test.args[0], ast.Name) and n.test.args[0].id == selfname and \
-                isinstance(n.test.args[1], ast.Name) and n.test.args[1].id == key:
-            if any(x is call for st in n.body for x in fast_walk(st)):
-                return True
-    return False
-
-
-def _is_param(fn, name: str, index: int) -> bool:
-    """``name`` is ``fn``'s parameter at ``index`` (0: the instance)."""
-    if fn is None:
-        return False
-    params = fn.args.posonlyargs + fn.args.args
-    return len(params) > index and params[index].arg == name
-
-
-def _stores_others(fn, selfname: str) -> bool:
-    """``fn`` (a ``__setattr__``) stores named attributes of its own besides passing the caller's on
-    (scapy's ``ASN1_BIT_STRING``: setting ``val`` also sets ``val_readable`` and ``unused_bits``):
-    which ones exist then depends on what callers store, so the class stays dynamic."""
-    if fn is None:
-        return True
-    for n in fast_walk(fn):
-        if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store) and isinstance(n.value, ast.Name) and \
-                n.value.id == selfname:
-            return True
-        if isinstance(n, ast.Call):
-            named = setattr_on(n, selfname)
-            if named is not None and isinstance(named[0], ast.Constant):
-                return True
-    return False

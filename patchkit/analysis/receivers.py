@@ -1,0 +1,102 @@
+"""Evidence, at a store ``<receiver>.x = ...`` outside a class, that the receiver is an instance of
+that class (or a class made from it): a parameter annotation or default naming it, a local or an
+owner attribute constructed as it, a loop over ``.modules()`` for ``nn.Module`` subclasses, the
+first parameter of a wrapper made by a decorator of one of its methods, a class-like local a
+factory makes from it. ``injection.py`` indexes the stores; this module reads one store."""
+from __future__ import annotations
+
+import ast
+import re
+from typing import Optional
+
+from .astutil import dotted
+from .ownerbuilt import class_attr_built, factory_built
+
+_MODULE_ITER = {"modules", "children", "named_modules", "named_children"}
+
+
+def names_in(expr: Optional[ast.AST]) -> set[str]:
+    if expr is None:
+        return set()
+    if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
+        return set(re.findall(r"[A-Za-z_]\w*", expr.value))
+    return {(dotted(n) or "").split(".")[-1] for n in ast.walk(expr) if isinstance(n, (ast.Name, ast.Attribute))}
+
+
+def built_as(value: ast.AST) -> str:
+    return (dotted(value.func) or "").split(".")[-1] if isinstance(value, ast.Call) else ""
+
+
+def module_ctors(tree: ast.Module) -> dict[str, str]:
+    """Module-level ``name = Cls(...)`` -> Cls."""
+    out = {}
+    for n in tree.body:
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) and built_as(n.value):
+            out[n.targets[0].id] = built_as(n.value)
+    return out
+
+
+def is_instance(recv, fn, cls, outer, names, torch_module, decorators, ctors) -> bool:
+    args = fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs
+    selfname = args[0].arg if args and cls is not None else None
+    if isinstance(recv, ast.Name):
+        if recv.id == selfname:
+            return False  # the class's own assignment: the ordinary rules see it
+        defaults = dict(zip([a.arg for a in (fn.args.posonlyargs + fn.args.args)][::-1], fn.args.defaults[::-1]))
+        defaults.update({a.arg: d for a, d in zip(fn.args.kwonlyargs, fn.args.kw_defaults) if d is not None})
+        for a in args:
+            if a.arg == recv.id:
+                if names_in(a.annotation) & names:
+                    return True
+                d = defaults.get(a.arg)
+                if isinstance(d, ast.Name) and ctors.get(d.id) in names:
+                    return True
+                # a decorator's wrapper: its first parameter is the decorated method's instance
+                if outer is not None and a is args[0] and outer.name in decorators:
+                    return True
+        for n in ast.walk(fn):
+            if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == recv.id for t in n.targets) \
+                    and built_as(n.value) in names:
+                return True
+
+            if torch_module and isinstance(n, ast.For) and isinstance(n.iter, ast.Call) and \
+                    isinstance(n.iter.func, ast.Attribute) and n.iter.func.attr in _MODULE_ITER and \
+                    recv.id in {x.id for x in ast.walk(n.target) if isinstance(x, ast.Name)}:
+                return True
+        return False
+    # self.<owned>.x = ...: the owner built self.<owned> as one of the classes
+    if isinstance(recv, ast.Attribute) and isinstance(recv.value, ast.Name) and recv.value.id == selfname and cls is not None:
+        for n in ast.walk(cls):
+            if isinstance(n, (ast.Assign, ast.AnnAssign)):
+                for t in (n.targets if isinstance(n, ast.Assign) else [n.target]):
+                    if isinstance(t, ast.Attribute) and t.attr == recv.attr and n.value is not None and \
+                            (built_as(n.value) in names or isinstance(n, ast.AnnAssign) and names_in(n.annotation) & names
+                             or class_attr_built(cls, n.value, selfname) & names):
+                        return True
+        return bool(factory_built(cls, recv.attr, ctors) & names)
+    return False
+
+
+def derived_class(local: str, value: ast.AST, names: set, defaults: dict, fn=None) -> bool:
+    """``FormSet = modelformset_factory(model, formset=formset)`` with ``formset=BaseInlineFormSet``
+    as the parameter's default (django's ``inlineformset_factory``, then ``FormSet.fk = fk``): a
+    class-like local (CamelCase, or built by a ``*factory*`` call) made from one of the classes is
+    a subclass of it, and a store on it gives that attribute to the class's instances."""
+    if not isinstance(value, ast.Call):
+        return False
+    callee = (dotted(value.func) or "").split(".")[-1]
+    if not (local[:1].isupper() and not local.isupper()) and "factory" not in callee.lower():
+        return False
+    passed = list(value.args) + [k.value for k in value.keywords]
+    splats = {k.value.id for k in value.keywords if k.arg is None and isinstance(k.value, ast.Name)}
+    if splats and fn is not None:  # ``kwargs = {"formset": formset, ...}; factory(model, **kwargs)``
+        for n in ast.walk(fn):
+            if isinstance(n, ast.Assign) and isinstance(n.value, ast.Dict) and \
+                    any(isinstance(t, ast.Name) and t.id in splats for t in n.targets):
+                passed += [v for v in n.value.values if v is not None]
+    for a in passed:
+        if isinstance(a, ast.Name):
+            d = defaults.get(a.id)
+            if a.id in names or (isinstance(d, ast.Name) and d.id in names):
+                return True
+    return False

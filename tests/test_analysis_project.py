@@ -90,6 +90,23 @@ def test_every_import_form_resolves_the_base(tmp_path, imp, base):
     assert [(f.code, f.cls, f.attr) for f in errors(root, "pkg/sub.py", strict=True)] == [("PK003", "Sub", "t")]
 
 
+@pytest.mark.parametrize("imp,base,want", [
+    # one module imported two ways (package-relative, then from its own folder): the same class
+    ("try:\n    from .base import Base\nexcept ImportError:\n    from base import Base", "Base", True),
+    ("try:\n    from pkg.base import Base\nexcept ImportError:\n    from base import Base", "Base", True),
+    # a fallback from another module may be another class: the base stays open
+    ("try:\n    from .base import Base\nexcept ImportError:\n    from otherlib.widgets import Base", "Base", False),
+    ("import pkg.base as B", "B.Base", True),
+    # six's helper class leaves the MRO: Base is the base, Meta (read, closed) the metaclass
+    ("import six\nfrom .base import Base\nclass Meta(type):\n    pass", "six.with_metaclass(Meta, Base)", True),
+])
+def test_import_forms_at_the_default_settings(tmp_path, imp, base, want):
+    root = tree(tmp_path, {"pkg/__init__.py": "", "pkg/base.py": BASE,
+                           "pkg/sub.py": f"{imp}\n\n\nclass Sub({base}):\n    def __init__(self):\n        self.u = 2\n"})
+    got = [(f.code, f.cls, f.attr) for f in errors(root, "pkg/sub.py")]
+    assert got == ([("PK003", "Sub", "t")] if want else [])
+
+
 def test_subclass_that_runs_the_base_init_is_clean(tmp_path):
     root = tree(tmp_path, {"pkg/__init__.py": "", "pkg/base.py": BASE, "pkg/sub.py": """\
         from .base import Base
@@ -687,3 +704,23 @@ def test_the_field_bug_split_over_modules_names_the_other_class_and_the_reader(t
     (f,) = got
     assert f.hint == "assigned in DraftWorker.__init__ (pkg/spec/draft.py:7), a different class"
     assert list(f.also) == ["Standalone"]
+
+
+def test_an_in_process_run_keeps_no_tree_alive(tmp_path):
+    """The gate and the pytest plugin analyse in their own process: once the results are back, no
+    project (and none of its syntax trees) may stay reachable. The injection index of the last
+    chunk once held its project until the next run (1 GB on SGLang's srt/)."""
+    import gc
+    from patchkit.analysis.project import Project
+    from patchkit.analysis.runner import analyse_paths
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "base.py").write_text("class Base:\n    def __init__(self):\n        self.t = 1\n\n    def get(self):\n"
+                                 "        return self.t\n")
+    (pkg / "sub.py").write_text("from pkg.base import Base\n\n\nclass Sub(Base):\n    def __init__(self):\n"
+                                "        pass\n")
+    reports = analyse_paths([pkg], use_cache=False, jobs=1)
+    assert any(f.attr == "t" for r in reports for f in r.findings)
+    gc.collect()
+    assert not [o for o in gc.get_objects() if isinstance(o, Project)]

@@ -242,3 +242,154 @@ def test_a_generator_called_in_init_runs_later(tmp_path, use, deco, pk002):
     root = tree(tmp_path, {"pkg/__init__.py": "", "pkg/body.py": src})
     got = findings(root)
     assert (("ChunkedReader", "max_chunk", "PK002") in got) is pk002
+
+
+RESTORE = """\
+    from contextlib import contextmanager
+    import six
+
+
+    class Task:
+        def __init__(self, **kwargs):
+            for key, value in kwargs.items():
+                setattr(self, key, value)
+            self.param_kwargs = dict(kwargs)
+
+        def __repr__(self):
+            return str(self.param_kwargs)
+
+        @contextmanager
+        def no_unpicklable_properties(self, names):
+            {save}
+            yield
+            for property_name, value in six.iteritems(saved):
+                setattr(self, property_name, value)
+
+
+    class Beam(Task):
+        def __init__(self):
+            pass
+    """
+
+SAVES = {
+    "hasattr": "saved = {}\n            for n in names:\n                if hasattr(self, n):\n"
+               "                    saved[n] = getattr(self, n)\n                    setattr(self, n, 'x')",
+    "getattr": "saved = {n: getattr(self, n) for n in names}",
+    "default": "saved = {n: getattr(self, n, None) for n in names}",
+    "update": "saved = {}\n            saved.update(names)",
+}
+
+
+@pytest.mark.parametrize("save, closed", [("hasattr", True), ("getattr", True), ("default", False), ("update", False)])
+def test_restoring_saved_attributes_keeps_a_skipped_base_closed(tmp_path, save, closed):
+    """rel_23 (luigi 2.8.4): a context manager that puts back attributes it read off the instance
+    adds none, so a subclass skipping ``Task.__init__`` (the only other computed store) is judged;
+    a dict that may hold names the instance lacks keeps the class open."""
+    from patchkit.analysis.runner import analyse_paths
+    src = RESTORE.replace("{save}", SAVES[save])
+    root = tree(tmp_path, {"pkg/__init__.py": "", "pkg/task.py": src})
+    got = [f for r in analyse_paths([root / "pkg"], use_cache=False) for f in r.findings
+           if (f.cls, f.attr, f.code) == ("Beam", "param_kwargs", "PK003")]
+    assert bool(got) == closed
+    assert all(f.severity == Severity.ERROR for f in got)
+
+
+SKTIME = {
+    "pkg/__init__.py": "",
+    "pkg/base.py": """\
+        class BaseObject:
+            def __init__(self):
+                self._tags_dynamic = dict()
+
+            def set_params(self, **params):
+                for key, value in params.items():
+                    setattr(self, key, value)
+                return self
+
+            def set_tags(self, **tag_dict):
+                self._tags_dynamic.update(tag_dict)
+                return self
+        """,
+    "pkg/metrics.py": """\
+        from pkg.base import BaseObject
+
+
+        class BaseMetric(BaseObject):
+            def __init__(self):
+                super().__init__()
+
+
+        class BaseErrorMetric(BaseMetric):
+            def __init__(self, multioutput="uniform_average"):
+                self.multioutput = multioutput{chain}
+
+
+        class DynamicMetric(BaseErrorMetric):
+            def __init__(self, greater_is_better=False):
+                super().__init__()
+                self.set_tags(**{{"lower_is_better": not greater_is_better}})
+
+            def describe(self):
+                return self.{later}
+        """,
+}
+
+
+@pytest.mark.parametrize("chain", ["", "\n                super().__init__()"])
+def test_computed_store_outside_construction_leaves_construction_reads_judged(tmp_path, chain):
+    """rel_37 (sktime 0.13.0): ``set_params``'s ``setattr(self, key, value)`` runs after construction
+    at the earliest, so the ``_tags_dynamic`` that construction itself reads (through ``set_tags``)
+    before any such store is missing for certain when ``BaseObject.__init__`` never runs; reads
+    after construction stay unjudged (the computed store may have set them)."""
+    from patchkit.analysis.runner import analyse_paths
+    files = dict(SKTIME, **{"pkg/metrics.py": SKTIME["pkg/metrics.py"].format(chain=chain, later="anything")})
+    root = tree(tmp_path, files)
+    got = [f for r in analyse_paths([root / "pkg"], use_cache=False) for f in r.findings]
+    if chain:
+        assert got == []
+    else:
+        assert [(f.cls, f.attr, f.code, f.severity) for f in got] == \
+            [("DynamicMetric", "_tags_dynamic", "PK002", Severity.ERROR)]
+        assert "BaseObject.__init__" in got[0].why and got[0].path.endswith("base.py")
+
+
+COMET = """\
+    class CometLogger:
+        def __init__(self, api_key=None, save_dir=None, experiment_name=None):
+            if api_key is not None and save_dir is not None:
+                self.mode = "offline"
+                self._save_dir = save_dir
+            elif api_key is not None:
+                self.mode = "online"
+            else:
+                self.mode = "offline"
+                self._save_dir = save_dir
+            self._experiment = None
+            if experiment_name:
+                self.{helper}()
+
+        def {helper}(self):
+            if self.mode == "online":
+                return None
+            return self.{prop}
+
+        @property
+        def {prop}(self):
+            return self._save_dir
+    """
+
+
+@pytest.mark.parametrize("prop, helper, judged", [
+    ("save_dir", "experiment", True),     # public: anyone may read it later, in online mode too
+    ("_save_dir_of", "_experiment_of", False),  # private helpers only construction calls
+])
+def test_public_method_construction_calls_is_judged_after_construction_too(tmp_path, prop, helper, judged):
+    """rel_24 (pytorch-lightning 0.9.0): construction calls the ``experiment`` property only in
+    offline mode, but ``save_dir`` is API: a user reads it on an online logger, which has no
+    ``_save_dir``. Private helpers that only construction calls stay judged on its paths alone."""
+    from patchkit.analysis.runner import analyse_paths
+    root = tree(tmp_path, {"pkg/__init__.py": "", "pkg/comet.py": COMET.format(prop=prop, helper=helper)})
+    got = [f for r in analyse_paths([root / "pkg"], use_cache=False) for f in r.findings
+           if (f.cls, f.attr) == ("CometLogger", "_save_dir")]
+    assert bool(got) == judged
+    assert all(f.code == "PK001" for f in got)

@@ -171,6 +171,9 @@ class CallSemantics:
                 named = self.resolve_init_class(fr.cls, dotted(sargs[0]) or "")
                 if named is not None and not isinstance(named, str):
                     after = named
+                elif isinstance(named, str):  # super(nn.Module, self): after a library class of the MRO
+                    after = next((m for m in self.mro if not isinstance(m, ClassInfo) and
+                                  getattr(m, "name", None) == named), after)
             target = self.resolve_method(name, after)
             if target is None:
                 if name == "__init__":

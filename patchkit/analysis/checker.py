@@ -7,20 +7,22 @@ import ast
 from dataclasses import dataclass, replace
 
 from ..ftypes import Finding, Severity
-from .astutil import dotted, fast_walk, first_param
+from .astutil import dotted, fast_walk, first_param, memo_on
 from .classmodel import ClassModel, _has_explicit_init, _unimplemented_abstract, generated_fields
 from .coassign import absent_by_guard
-from .conditions import ALT_CTOR, EVENT, Cond
+from .dynamic import dynamic_methods, dynamic_only_in_skipped_init
+from .conditions import ALT_CTOR, EVENT, Cond, fact_contradicts_constants
 from .flow import Budget, BudgetExceeded, Constructor, State
 from .injected import demote_injected
 from .judge import ReadJudge, judge_read
-from .mixins import ClassConstants, implicit_mixin
+from .mixins import ClassConstants, ClassDefaults, implicit_mixin
 from .model import ClassInfo, ModuleInfo
 from .project import Project
+from .reach import forward_bypassed
 from .rules import pk002_read_before_assignment as pk002, pk005_del_reads_partial_object as pk005, \
     pk006_base_init_skipped as pk006, pk901_analysis_budget as pk901
 from .scan import ensure_scanned
-from .severity import _excluded, _private, _suppressed, in_test_code, is_test_path
+from .severity import _excluded, _private, _suppressed, in_test_code, is_test_path, stand_in
 from .templates import template_of, type_checking_only
 from .trace import ReadSite, Trace
 
@@ -87,7 +89,7 @@ class Analyzer(ClassModel, ReadJudge):
         result = [f for f in out.values() if not _suppressed(f, lines)]
         if self.settings.unknown_bases != "strict":
             in_tests = {c.qualname for c in classes if is_test_path(c.module.rel)}
-            result = [in_test_code(f, f.cls in in_tests) for f in result]
+            result = [stand_in(in_test_code(f, f.cls in in_tests)) for f in result]
         if not self.settings.show_info:
             result = [f for f in result if f.severity != Severity.INFO]
         # the first module's own classes first (the file being checked), then the classes of the
@@ -137,26 +139,6 @@ class Analyzer(ClassModel, ReadJudge):
             return got
         return absent
 
-    def _dynamic_only_in_skipped_init(self, f) -> bool:
-        """Every computed store of the MRO sits in the ``__init__`` of a base that construction never
-        runs: the class's own ``__init__`` chains to no base initialiser at all (luigi's
-        ``BeamDataflowJobTask`` skips ``Task.__init__``, whose ``setattr(self, key, value)`` loop
-        sets the parameters): it is closed after all."""
-        init = self.resolve_method(f.linear, "__init__")
-        if init is None or init[2] != "method" or init[0].module.external:
-            return False
-        dyn = [c for c in f.classes if c.dynamic]
-        if not dyn or any(c is init[0] or c.dynamic_in != {"__init__"} or c.module.external for c in dyn):
-            return False
-        for n in fast_walk(init[1]):
-            if isinstance(n, ast.Call):
-                name = dotted(n.func) or ""
-                if name == "super" or name.endswith(".__init__") or name.startswith("super("):
-                    return False  # some base initialiser may run
-                if isinstance(n.func, ast.Attribute) and n.func.attr == "__init__":
-                    return False
-        return True
-
     def declared_for_subclasses(self, ci: ClassInfo, f, attr: str) -> bool:
         """``attr: T`` (no value) in the body of a class of the MRO, and a subclass of ``ci`` gives
         it a value (in its class body, or on its instances: jedi's ``_BaseTreeInstance._arguments``):
@@ -167,7 +149,11 @@ class Analyzer(ClassModel, ReadJudge):
 
     def check_class(self, ci: ClassInfo, report: set[str]) -> list[Finding]:
         f = self.facts(ci)
-        if f.skip or (f.dynamic and not self._dynamic_only_in_skipped_init(f)):
+        if f.skip:
+            return []
+        # computed stores outside construction: only the reads construction itself makes are judged
+        construction_only = bool(f.dynamic) and not dynamic_only_in_skipped_init(self, f)
+        if construction_only and not dynamic_methods(f):
             return []
         tmpl = template_of(self.project.root, ci.module.rel, self.project.__dict__.setdefault("_templates", {}))
         if tmpl is None and type_checking_only(ci.module, ci.node):
@@ -216,6 +202,10 @@ class Analyzer(ClassModel, ReadJudge):
             ctor.class_consts = ClassConstants(self.project, [c for c in f.classes if not c.module.external])
             if not f.unknown_base and not f.dynamic:
                 ctor.never_present = self._never_present(ci, f)
+        if not f.unknown_base and not f.dynamic and not f.dyn_patterns and \
+                not any(c.module.external for c in f.classes):
+            # sound whatever the settings: a path that has not stored it reads the class's value
+            ctor.class_defaults = ClassDefaults(self.project, f.classes)
         init = self.resolve_method(mro, "__init__")
         if init is not None and init[2] != "method":
             init = None
@@ -254,10 +244,20 @@ class Analyzer(ClassModel, ReadJudge):
         t = Trace(ci, f, tuple(terminal), assigned_anywhere, frozenset(ctor.inlined), frozenset(ctor.seen),
                   frozenset(ctor.deleted), tuple(escapes), ctor.external_init_ran, ctor.indirect_init,
                   ctor.dynamic_dispatch, f.unknown_base is not None, strict, contracts, init)
-        findings += pk006.check(t)
-        findings += pk002.judge(self, t, construction_reads)
-        findings += pk005.check(self, t)  # __del__ runs even when __init__ raised part-way
-        findings += self._reads_after_construction(t)
+        if construction_only:
+            if t.dynamic_dispatch or ctor.external_init_ran or dynamic_methods(f) & t.inlined:
+                return []  # a computed store may have run before the read
+            # and only where the tree shows the store construction skipped: an ``__init__`` of the MRO
+            # that assigns it and never runs (a missing super call); other attributes may be
+            # injected by the code that builds the object (angr's analysis factory)
+            skipped = {a for a, locs in assigned_anywhere.items()
+                       if any(m == "__init__" and f"{cq}.__init__" not in t.inlined for cq, m, _ln in locs)}
+            findings += [x for x in pk002.judge(self, t, construction_reads) if x.attr in skipped]
+        else:
+            findings += pk006.check(t)
+            findings += pk002.judge(self, t, construction_reads)
+            findings += pk005.check(self, t)  # __del__ runs even when __init__ raised part-way
+            findings += self._reads_after_construction(t)
         if t.dynamic_dispatch and not strict:  # a method picked by name at run time may run inside construction
             why = f"construction calls a method chosen by name at run time (getattr(self, ...), line {t.dynamic_dispatch})"
             findings = [replace(x, severity=Severity.WARNING, why=f"{x.why}; {why}")
@@ -271,6 +271,21 @@ class Analyzer(ClassModel, ReadJudge):
         if tmpl:  # the converter's input, never imported: the generated classes are the ones that run
             findings = [replace(x, severity=Severity.INFO, why=f"{x.why} [{tmpl}]") for x in findings]
         return findings
+
+    def _dead_for_class(self, ci: ClassInfo, f, fn, conds) -> bool:
+        """A fact the read needs contradicts a class constant of ``ci`` (conditions.fact_contradicts_constants)."""
+        if f.open or f.dyn_patterns:
+            return False
+        consts = self.__dict__.setdefault("_consts_cache", {}).get(ci.key)
+        if consts is None:
+            consts = self._consts_cache[ci.key] = ClassConstants(
+                self.project, [c for c in f.classes if not c.module.external])
+        if not dict.__len__(consts):
+            return False
+        local_names = memo_on(fn, "_pk_local_names", lambda: frozenset(
+            [a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)] +
+            [n.id for n in fast_walk(fn) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)]))
+        return any(fact_contradicts_constants(c.key, c.holds, consts, local_names) for c in conds)
 
     def _provides(self, host: ClassInfo, attr: str) -> bool:
         """``host``'s MRO may give its instances ``attr``: a class-level name, a field, an assignment
@@ -295,12 +310,17 @@ class Analyzer(ClassModel, ReadJudge):
                 seen_methods.add(mname)
                 if mname in NOT_CHECKED_METHODS or c.method_kind.get(mname) in ("static", "class"):
                     continue
-                if f"{c.qualname}.{mname}" in t.inlined and mname not in called_later:
-                    continue  # a construction helper: its reads were judged on the construction paths
+                if f"{c.qualname}.{mname}" in t.inlined and mname not in called_later and mname.startswith("_"):
+                    # a private construction helper: its reads were judged on the construction paths
+                    # (a public method or property construction happens to call is API: anyone may
+                    # call it later, on any path construction took)
+                    continue
                 if c.module.external or mname in self.settings.initializers:
                     continue
                 if c.key != ci.key and _private(mname) and mname not in self._reachable(f, t.inlined):
                     continue  # an inherited private helper only code this class never runs calls
+                if mname == "forward" and c.key != ci.key and forward_bypassed(self, f):
+                    continue  # an inherited forward its own __call__ never dispatches to
                 selfname = first_param(fn)
                 if not selfname:
                     continue
@@ -311,7 +331,7 @@ class Analyzer(ClassModel, ReadJudge):
                 refs = c.self_refs.get(mname, ())
                 if all(a in always or known_static(a) for a in refs):
                     continue  # every attribute the method touches is always assigned: nothing to judge
-                for r in self._reads_of(fn, selfname):
+                for r in self._reads_of(fn, selfname, c):
                     attr = r.attr
                     if known_static(attr) or r.guarded or attr in r.known or attr in r.local:
                         continue
@@ -321,6 +341,8 @@ class Analyzer(ClassModel, ReadJudge):
                         continue
                     if any(a in always or known_static(a) for a in absent_by_guard(r.conds)):
                         continue  # under `not hasattr(self, "a")` with a always set: dead (panel's py2 fallback)
+                    if not strict and r.conds and self._dead_for_class(ci, f, fn, r.conds):
+                        continue  # under a test of a class constant this class binds the other way
                     missing = [s for s in terminal if attr not in s.assigned]
                     if not missing:
                         continue

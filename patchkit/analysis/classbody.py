@@ -13,16 +13,75 @@ def _decorator_names(node) -> list[str]:
     return [dotted(d) or "" for d in node.decorator_list]
 
 
+#: base-list helpers that build a temporary class with a metaclass (``six.with_metaclass(M, Base)``,
+#: ``future.utils.with_metaclass``, pyglet's ``pyglet.util.with_metaclass``)
+WITH_METACLASS = {"with_metaclass"}
+
+
+def with_metaclass_call(b: ast.expr) -> bool:
+    """``b`` is ``with_metaclass(Meta, *bases)`` in a class's base list."""
+    return isinstance(b, ast.Call) and len(b.args) >= 1 and not b.keywords and \
+        (dotted(b.func) or "").split(".")[-1] in WITH_METACLASS
+
+
+def base_exprs(node: ast.ClassDef) -> list[ast.expr]:
+    """The bases a class statement really gives its class: those of a ``with_metaclass(M, A, B)``
+    call are A and B (six's helper class removes itself from the MRO), none of them ``object``."""
+    out: list[ast.expr] = []
+    for b in node.bases:
+        out.extend(b.args[1:] if with_metaclass_call(b) else [b])
+    return out
+
+
+#: functional named-tuple factories used as a base (``class P(namedtuple("_P", "x y")):``)
+NAMEDTUPLE_FACTORIES = {"namedtuple", "NamedTuple"}
+#: what every named tuple class has besides its fields
+NAMEDTUPLE_API = ("_fields", "_field_defaults", "_asdict", "_replace", "_make")
+
+
+def namedtuple_fields(b: ast.expr):
+    """The field names of a ``namedtuple("N", "a b")`` / ``namedtuple("N", ["a", "b"])`` /
+    ``NamedTuple("N", [("a", int), ...])`` / ``NamedTuple("N", a=int)`` base, else None (not such a
+    call, or fields the source does not spell out)."""
+    if not (isinstance(b, ast.Call) and (dotted(b.func) or "").split(".")[-1] in NAMEDTUPLE_FACTORIES):
+        return None
+    spec = b.args[1] if len(b.args) >= 2 else next((k.value for k in b.keywords if k.arg in ("field_names", "fields")), None)
+    if spec is None:
+        names = [k.arg for k in b.keywords if k.arg and k.arg not in ("rename", "defaults", "module")]
+        return names or None
+    if isinstance(spec, ast.Constant) and isinstance(spec.value, str):
+        return spec.value.replace(",", " ").split()
+    if isinstance(spec, (ast.List, ast.Tuple)):
+        out = []
+        for e in spec.elts:
+            if isinstance(e, ast.Constant) and isinstance(e.value, str):
+                out.append(e.value)
+            elif isinstance(e, (ast.Tuple, ast.List)) and e.elts and isinstance(e.elts[0], ast.Constant) \
+                    and isinstance(e.elts[0].value, str):
+                out.append(e.elts[0].value)
+            else:
+                return None
+        return out
+    return None
+
+
 def collect_class(mod: ModuleInfo, node: ast.ClassDef, prefix: str) -> None:
     qual = f"{prefix}{node.name}"
     ci = ClassInfo(mod, qual, node)
     mod.classes[qual] = ci
-    for b in node.bases:
+    for b in base_exprs(node):
+        fields = namedtuple_fields(b)
+        if fields is not None:
+            # the generated base: a tuple whose fields (and API) are class-level descriptors
+            ci.bases.append("tuple")
+            ci.class_names.update(fields, NAMEDTUPLE_API)
+            continue
         d = dotted(b)
         ci.bases.append(d or "?")
-    for kw in node.keywords:
-        if kw.arg == "metaclass" and (dotted(kw.value) or "").endswith("ABCMeta"):
-            ci.abstract = True
+    metas = [kw.value for kw in node.keywords if kw.arg == "metaclass"] + \
+        [b.args[0] for b in node.bases if with_metaclass_call(b)]
+    if any((dotted(m) or "").endswith("ABCMeta") for m in metas):
+        ci.abstract = True
     decos = _decorator_names(node)
     for d, dn in zip(decos, node.decorator_list):
         if d in FIELD_DECORATORS:
@@ -128,9 +187,12 @@ def _collect_body(ci: ClassInfo, body: list[ast.stmt], qual: str) -> None:
 def _base_method_wrapped(ci: ClassInfo, name: str, value: ast.expr) -> bool:
     """``name = Base.name`` or ``name = wrap(...)(Base.name)`` / ``wrap(Base.name)`` in the body of
     a class that has ``Base`` among its bases: the MRO's lookup of ``name`` finds ``Base.name`` as
-    it would without the line (ase's ``NPT.__init__ = deprecated(...)(MelchionnaNPT.__init__)``)."""
-    while isinstance(value, ast.Call) and len(value.args) == 1 and not value.keywords:
-        value = value.args[0]
+    it would without the line (ase's ``NPT.__init__ = deprecated(...)(MelchionnaNPT.__init__)``,
+    modelscope's ``__init__ = partialmethod(TriangleMultiplication.__init__, outgoing=True)``)."""
+    while isinstance(value, ast.Call) and value.args and (
+            len(value.args) == 1 and not value.keywords or
+            (dotted(value.func) or "").split(".")[-1] in ("partialmethod", "partial")):
+        value = value.args[0]  # ``partialmethod(Base.__init__, flag=True)``: Base's, with arguments bound
     if not (isinstance(value, ast.Attribute) and value.attr == name):
         return False
     base = dotted(value.value) or ""

@@ -13,7 +13,7 @@ from .astutil import dotted
 from .library import (EXC_ATTRS, FIELD_BASE_ATTRS, OBJECT_ATTRS, THREAD_ATTRS, TORCH_MODULE_ATTRS, External,
                       classify_external)
 from .model import ClassInfo
-from .scan import ensure_scanned, new_instances
+from .scan import ensure_scanned, new_copies_dict, new_instances
 from .openness import decorator_names, decorator_verdicts, metaclass_names, open_reason
 
 
@@ -73,7 +73,10 @@ class ClassModel:
         seen = seen | {ci.key}
         seqs = []
         for b in self.direct_bases(ci):
-            seqs.append(self.mro(b, seen) if isinstance(b, ClassInfo) else [b])
+            # a library class's own MRO is unknown but ends in object, which C3 must not take
+            # before it (``class LLM(abc.ABC)`` beside an initless ``class WeightCached:``)
+            seqs.append(self.mro(b, seen) if isinstance(b, ClassInfo) else
+                        [b] if b.name == "object" else [b, External("object", "ordinary")])
         bases = self.direct_bases(ci)
         return [ci] + _c3(seqs + [bases])
 
@@ -105,6 +108,9 @@ class ClassModel:
             f.class_level -= c.slots
             if "__new__" in c.methods:
                 provided |= _new_assigns(c.methods["__new__"])
+                line = new_copies_dict(c.methods["__new__"])
+                if line is not None and not f.dynamic:
+                    f.dynamic = f"{c.qualname}.__new__ copies another object's attributes (line {line})"
         for e in externals:
             if e.kind == "module":
                 provided |= TORCH_MODULE_ATTRS
@@ -135,7 +141,7 @@ class ClassModel:
         started = after is None
         for c in mro:
             if not started:
-                if isinstance(c, ClassInfo) and c.key == after.key:
+                if c.key == after.key:  # a library class too: super(nn.Module, self)
                     started = True
                     if not inclusive:
                         continue

@@ -10,7 +10,7 @@ from typing import Optional
 
 from .astutil import dotted, memo_on
 from .conditions import (CAUGHT, EVENT, NO_CASE, SUPPRESSED, ZERO_LOOP, Cond, _catches_attribute_error, _irrefutable,
-                         absent_attr_truth, class_const_truth, exact_type_test, frame_truth)
+                         absent_attr_truth, class_const_truth, tested_self_attr, exact_type_test, frame_truth)
 from .state import Flow, State, _join, merge
 
 
@@ -24,6 +24,8 @@ class CompoundStatements:
             t = self.exact_type_truth(s.test, fr)
         if t is None and self.class_consts:
             t = class_const_truth(s.test, fr.selfname, self.class_consts)
+        if t is None and self.class_defaults:
+            t = self.fresh_default_truth(s.test, st, fr)
         if t is None and self.never_present is not None:
             t = absent_attr_truth(s.test, fr.selfname, self.never_present, self.seen)
         flows = []
@@ -33,6 +35,15 @@ class CompoundStatements:
             flows.append(self.block(s.orelse, self.assume(s.test, False, st, fr), fr) if s.orelse
                          else Flow(normal=self.assume(s.test, False, st, fr)))
         return _join(flows)
+
+    def fresh_default_truth(self, test, st, fr) -> Optional[bool]:
+        """The truth of a test of ``self.a`` (``not self._window``, ``self.a is None``) on paths that
+        have not stored ``a`` yet, where the class body binds ``a`` to a constant (class_defaults):
+        the instance still reads the class's value. None when any path has stored it."""
+        attr = tested_self_attr(test, fr.selfname)
+        if attr is None or attr not in self.class_defaults or any(attr in x.assigned for x in st):
+            return None
+        return class_const_truth(test, fr.selfname, {attr: self.class_defaults[attr]})
 
     def exact_type_truth(self, test, fr) -> Optional[bool]:
         """``if self.__class__ is Explainer:`` while constructing a subclass of Explainer: false,

@@ -238,6 +238,54 @@ def class_const_truth(test: ast.expr, selfname: str, consts: dict) -> Optional[b
     return None
 
 
+def fact_contradicts_constants(key: str, holds: bool, consts, local_names) -> bool:
+    """The read-site fact ``key == holds`` is false for a class whose constants are ``consts``
+    (ClassConstants: class attributes bound to a constant that nothing rebinds), so the read never
+    runs for that class: ``if self._NAME == "task":`` in metaflow's MetaflowObject, whose Flow,
+    Run and Step subclasses bind ``_NAME`` to other strings. Names the function binds itself
+    (``local_names``) are locals, not the class's."""
+    try:
+        node = ast.parse(key, mode="eval").body
+    except SyntaxError:
+        return False
+    def value(e):
+        if isinstance(e, ast.Name) and e.id not in local_names and e.id in consts:
+            return True, consts[e.id]
+        return False, None
+    if isinstance(node, ast.Name):
+        ok, v = value(node)
+        return ok and bool(v) != holds
+    if isinstance(node, ast.Compare) and len(node.ops) == 1:
+        ok, v = value(node.left)
+        other = node.comparators[0]
+        if not ok:
+            return False
+        op = node.ops[0]
+        try:
+            w = ast.literal_eval(other)  # a constant, also `-1`
+        except (ValueError, SyntaxError, TypeError):
+            return False
+        if isinstance(w, (str, int, float, bool, type(None))):
+            if isinstance(op, (ast.Eq, ast.NotEq)):
+                return ((v == w) == isinstance(op, ast.Eq)) != holds
+            if isinstance(op, (ast.Is, ast.IsNot)) and (w is None or isinstance(w, bool)):
+                return ((v is w) == isinstance(op, ast.Is)) != holds
+        if isinstance(op, (ast.In, ast.NotIn)) and isinstance(w, (tuple, list, set, frozenset)):
+            return ((v in w) == isinstance(op, ast.In)) != holds
+    return False
+
+
+def tested_self_attr(test: ast.expr, selfname: str) -> Optional[str]:
+    """The attribute ``a`` a test of the forms class_const_truth decides reads (``self.a``, ``not
+    self.a``, ``self.a is None``, ``self.a == "x"``), else None."""
+    node, _pol = split_test(test)
+    if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.comparators[0], ast.Constant):
+        node = node.left
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == selfname:
+        return node.attr
+    return None
+
+
 def absent_attr_truth(test: ast.expr, selfname: str, never_present, seen) -> Optional[bool]:
     """The truth of ``hasattr(self, "x")`` (or its negation) when nothing can give the instance
     ``x``: no class attribute, field or library base provides it, no method of the MRO and no

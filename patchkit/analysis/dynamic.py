@@ -24,13 +24,87 @@ def rebinds_existing(fn, call: ast.Call, selfname: str, key: str) -> bool:
     attribute the instance already has (luigi's ``Task.no_unpicklable_properties``), adding none."""
     if fn is None:
         return False
+    if _under_hasattr(fn, call, selfname, key):
+        return True
+    return _restores_saved(fn, call, selfname, key)
+
+
+def _under_hasattr(fn, node, selfname: str, key: str) -> bool:
     for n in fast_walk(fn):
         if isinstance(n, ast.If) and isinstance(n.test, ast.Call) and dotted(n.test.func) == "hasattr" and \
                 len(n.test.args) == 2 and isinstance(n.test.args[0], ast.Name) and n.test.args[0].id == selfname and \
                 isinstance(n.test.args[1], ast.Name) and n.test.args[1].id == key:
-            if any(x is call for st in n.body for x in fast_walk(st)):
+            if any(x is node for st in n.body for x in fast_walk(st)):
                 return True
     return False
+
+
+_ITEMS = {"items", "iteritems", "six.iteritems", "iteritems", "viewitems"}
+
+
+def _saved_dict(it, key: str):
+    """The local dict name a loop ``for key, value in <it>`` walks (``d.items()``,
+    ``six.iteritems(d)``), else None."""
+    if not isinstance(it, ast.Call):
+        return None
+    f = it.func
+    if isinstance(f, ast.Attribute) and f.attr in _ITEMS and not it.args and isinstance(f.value, ast.Name):
+        return f.value.id
+    if (dotted(f) or "").split(".")[-1] == "iteritems" and len(it.args) == 1 and isinstance(it.args[0], ast.Name):
+        return it.args[0].id
+    return None
+
+
+def _is_getattr_self(v, selfname: str, key: str) -> bool:
+    """``getattr(self, key)`` without a default: the attribute exists when it returns."""
+    return isinstance(v, ast.Call) and dotted(v.func) == "getattr" and len(v.args) == 2 and not v.keywords and \
+        isinstance(v.args[0], ast.Name) and v.args[0].id == selfname and \
+        isinstance(v.args[1], ast.Name) and v.args[1].id == key
+
+
+def _restores_saved(fn, call: ast.Call, selfname: str, key: str) -> bool:
+    """``setattr(self, key, value)`` in ``for key, value in saved.items():`` where every entry of
+    the local dict ``saved`` was read off the instance (``saved[k] = getattr(self, k)``, or under
+    ``if hasattr(self, k):``, or ``{k: getattr(self, k) for k in ...}``): a context manager putting
+    back the attributes it swapped out (luigi's ``Task.no_unpicklable_properties``) adds none."""
+    loop = next((n for n in fast_walk(fn) if isinstance(n, ast.For) and
+                 any(x is call for st in n.body for x in fast_walk(st))), None)
+    if loop is None or not (isinstance(loop.target, ast.Tuple) and len(loop.target.elts) == 2 and
+                            isinstance(loop.target.elts[0], ast.Name) and loop.target.elts[0].id == key):
+        return False
+    saved = _saved_dict(loop.iter, key)
+    if saved is None:
+        return False
+    seen_init = False
+    for n in fast_walk(fn):
+        if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = n.targets if isinstance(n, ast.Assign) else [n.target]
+            for t in targets:
+                if isinstance(t, ast.Name) and t.id == saved:
+                    v = n.value
+                    empty = isinstance(v, ast.Dict) and not v.keys or \
+                        isinstance(v, ast.Call) and dotted(v.func) == "dict" and not v.args and not v.keywords
+                    comp = isinstance(v, ast.DictComp) and len(v.generators) == 1 and \
+                        isinstance(v.key, ast.Name) and _is_getattr_self(v.value, selfname, v.key.id)
+                    if isinstance(n, ast.AugAssign) or not (empty or comp):
+                        return False
+                    seen_init = True
+                elif isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and t.value.id == saved:
+                    k = t.slice
+                    if not isinstance(k, ast.Name) or not (
+                            _is_getattr_self(n.value, selfname, k.id) or _under_hasattr(fn, n, selfname, k.id)):
+                        return False
+                elif not isinstance(t, (ast.Name, ast.Attribute, ast.Subscript, ast.Tuple, ast.List, ast.Starred)):
+                    return False
+                elif isinstance(t, (ast.Tuple, ast.List)) and any(
+                        isinstance(e, ast.Name) and e.id == saved for e in t.elts):
+                    return False
+        elif isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == saved and \
+                n.attr in ("update", "setdefault", "__setitem__"):
+            return False
+        elif isinstance(n, ast.arg) and n.arg == saved:
+            return False
+    return seen_init
 
 
 def is_param(fn, name: str, index: int) -> bool:
@@ -109,3 +183,34 @@ def vars_written(fn, selfname: str):
         elif isinstance(n, ast.Name) and n.id in names and isinstance(n.ctx, ast.Load) and harmful(n):
             return n.lineno
     return None
+
+
+def dynamic_only_in_skipped_init(an, f) -> bool:
+    """Every computed store of the MRO sits in the ``__init__`` of a base that construction never
+    runs: the class's own ``__init__`` chains to no base initialiser at all (luigi's
+    ``BeamDataflowJobTask`` skips ``Task.__init__``, whose ``setattr(self, key, value)`` loop
+    sets the parameters): it is closed after all."""
+    init = an.resolve_method(f.linear, "__init__")
+    if init is None or init[2] != "method" or init[0].module.external:
+        return False
+    dyn = [c for c in f.classes if c.dynamic]
+    if not dyn or any(c is init[0] or c.dynamic_in != {"__init__"} or c.module.external for c in dyn):
+        return False
+    for n in fast_walk(init[1]):
+        if isinstance(n, ast.Call):
+            name = dotted(n.func) or ""
+            if name == "super" or name.endswith(".__init__") or name.startswith("super("):
+                return False  # some base initialiser may run
+            if isinstance(n.func, ast.Attribute) and n.func.attr == "__init__":
+                return False
+    return True
+
+
+def dynamic_methods(f) -> frozenset:
+    """``Class.method`` of every method of the MRO that stores computed names; empty when a
+    computed store is not tied to a method of the tree (a class-body ``__getattr__``, a library
+    class): the class is open everywhere then."""
+    dyn = [c for c in f.classes if c.dynamic]
+    if not dyn or any(not c.dynamic_in or c.module.external for c in dyn):
+        return frozenset()
+    return frozenset(f"{c.qualname}.{m}" for c in dyn for m in c.dynamic_in)

@@ -66,6 +66,9 @@ class Constructor(CallSemantics, CompoundStatements):
         #: class attributes bound to a constant in a class body of the MRO that nothing ever rebinds
         #: (checker.class_constants): ``if self.decode_audio:`` always takes the same branch
         self.class_consts: dict[str, object] = {}
+        #: the same bindings when methods rebind them on the instance (mixins.ClassDefaults): a
+        #: path that has not stored the attribute yet still reads the class's value
+        self.class_defaults: dict[str, object] = {}
         #: name -> True when nothing can ever give the instance that attribute (None: unknown)
         self.never_present = None
         #: a class of the tree -> its MRO (set by the driver; ``Base.prop.fset`` looks the setter up along it)
@@ -148,6 +151,7 @@ class Constructor(CallSemantics, CompoundStatements):
                         for x in st]
             return st
         keys = (a, f"{a} is None")
+        eq_prefix = f"{a} == "
         out = []
         same_name = isinstance(value, ast.Name) and value.id == a  # self.use_y = use_y: one key
         if same_name:
@@ -155,7 +159,8 @@ class Constructor(CallSemantics, CompoundStatements):
         for x in st:
             # same name: facts about the local are now facts about the attribute; facts about the
             # attribute from before this function began are stale
-            conds = frozenset(c for c in x.conds if c.key not in keys or (same_name and c not in fr.entry_conds))
+            conds = frozenset(c for c in x.conds if (c.key not in keys and not c.key.startswith(eq_prefix))
+                              or (same_name and c not in fr.entry_conds))
             # value facts (origin VALUE) follow from a branch, they are not one
             if isinstance(value, ast.Name) and value.id != a:
                 self.aliases[value.id] = a
@@ -170,6 +175,10 @@ class Constructor(CallSemantics, CompoundStatements):
             if isinstance(value, ast.Constant):
                 conds |= {Cond(a, bool(value.value), t.lineno, f"self.{a}", VALUE),
                           Cond(f"{a} is None", value.value is None, t.lineno, f"self.{a} is None", VALUE)}
+                if isinstance(value.value, (str, int)) and not isinstance(value.value, bool):
+                    # self.layer_type = "full_attention": a later `== "linear_attention"` test is false
+                    lit = ast.unparse(value)
+                    conds |= {Cond(f"{a} == {lit}", True, t.lineno, f"self.{a} == {lit}", VALUE)}
             elif isinstance(value, (ast.List, ast.Dict, ast.Tuple, ast.Set, ast.Call, ast.Lambda)):
                 conds |= {Cond(f"{a} is None", False, t.lineno, f"self.{a} is None", VALUE)}
             out.append(State(x.assigned, conds))

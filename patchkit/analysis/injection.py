@@ -31,7 +31,8 @@ GENERIC = {"object", "Module", "ABC", "Generic", "Protocol", "Any"}
 #: (the dot, the name and the ``=`` on one line: ``\s`` took ``loss.\n    decode_audio = True``, a comment's
 #: full stop and the next class-body line, for a store)
 _STORE = re.compile(r"\.[ \t]*([A-Za-z_]\w*)[ \t]*(?::[^=\n]+)?=(?!=)")
-_SELF_ANNOTATED = Bounded(r"self\s*:")
+#: a parameter named self with an annotation (``def helper(self: "Model")``), not ``if not self:``
+_SELF_ANNOTATED = re.compile(r"[(,]\s*self\s*:")
 _QUOTED = re.compile(r"[\"']([A-Za-z_]\w*)[\"']")
 #: a class statement whose bases hold a comma (two or more bases; keywords too, the AST decides)
 _MULTI_BASE = Bounded(r"class\s+\w+\s*\([^)]*,", line_start=True)

@@ -8,19 +8,19 @@ from dataclasses import replace
 from typing import Optional
 
 from ..ftypes import Finding
-from .astutil import dotted, fast_walk, first_param
+from .astutil import dotted, fast_walk, first_param, memo_on
 from .coassign import guard_attrs, guard_implies, outside_together
 from .classmodel import ClassFacts
 from .model import ClassInfo
 from .reach import reachable_names
-from .reads import collect_reads
+from .reads import collect_reads, predicates_of
 from .rules import pk001_maybe_unassigned as pk001, pk003_never_assigned as pk003, pk004_two_phase_initialisation as pk004
 from .severity import _calls_super, constant_flags
 from .trace import NEXT, Placement, ReadSite
 
 #: the links a read goes through, in order; each answers a Finding, None (the read is fine) or NEXT
-CHAIN = (pk001.on_some_paths, pk001.lost_track, pk004.deferred_base_init, pk003.skipped_base_init,
-         pk003.shadowed, pk004.ordered_protocol, pk003.helper_of_skipped_init, pk004.two_phase,
+CHAIN = (pk004.entered_first, pk001.on_some_paths, pk001.lost_track, pk004.deferred_base_init,
+         pk003.skipped_base_init, pk003.shadowed, pk004.ordered_protocol, pk003.helper_of_skipped_init, pk004.two_phase,
          pk003.never_assigned)
 
 
@@ -82,7 +82,7 @@ class ReadJudge:
                 if not sn or mname not in c.self_refs.get(caller, ()):
                     continue
                 called = {id(n.func) for n in fast_walk(fn) if isinstance(n, ast.Call)}
-                for r in self._reads_of(fn, sn):
+                for r in self._reads_of(fn, sn, c):
                     if r.attr != mname:
                         continue
                     if id(r.node) not in called:
@@ -115,10 +115,13 @@ class ReadJudge:
                         return True
         return False
 
-    def _reads_of(self, fn, selfname):
+    def _reads_of(self, fn, selfname, owner: Optional[ClassInfo] = None):
+        """The reads of ``fn``; with ``owner`` (the class defining it), its guard methods count as
+        the guards they return (reads.predicates_of)."""
         got = self._reads_cache.get(id(fn))
         if got is None:
-            got = self._reads_cache[id(fn)] = collect_reads(fn, selfname)
+            preds = memo_on(owner, "_pk_predicates", lambda: predicates_of(owner.methods)) if owner is not None else None
+            got = self._reads_cache[id(fn)] = collect_reads(fn, selfname, preds)
         return got
 
     def _reachable(self, f: ClassFacts, inlined: set) -> set:

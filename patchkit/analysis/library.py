@@ -3,6 +3,8 @@ knows without reading their source (``nn.Module``, exceptions, threads, field-ge
 bases), and the attributes each kind sets up."""
 from __future__ import annotations
 
+import builtins
+
 from dataclasses import dataclass
 
 ORDINARY = {"object", "ABC", "abc.ABC", "Generic", "typing.Generic"}
@@ -18,7 +20,9 @@ named_children modules named_modules train eval requires_grad_ zero_grad share_m
 dump_patches _version _apply _call_impl _wrapped_call_impl _get_name _load_from_state_dict _save_to_state_dict
 _named_members _register_state_dict_hook _register_load_state_dict_pre_hook register_load_state_dict_post_hook
 _replicate_for_data_parallel __call__ __dict__ __class__ __getattr__ __setattr__ __delattr__ __dir__
-__setstate__ __getstate__ __repr__""".split())
+__setstate__ __getstate__ __repr__ register_load_state_dict_pre_hook register_state_dict_pre_hook
+register_state_dict_post_hook set_submodule _compiled_call_impl _get_backward_hooks _get_backward_pre_hooks
+_slow_forward _maybe_warn_non_full_backward_hook _state_dict_impl""".split())
 EXC_ATTRS = frozenset("args with_traceback add_note __traceback__ __cause__ __context__ __suppress_context__ __notes__ "
                       "errno strerror filename filename2 msg lineno offset text name obj path code value".split())
 THREAD_ATTRS = frozenset("name daemon ident native_id start run join is_alive isDaemon setDaemon getName setName "
@@ -29,7 +33,10 @@ model_dump model_dump_json model_copy model_fields model_config model_validate m
 model_fields_set model_extra dict json copy parse_obj schema __fields__ __fields_set__ __struct_fields__
 __struct_config__ __pydantic_fields_set__ __pydantic_extra__ __pydantic_private__ __pydantic_fields__
 __pydantic_decorators__ __pydantic_validator__ __pydantic_serializer__ __pydantic_core_schema__
-model_computed_fields model_json_schema model_validate_json model_construct""".split())
+model_computed_fields model_json_schema model_validate_json model_construct
+__config__ __validators__ __pre_root_validators__ __post_root_validators__ __schema_cache__ __json_encoder__
+__custom_root_type__ __private_attributes__ __class_vars__ __signature__ __exclude_fields__ __include_fields__
+parse_raw parse_file from_orm construct schema_json update_forward_refs""".split())  # pydantic v1's metaclass
 OBJECT_ATTRS = frozenset(dir(object())) | {"__dict__", "__class__", "__module__", "__weakref__", "__orig_class__"}
 FIELD_BASES = {"BaseModel": "pydantic", "BaseSettings": "pydantic", "RootModel": "pydantic",
                "Struct": "msgspec", "NamedTuple": "namedtuple"}
@@ -46,7 +53,12 @@ register_step_pre_hook register_step_post_hook register_state_dict_pre_hook regi
 register_load_state_dict_pre_hook register_load_state_dict_post_hook profile_hook_step""".split())
 _LR_SCHEDULER = frozenset("""optimizer base_lrs last_epoch verbose get_lr get_last_lr step state_dict load_state_dict
 print_lr _last_lr _step_count _get_lr_called_within_step _initial_step""".split())
+#: builtin types a class may derive from: no source to read, and an instance holds only what their
+#: type gives it (a ``namedtuple(...)`` base is a tuple)
+_BUILTIN_TYPES = ("tuple", "list", "dict", "set", "frozenset", "str", "bytes", "bytearray", "int", "float", "complex")
+BUILTIN_BASES = frozenset(f"{p}{n}" for n in _BUILTIN_TYPES for p in ("", "builtins."))
 CLOSED_BASES = {
+    **{name: frozenset(dir(getattr(builtins, name.split(".")[-1]))) for name in BUILTIN_BASES},
     "torch.utils.data.Dataset": frozenset(), "torch.utils.data.dataset.Dataset": frozenset(),
     "torch.utils.data.IterableDataset": frozenset(), "torch.utils.data.dataset.IterableDataset": frozenset(),
     "torch.utils.data.Sampler": frozenset(), "torch.utils.data.sampler.Sampler": frozenset(),
@@ -84,7 +96,9 @@ def classify_external(name: str) -> External:
     last = name.split(".")[-1]
     if name in ORDINARY or last in ("object", "ABC", "Generic"):
         return External(name, "ordinary")
-    if last == "Module" and ("nn" in name or name == "Module" or name.startswith("torch")):
+    if last == "Module" and (name in ("Module", "nn.Module") or name.startswith(("torch.", "oneflow."))):
+        # torch's (or a mirror of its API); ``mlx.nn.Module`` is a dict whose __setattr__ stores
+        # anything: none of torch's registries, none of its rules
         return External(name, "module")
     if last in FIELD_BASES and _from_library(name, FIELD_BASES[last]):
         return External(name, "field")

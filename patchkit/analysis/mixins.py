@@ -82,3 +82,19 @@ class ClassConstants(dict):
         if not self._ok(name):
             raise KeyError(name)
         return dict.__getitem__(self, name)
+
+
+class ClassDefaults(ClassConstants):
+    """Class attributes bound to a constant in a class body of the MRO (the first binding in MRO
+    order), methods may rebind them on the instance, but no code in the tree stores them from
+    outside. Until construction stores the attribute on a path, the instance reads the class's
+    value: pyglet's ``XlibWindow`` declares ``_window = None`` and ``_create`` (run once by
+    ``__init__``) creates the window, and its Xdnd atoms, under ``if not self._window:``."""
+
+    def _ok(self, name: str) -> bool:
+        got = self._checked.get(name)
+        if got is None:
+            got = self._checked[name] = dict.__contains__(self, name) and \
+                not (self._classes and _index_for(self._project, self._classes[0]).files_storing(name))
+        return got
+

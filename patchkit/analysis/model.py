@@ -170,7 +170,23 @@ def build_module(name: str, rel: str, tree: ast.Module, source: str, is_package:
             if len(args) >= 2 and isinstance(args[0], ast.Name) and args[0].id in mod.classes and \
                     isinstance(args[1], ast.Constant) and isinstance(args[1].value, str):
                 mod.classes[args[0].id].class_names.add(args[1].value)
+        elif isinstance(stmt, ast.For):
+            _class_stores_in_loop(mod, stmt)
     return mod
+
+
+def _class_stores_in_loop(mod: ModuleInfo, loop: ast.For) -> None:
+    """``for name in ["model", "optimizer"]: setattr(Cls, name, property(...))`` at module level:
+    each name of the literal list is a class attribute of ``Cls`` (detectron2's ``DefaultTrainer``)."""
+    if not (isinstance(loop.target, ast.Name) and isinstance(loop.iter, (ast.List, ast.Tuple, ast.Set)) and
+            all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in loop.iter.elts)):
+        return
+    for st in loop.body:
+        call = st.value if isinstance(st, ast.Expr) else None
+        if isinstance(call, ast.Call) and dotted(call.func) == "setattr" and len(call.args) >= 2 and \
+                isinstance(call.args[0], ast.Name) and call.args[0].id in mod.classes and \
+                isinstance(call.args[1], ast.Name) and call.args[1].id == loop.target.id:
+            mod.classes[call.args[0].id].class_names.update(e.value for e in loop.iter.elts)
 
 
 def _fallback_classes(body: list[ast.stmt], mod: ModuleInfo) -> set[str]:

@@ -10,6 +10,7 @@ import ast
 from typing import Optional
 
 from .astutil import dotted, memo_on
+from .classbody import with_metaclass_call
 from .fastre import Bounded
 from .model import FIELD_DECORATORS, ClassInfo, ModuleInfo
 
@@ -49,6 +50,17 @@ def _bindings(body: list[ast.stmt]) -> dict[str, str]:
     return out
 
 
+def _same_module_two_ways(a: str, b: str) -> bool:
+    """Two imports of one name from one module spelled two ways: ``from .sub import X`` or
+    ``from pkg.sub import X`` with the fallback ``from sub import X`` (the module run from its own
+    folder). The dotted path of one ends with the other's; both name the same object."""
+    if not (a.startswith("import ") and b.startswith("import ")):
+        return False
+    pa, pb = a[len("import "):].lstrip(".").split("."), b[len("import "):].lstrip(".").split(".")
+    short, long_ = sorted((pa, pb), key=len)
+    return len(short) >= 2 and long_[-len(short):] == short
+
+
 def _scan_alternatives(body: list[ast.stmt], out: dict[str, str]) -> None:
     for st in body:
         if isinstance(st, ast.If):
@@ -65,7 +77,7 @@ def _scan_alternatives(body: list[ast.stmt], out: dict[str, str]) -> None:
             for h in st.handlers:
                 b = _bindings(h.body)
                 for name in a:
-                    if name in b and a[name] != b[name]:
+                    if name in b and a[name] != b[name] and not _same_module_two_ways(a[name], b[name]):
                         out[name] = f"has a try/except fallback (line {h.lineno})"
 
 
@@ -169,10 +181,14 @@ METACLASS_DECORATORS = {"add_metaclass"}
 
 
 def metaclass_name(c: ClassInfo) -> Optional[str]:
-    """The metaclass ``c`` names itself: ``metaclass=M`` or ``@six.add_metaclass(M)``."""
+    """The metaclass ``c`` names itself: ``metaclass=M``, ``@six.add_metaclass(M)`` or a base
+    ``six.with_metaclass(M, ...)``."""
     for kw in c.node.keywords:
         if kw.arg == "metaclass":
             return dotted(kw.value) or "?"
+    for b in c.node.bases:
+        if with_metaclass_call(b):
+            return dotted(b.args[0]) or "?"
     for d in c.node.decorator_list:
         if isinstance(d, ast.Call) and (dotted(d.func) or "").split(".")[-1] in METACLASS_DECORATORS and len(d.args) == 1:
             return dotted(d.args[0]) or "?"

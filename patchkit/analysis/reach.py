@@ -47,3 +47,21 @@ def reachable_names(classes: list, inlined: set) -> set[str]:
         if c in chain and chain.index(c) + 1 < len(chain) and _calls_super_of(c.methods[m], m):
             todo.append((chain[chain.index(c) + 1], m))
     return got
+
+
+def forward_bypassed(an, f) -> bool:
+    """A torch module whose MRO puts a ``__call__`` of the tree before ``nn.Module``'s, and that
+    ``__call__`` never dispatches to ``forward`` (no ``self.forward``, no ``super().__call__``):
+    an inherited ``forward`` does not run (torchvision's ``RandomCropVideo`` keeps
+    ``RandomCrop.forward`` but is called through its own ``__call__``)."""
+    if not any(e.kind == "module" for e in f.externals):
+        return False
+    got = an.resolve_method(f.linear, "__call__")
+    if got is None or got[0].module.external:
+        return False
+    for n in fast_walk(got[1]):
+        if isinstance(n, ast.Attribute) and n.attr in ("forward", "__call__", "_call_impl"):
+            return False
+        if isinstance(n, ast.Name) and n.id in ("forward",):
+            return False
+    return True

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
+from typing import Optional
 
 from .conditions import Fact, _catches_attribute_error, conjuncts, implied_attrs, norm_test
 from .calltables import REGISTER_METHODS
@@ -35,9 +36,29 @@ def _terminates(body: list[ast.stmt]) -> bool:
     return False
 
 
+def predicates_of(methods) -> dict:
+    """{method: {truth: attributes it implies present}} for the methods of one class whose whole
+    body returns a guard (``def supports_progress_bar(self): return hasattr(self, "_progress_handler")``):
+    ``if self.supports_progress_bar():`` guards a read as the ``hasattr`` itself would (igraph's Shell)."""
+    out: dict = {}
+    for name, fn in methods.items():
+        body = [st for st in fn.body if not (isinstance(st, ast.Expr) and isinstance(st.value, ast.Constant))]
+        if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None or \
+                fn.decorator_list or not fn.args.args:
+            continue
+        sn = fn.args.args[0].arg
+        got = {True: frozenset(implied_attrs(body[0].value, True, sn)),
+               False: frozenset(implied_attrs(body[0].value, False, sn))}
+        if got[True] or got[False]:
+            out[name] = got
+    return out
+
+
 class ReadCollector:
-    def __init__(self, selfname: str):
+    def __init__(self, selfname: str, predicates: Optional[dict] = None):
         self.selfname = selfname
+        #: the class's guard methods (predicates_of): ``if self.has_x():`` implies x
+        self.predicates = predicates or {}
         self.reads: list[Read] = []
         #: locals bound to getattr(self, "x", default): ``if v:`` then implies x exists
         self.aliases: dict[str, str] = {}
@@ -49,6 +70,12 @@ class ReadCollector:
 
     def implied(self, test: ast.expr, pol: bool) -> set:
         out = set(implied_attrs(test, pol, self.selfname))
+        if self.predicates:
+            for node, p in conjuncts(test, pol):
+                if isinstance(node, ast.Call) and not node.args and not node.keywords and \
+                        isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) and \
+                        node.func.value.id == self.selfname and node.func.attr in self.predicates:
+                    out |= self.predicates[node.func.attr][p]
         if self.flags:
             for node, p in conjuncts(test, pol):
                 if isinstance(node, ast.Name) and node.id in self.flags:
@@ -91,6 +118,8 @@ class ReadCollector:
     def block(self, body, conds, known, guarded, local) -> frozenset:
         for s in body:
             local = self.stmt(s, conds, known, guarded, local)
+            if _terminates([s]):
+                break  # what follows a return/raise (or an if whose every branch leaves) never runs
             if isinstance(s, ast.If):
                 if _terminates(s.body) and not _terminates(s.orelse):
                     conds = conds | self.facts(s.test, False)
@@ -101,7 +130,34 @@ class ReadCollector:
             elif isinstance(s, ast.Assert):
                 conds = conds | self.facts(s.test, True)
                 known = known | self.implied(s.test, True)
+            elif isinstance(s, ast.Try) and s.handlers and all(_terminates(h.body) for h in s.handlers) and \
+                    any(_catches_attribute_error(h) for h in s.handlers):
+                # `try: stream = self.stream / except AttributeError: return`: past it, stream exists
+                # (and so does what every assignment of it assigns too: coassign reads the fact)
+                got = self._read_plainly(s.body)
+                known = known | got
+                conds = conds | {Fact(norm_test(ast.parse(f"hasattr({self.selfname}, {a!r})", mode="eval").body,
+                                                self.selfname), True) for a in got}
         return local
+
+    def _read_plainly(self, body) -> frozenset:
+        """``self.<a>`` loads in the plain assignments and expression statements of ``body`` (not
+        under a branch, a lambda or a comprehension): each one ran if the block finished."""
+        sn, out = self.selfname, set()
+        for st in body:
+            if not isinstance(st, (ast.Assign, ast.AnnAssign, ast.Expr)) or st.value is None:
+                continue
+            stack = [st.value]
+            while stack:
+                n = stack.pop()
+                if isinstance(n, (ast.Lambda, ast.IfExp, ast.BoolOp, ast.ListComp, ast.SetComp, ast.DictComp,
+                                  ast.GeneratorExp)):
+                    continue
+                if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == sn and \
+                        isinstance(n.ctx, ast.Load):
+                    out.add(n.attr)
+                stack.extend(ast.iter_child_nodes(n))
+        return frozenset(out)
 
     def stmt(self, s, conds, known, guarded, local) -> frozenset:
         sn = self.selfname
@@ -288,7 +344,36 @@ class ReadCollector:
                         self.expr(sub, conds, known, guarded, local)
 
 
-def collect_reads(fn: ast.FunctionDef, selfname: str) -> list[Read]:
-    rc = ReadCollector(selfname)
+def collect_reads(fn: ast.FunctionDef, selfname: str, predicates: Optional[dict] = None) -> list[Read]:
+    rc = ReadCollector(selfname, predicates)
     rc.block(fn.body, frozenset(), frozenset(), False, frozenset())
-    return rc.reads
+    dead = _always_none(fn)
+    if not dead:
+        return rc.reads
+    return [r for r in rc.reads if not any(
+        r.node.lineno > line and any(c.key in (f"{name} is None", name) and c.holds is (c.key == name) for c in r.conds)
+        for name, line in dead.items())]
+
+
+def _always_none(fn) -> dict:
+    """{local: line} for a local bound once, to None, by a statement of the function's own body,
+    and never rebound (no other store, no ``nonlocal``/``global`` of it anywhere): a read under
+    ``if local is not None:`` or ``if local:`` after that line is dead code (modelscope's
+    ``mask_dict = None`` left behind when the branch that set it was removed)."""
+    top: dict = {}
+    for st in fn.body:
+        if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name) and \
+                isinstance(st.value, ast.Constant) and st.value.value is None:
+            top.setdefault(st.targets[0].id, []).append(st)
+    if not top:
+        return {}
+    stores: dict = {}
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)) and n.id in top:
+            stores[n.id] = stores.get(n.id, 0) + 1
+        elif isinstance(n, (ast.Nonlocal, ast.Global)):
+            for name in n.names:
+                stores[name] = stores.get(name, 0) + 2
+        elif isinstance(n, ast.NamedExpr) and n.target.id in top:
+            stores[n.target.id] = stores.get(n.target.id, 0) + 2
+    return {name: sts[0].lineno for name, sts in top.items() if len(sts) == 1 and stores.get(name) == 1}

@@ -164,6 +164,9 @@ def _analyse_chunk(args) -> list[dict]:
         if worker:
             _KEEP.append(projects)
             gc.freeze()
+        else:  # in-process (the gate, the pytest plugin): let the chunk's trees go
+            from .injection import new_chunk
+            new_chunk()
         return out
     finally:
         if enabled:

@@ -294,6 +294,33 @@ def new_instances(fn: ast.FunctionDef) -> list[tuple[int, frozenset, bool]]:
     return out
 
 
+def new_copies_dict(fn: ast.FunctionDef):
+    """The line where a ``__new__`` fills the instance it made from another object's attributes
+    (``res = super().__new__(cls); vars(res).update(vars(orig))``, ``res.__dict__.update(...)``,
+    ``res.__dict__ = ...``; importlib_metadata's ``Message``), else None: that instance has
+    attributes no statement names."""
+    made = {t.id for n in fast_walk(fn) if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call)
+            and isinstance(n.value.func, ast.Attribute) and n.value.func.attr == "__new__"
+            for t in n.targets if isinstance(t, ast.Name)}
+    if not made:
+        return None
+    def held(e) -> bool:  # vars(res) or res.__dict__
+        if isinstance(e, ast.Call) and dotted(e.func) == "vars" and len(e.args) == 1:
+            e = e.args[0]
+        elif isinstance(e, ast.Attribute) and e.attr == "__dict__":
+            e = e.value
+        else:
+            return False
+        return isinstance(e, ast.Name) and e.id in made
+    for n in fast_walk(fn):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "update" and held(n.func.value):
+            return n.lineno
+        if isinstance(n, ast.Assign) and any(isinstance(t, ast.Attribute) and t.attr == "__dict__" and held(t)
+                                             for t in n.targets):
+            return n.lineno
+    return None
+
+
 def _delegates_to_base_factory(func: ast.expr, name: str) -> bool:
     """``super().<name>`` called from the classmethod ``<name>`` itself: an overriding factory that
     lets its base's factory build the instance (fairseq's ``model = super().build_model(args, task)``)."""

@@ -17,6 +17,7 @@ from ..trace import NEXT
 from ...rules import Rule
 from .base import finding as _finding
 from .examples import pk003 as _examples
+from ..library import BUILTIN_BASES
 from ..otherclass import constructs, other_class_hint, sibling_module_hint, unrelated_assigner
 
 RULE = Rule(
@@ -127,10 +128,12 @@ def never_assigned(an, site):
     if any(e.kind == "unknown" for e in f.externals) and not strict:
         return None
     hint = other_class_hint(an, ci, attr, owner)
-    builds = f.field_class or any("__init__" in c.methods for c in f.classes)
+    # a builtin base (tuple, dict, str ...; a namedtuple(...) base is a tuple) builds the instance
+    builtin = any(e.kind == "closed" and e.name in BUILTIN_BASES for e in f.externals)
+    builds = f.field_class or any("__init__" in c.methods for c in f.classes) or builtin
     named_mixin = ci.qualname.split(".")[-1].endswith("Mixin")
     mixin = named_mixin or not builds
-    if (t.assigns_nothing or mixin) and not strict and (not hint or named_mixin):
+    if ((t.assigns_nothing and not builtin) or mixin) and not strict and (not hint or named_mixin):
         return finding(rel, site.node, ci.qualname, attr, "the class assigns no instance attributes (a mixin or interface?)",
                        "", Severity.INFO)
     plain = private_part(attr) if not hint else None

@@ -81,6 +81,23 @@ def ordered_protocol(an, site):
     return NEXT
 
 
+def entered_first(an, site):
+    """A read in ``__exit__`` of an attribute the class's own ``__enter__`` assigns: the ``with``
+    statement runs ``__enter__`` first, whatever construction skipped (arcade's default framebuffer
+    skips ``Framebuffer.__init__``; its ``__exit__`` restores the ``_prev_fbo`` that ``__enter__`` saved)."""
+    pairs = {"__exit__": "__enter__", "__aexit__": "__aenter__"}
+    enter = pairs.get(site.mname)
+    if enter is None:
+        return NEXT
+    t = site.trace
+    got = an.resolve_method(t.facts.linear, enter)
+    if got is None:
+        return NEXT
+    if any(c == got[0].qualname and m == enter for c, m, _ln in t.assigned_anywhere.get(site.attr, ())):
+        return None
+    return NEXT
+
+
 def two_phase(an, site):
     """Assigned only in methods construction never calls: the read fails on any object whose set-up
     method has not run yet (declare such methods as ``initializers`` when the project always calls them)."""

@@ -5,7 +5,36 @@ VALID: no finding at the default settings. INVALID: exactly the (code, attribute
 turns each into a test; ``patchkit check`` runs the same analyzer."""
 from patchkit.checks_api import Example as E
 
-VALID: tuple = ()
+VALID = (
+    E("until construction stores it, the instance reads the class's value (pyglet 1.5.4's XlibWindow: `_window = None`, atoms made under `if not self._window:`)", """
+class Window:
+    _window = None
+
+    def __init__(self, drops=False):
+        self._drops = drops
+        self._create()
+
+    def _create(self):
+        if not self._window:
+            self._window = object()
+            self._atoms = {}
+
+    def on_drop(self):
+        return self._atoms["x"]
+"""),
+    E("a method that returns hasattr(self, ...) guards like the hasattr (igraph's Shell)", """
+class Shell:
+    def __init__(self, progress=False):
+        if progress:
+            self._progress_handler = print
+    def supports_progress_bar(self):
+        return hasattr(self, "_progress_handler")
+    def get_progress_handler(self):
+        if self.supports_progress_bar():
+            return self._progress_handler
+        return None
+"""),
+)
 
 INVALID = (
     E("the branch the constructor's defaults take leaves it out: no caller opted into a mode (mmcv's ConvModule.norm_name, fixed in 1.3.0)", """

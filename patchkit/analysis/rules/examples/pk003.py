@@ -6,6 +6,124 @@ turns each into a test; ``patchkit check`` runs the same analyzer."""
 from patchkit.checks_api import Example as E
 
 VALID = (
+    E("`try: x = self.stream / except AttributeError: return` guards what follows, and what is assigned with it (biopython's SequenceIterator.__exit__)", """
+class SequenceIterator:
+    def __init__(self, source):
+        self.stream = open(source)
+        self.source = source
+
+    def __exit__(self, *exc):
+        try:
+            stream = self.stream
+        except AttributeError:
+            return
+        if stream is not self.source:
+            self.stream.close()
+
+
+class PdbAtomIterator(SequenceIterator):
+    def __init__(self, handle):
+        self.handle = handle
+"""),
+    E("a subclass that skips the base __init__ but binds the mode the read tests to another constant (lmdeploy's Qwen3_5MtpDecoderLayer)", """
+class DecoderLayer:
+    def __init__(self, layer_type):
+        self.layer_type = layer_type
+        if layer_type == "linear_attention":
+            self.linear_attn = object()
+        else:
+            self.self_attn = object()
+
+    def forward(self, x):
+        if self.layer_type == "linear_attention":
+            return self.linear_attn(x)
+        return self.self_attn(x)
+
+
+class MtpLayer(DecoderLayer):
+    def __init__(self):
+        self.layer_type = "full_attention"
+        self.self_attn = object()
+"""),
+    E("a read under a test of a class constant each subclass binds: dead for the classes that bind it the other way (metaflow's MetaflowObject._NAME)", """
+class MetaflowObject:
+    _NAME = "base"
+
+    def __init__(self, pathspec):
+        self.pathspec = pathspec
+
+    def describe(self):
+        if self._NAME == "task":
+            return self.metadata
+        return self.pathspec
+
+
+class Flow(MetaflowObject):
+    _NAME = "flow"
+
+
+class Task(MetaflowObject):
+    _NAME = "task"
+
+    def __init__(self, pathspec):
+        super().__init__(pathspec)
+        self.metadata = {}
+"""),
+    E("a __new__ that fills the new instance from another object's attributes (importlib_metadata's Message, vendored by metaflow)", """
+class Base:
+    def __init__(self):
+        self._payload = None
+        self._headers = []
+
+
+class Message(Base):
+    def __new__(cls, orig):
+        res = super().__new__(cls)
+        vars(res).update(vars(orig))
+        return res
+
+    def __init__(self, orig):
+        self._headers = self._repair_headers()
+
+    def _repair_headers(self):
+        return [(k, v) for k, v in self._headers]
+
+    def payload(self):
+        return self._payload
+"""),
+    E("a read after an if whose every branch returns never runs (xinference's vendored TransformerCouplingLayer)", """
+class Layer:
+    def __init__(self, reverse=False):
+        self.reverse = reverse
+
+    def forward(self, x):
+        if not self.reverse:
+            return x
+        else:
+            return -x
+        return x * self.tail_bound
+"""),
+    E("__init__ = partialmethod(Base.__init__, flag=True) runs the base's initialiser (modelscope's unifold)", """
+from functools import partialmethod
+class TriangleMultiplication:
+    def __init__(self, d, outgoing=True):
+        self.outgoing = outgoing
+    def forward(self, z):
+        return z if self.outgoing else None
+class TriangleMultiplicationOutgoing(TriangleMultiplication):
+    __init__ = partialmethod(TriangleMultiplication.__init__, outgoing=True)
+"""),
+    E("a local bound once to None guards dead code (modelscope's MaskDINODecoder)", """
+class Decoder:
+    def __init__(self, dim):
+        self.dim = dim
+    def forward(self, x):
+        mask_dict = None
+        out = x * self.dim
+        if mask_dict is not None:
+            out = self.dn_post_process(out, mask_dict)
+        return out
+"""),
     E("the instance handed to a function outside the tree, which may set anything on it", """
 from somelib import configure
 class A:
@@ -174,6 +292,64 @@ class AcceleratedOptimizer(torch.optim.Optimizer):
 )
 
 INVALID = (
+    E("the same try whose handler falls through guards nothing after it", """
+class SequenceIterator:
+    def __init__(self, source):
+        self.stream = open(source)
+        self.source = source
+
+    def __exit__(self, *exc):
+        try:
+            stream = self.stream
+        except AttributeError:
+            stream = None
+        if stream is not self.source:
+            self.stream.close()
+
+
+class PdbAtomIterator(SequenceIterator):
+    def __init__(self, handle):
+        self.handle = handle
+""", (("PK003", "source"), ("PK003", "stream"))),
+    E("a functional namedtuple / NamedTuple base gives its fields as class-level names (dagster's StaleCause); a name it lacks is still missing", """
+from typing import NamedTuple
+from collections import namedtuple
+
+
+class StaleCause(NamedTuple("_StaleCause", [("key", str), ("category", str), ("reason", str)])):
+    def __new__(cls, key, category, reason):
+        return super(StaleCause, cls).__new__(cls, key=key, category=category, reason=reason)
+
+    def describe(self):
+        return f"{self.key}: {self.reason} ({self.category})"
+
+
+class Point(namedtuple("_Point", "x y")):
+    def norm(self):
+        return (self.x ** 2 + self.y ** 2) ** 0.5
+
+
+class Pair(namedtuple("_Pair", ["a", "b"])):
+    def total(self):
+        return self.a + self.b + self.c
+""", (("PK003", "c"),)),
+    E("six.with_metaclass(M, Base) as the base list: Base is the base (pyglet's BaseWindow)", """
+import six
+
+class Meta(type):
+    pass
+
+class Base:
+    def __init__(self):
+        self.t = 1
+
+    def get(self):
+        return self.t
+
+class Sub(six.with_metaclass(Meta, Base)):
+    def __init__(self):
+        self.u = 2
+""", (("PK003", "t"),)),
     E("an instance property reads the instance, which has no __name__ (the classproperty example's counterpart)", """
 class Reference:
     def __init__(self, when):

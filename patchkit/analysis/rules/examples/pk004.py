@@ -5,7 +5,22 @@ VALID: no finding at the default settings. INVALID: exactly the (code, attribute
 turns each into a test; ``patchkit check`` runs the same analyzer."""
 from patchkit.checks_api import Example as E
 
-VALID: tuple = ()
+VALID = (
+    E("__exit__ reads what __enter__ assigned, whatever construction skipped (arcade's framebuffers)", """
+class Framebuffer:
+    def __init__(self, ctx):
+        self._ctx = ctx
+        self._prev = None
+    def __enter__(self):
+        self._prev = self._ctx.active
+        return self
+    def __exit__(self, *exc):
+        self._prev.use()
+class DefaultFramebuffer(Framebuffer):
+    def __init__(self, ctx):
+        self._ctx = ctx
+"""),
+)
 
 INVALID = (
     E("a property setter run only after construction: two-phase, not never-assigned (tornado's selected_subprotocol)", """

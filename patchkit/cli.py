@@ -289,6 +289,9 @@ def check(fmt, statistics, output_file, **options) -> None:
             UI.err.print(Text.assemble((f"{r.path}: ", "bold"), ("error: ", "bold red"), f"PK900 could not analyse: {r.error}"))
         if not UI.quiet:
             UI.err.print(Text(report.summary(run, len(shown)), style="dim"))
+            hint = report.warnings_hint(run, shown) if not statistics else None
+            if hint:
+                UI.err.print(Text(hint, style="dim"))
     sys.exit(res.exit_code)
 
 

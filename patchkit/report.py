@@ -83,6 +83,21 @@ def summary(run, shown: int) -> str:
     return ", ".join(parts)
 
 
+#: shown warnings above which the summary says how to see the errors alone
+MANY_WARNINGS = 50
+
+
+def warnings_hint(run, shown) -> Optional[str]:
+    """A line for the end of a long report: the warnings outnumber what fails the run, and the
+    options that narrow it (a whole real tree prints thousands of two-phase and mode warnings)."""
+    sev = Counter(f.severity.value for f in shown)
+    if sev["warning"] <= MANY_WARNINGS:
+        return None
+    errors = sum(1 for f in run.findings if f.severity.value == "error")
+    return (f"hint: {sev['warning']} warnings (set-up order and configuration modes a caller may keep safe); "
+            f"--only-errors prints the {errors} error(s) alone, --statistics counts them per code")
+
+
 def to_json(reports: list[FileReport], findings: Optional[list[Finding]] = None, baselined: int = 0) -> dict:
     fs = findings if findings is not None else [f for r in reports for f in r.findings]
     return {"files": len(reports),

@@ -94,6 +94,26 @@ def test_only_errors_in_every_format(proj):
     assert [x["ruleId"] for x in doc["runs"][0]["results"]] == ["PK003"]
 
 
+def _many_modes(n: int) -> str:
+    sets = "".join(f"            self.a{i} = {i}\n" for i in range(n))
+    reads = " + ".join(f"self.a{i}" for i in range(n))
+    return f"class M:\n    def __init__(self, c):\n        if c:\n{sets}    def f(self):\n        return {reads}\n"
+
+
+@pytest.mark.parametrize("n,hinted", [(50, False), (51, True)])
+def test_a_long_warning_report_ends_with_how_to_see_the_errors_alone(tmp_path, monkeypatch, n, hinted):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "modes.py").write_text(_many_modes(n))
+    (tmp_path / "pkg" / "never.py").write_text(NEVER)
+    r = check("pkg")
+    assert r.stdout.count(": warning: PK001") == n
+    hint = [ln for ln in r.stderr.splitlines() if ln.startswith("hint:")]
+    assert hint == ([f"hint: {n} warnings (set-up order and configuration modes a caller may keep safe); "
+                     "--only-errors prints the 1 error(s) alone, --statistics counts them per code"] if hinted else [])
+    assert not [ln for ln in check("pkg", "--only-errors").stderr.splitlines() if ln.startswith("hint:")]
+
+
 @given(st.lists(st.tuples(st.sampled_from(["a.py", "b.py"]), st.integers(1, 4), st.integers(1, 9),
                           st.sampled_from(["PK001", "PK003"]), st.sampled_from(["x", "y"])), max_size=30))
 def test_one_finding_per_file_line_attribute_code(raw):

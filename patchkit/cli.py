@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Optional
 
 import click
-from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 
@@ -164,6 +163,7 @@ def fetch(spec: str, as_json: bool) -> None:
 def _show_diff(res) -> None:
     if res.dry_run and res.result.pending:
         from .engine import unified_diff
+        from rich.syntax import Syntax  # pygments: ~90 ms to import, only a diff needs it
         UI.out.print(Syntax(unified_diff(res.result.changes), "diff", theme="ansi_dark", background_color="default"))
 
 
@@ -281,6 +281,9 @@ def check(fmt, statistics, output_file, **options) -> None:
             _fail(UsageError(f"--output-file {output_file}: cannot write: {exc.strerror}"))
     elif fmt in ("json", "sarif") and not statistics:
         click.echo(lines[0][0])
+    elif UI.out.color_system is None:  # no colour to add: one write, not a rich render per line
+        UI.out.file.write("".join(ln + "\n" for ln, _ in lines))
+        UI.out.file.flush()
     else:
         for ln, spans in lines:
             UI.out.print(styled_line(ln, spans))

@@ -341,11 +341,11 @@ class Analyzer(ClassModel, ReadJudge):
                         continue
                     if any(a in always or known_static(a) for a in absent_by_guard(r.conds)):
                         continue  # under `not hasattr(self, "a")` with a always set: dead (panel's py2 fallback)
-                    if not strict and r.conds and self._dead_for_class(ci, f, fn, r.conds):
-                        continue  # under a test of a class constant this class binds the other way
                     missing = [s for s in terminal if attr not in s.assigned]
                     if not missing:
                         continue
+                    if not strict and r.conds and self._dead_for_class(ci, f, fn, r.conds):
+                        continue  # under a test of a class constant this class binds the other way
                     live = [s for s in missing if not _excluded(s, r.conds)]
                     if live and _private(mname):
                         sites = self._call_sites(f.classes, mname, t.inlined)

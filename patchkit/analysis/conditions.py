@@ -4,6 +4,7 @@ a test that constants decide. Shared by every walker (flow, reads)."""
 from __future__ import annotations
 
 import ast
+import functools
 from typing import TYPE_CHECKING, NamedTuple, Optional
 
 from .astutil import dotted
@@ -218,6 +219,17 @@ def frame_truth(test: ast.expr, fr: "Frame") -> Optional[bool]:
     return None
 
 
+def _compare(v, op: ast.cmpop, w) -> Optional[bool]:
+    """``v <op> w`` for two known constants (``is`` only against None/True/False), else None."""
+    if isinstance(op, (ast.Is, ast.IsNot)):
+        return (v is w) == isinstance(op, ast.Is) if w is None or isinstance(w, bool) else None
+    if isinstance(op, (ast.Eq, ast.NotEq)):
+        return (v == w) == isinstance(op, ast.Eq)
+    if isinstance(op, (ast.In, ast.NotIn)) and isinstance(w, (tuple, list, set, frozenset)):
+        return (v in w) == isinstance(op, ast.In)
+    return None
+
+
 def class_const_truth(test: ast.expr, selfname: str, consts: dict) -> Optional[bool]:
     """The truth of ``self.flag`` / ``not self.flag`` / ``self.flag is None`` / ``self.mode == "x"``
     when ``flag`` is a class attribute bound to a constant that nothing rebinds (``consts``)."""
@@ -227,15 +239,18 @@ def class_const_truth(test: ast.expr, selfname: str, consts: dict) -> Optional[b
     if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.left, ast.Attribute) and \
             isinstance(node.left.value, ast.Name) and node.left.value.id == selfname and node.left.attr in consts \
             and isinstance(node.comparators[0], ast.Constant):
-        v, w, op = consts[node.left.attr], node.comparators[0].value, node.ops[0]
-        if isinstance(op, (ast.Is, ast.IsNot)) and (w is None or isinstance(w, bool)):
-            r = (v is w) == isinstance(op, ast.Is)
-        elif isinstance(op, (ast.Eq, ast.NotEq)):
-            r = (v == w) == isinstance(op, ast.Eq)
-        else:
-            return None
-        return r == pol
+        r = _compare(consts[node.left.attr], node.ops[0], node.comparators[0].value)
+        return None if r is None else r == pol
     return None
+
+
+@functools.lru_cache(maxsize=65536)
+def _key_expr(key: str) -> Optional[ast.expr]:
+    """A read-site fact's normalised text as an expression (parsed once per distinct text)."""
+    try:
+        return ast.parse(key, mode="eval").body
+    except SyntaxError:
+        return None
 
 
 def fact_contradicts_constants(key: str, holds: bool, consts, local_names) -> bool:
@@ -244,35 +259,20 @@ def fact_contradicts_constants(key: str, holds: bool, consts, local_names) -> bo
     runs for that class: ``if self._NAME == "task":`` in metaflow's MetaflowObject, whose Flow,
     Run and Step subclasses bind ``_NAME`` to other strings. Names the function binds itself
     (``local_names``) are locals, not the class's."""
-    try:
-        node = ast.parse(key, mode="eval").body
-    except SyntaxError:
-        return False
-    def value(e):
-        if isinstance(e, ast.Name) and e.id not in local_names and e.id in consts:
-            return True, consts[e.id]
-        return False, None
-    if isinstance(node, ast.Name):
-        ok, v = value(node)
-        return ok and bool(v) != holds
+    node = _key_expr(key)
     if isinstance(node, ast.Compare) and len(node.ops) == 1:
-        ok, v = value(node.left)
-        other = node.comparators[0]
-        if not ok:
-            return False
-        op = node.ops[0]
+        name, op = node.left, node.ops[0]
         try:
-            w = ast.literal_eval(other)  # a constant, also `-1`
+            w = ast.literal_eval(node.comparators[0])  # a constant, also `-1` or a tuple
         except (ValueError, SyntaxError, TypeError):
             return False
-        if isinstance(w, (str, int, float, bool, type(None))):
-            if isinstance(op, (ast.Eq, ast.NotEq)):
-                return ((v == w) == isinstance(op, ast.Eq)) != holds
-            if isinstance(op, (ast.Is, ast.IsNot)) and (w is None or isinstance(w, bool)):
-                return ((v is w) == isinstance(op, ast.Is)) != holds
-        if isinstance(op, (ast.In, ast.NotIn)) and isinstance(w, (tuple, list, set, frozenset)):
-            return ((v in w) == isinstance(op, ast.In)) != holds
-    return False
+    else:
+        name, op, w = node, None, None
+    if not (isinstance(name, ast.Name) and name.id not in local_names and name.id in consts):
+        return False
+    v = consts[name.id]
+    truth = bool(v) if op is None else _compare(v, op, w)
+    return truth is not None and truth != holds
 
 
 def tested_self_attr(test: ast.expr, selfname: str) -> Optional[str]:

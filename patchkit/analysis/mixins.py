@@ -67,11 +67,14 @@ class ClassConstants(dict):
                             and (v.value is None or isinstance(v.value, (bool, int, str))):
                         dict.__setitem__(self, n, v.value)
 
+    #: a method of the MRO that assigns the name on the instance makes it no constant
+    methods_rebind = False
+
     def _ok(self, name: str) -> bool:
         got = self._checked.get(name)
         if got is None:
             got = self._checked[name] = dict.__contains__(self, name) and \
-                not any(name in c.assigned_in for c in self._classes) and \
+                (self.methods_rebind or not any(name in c.assigned_in for c in self._classes)) and \
                 not (self._classes and _index_for(self._project, self._classes[0]).files_storing(name))
         return got
 
@@ -91,10 +94,5 @@ class ClassDefaults(ClassConstants):
     value: pyglet's ``XlibWindow`` declares ``_window = None`` and ``_create`` (run once by
     ``__init__``) creates the window, and its Xdnd atoms, under ``if not self._window:``."""
 
-    def _ok(self, name: str) -> bool:
-        got = self._checked.get(name)
-        if got is None:
-            got = self._checked[name] = dict.__contains__(self, name) and \
-                not (self._classes and _index_for(self._project, self._classes[0]).files_storing(name))
-        return got
+    methods_rebind = True
 

@@ -136,8 +136,7 @@ class ReadCollector:
                 # (and so does what every assignment of it assigns too: coassign reads the fact)
                 got = self._read_plainly(s.body)
                 known = known | got
-                conds = conds | {Fact(norm_test(ast.parse(f"hasattr({self.selfname}, {a!r})", mode="eval").body,
-                                                self.selfname), True) for a in got}
+                conds = conds | {Fact(f"hasattr({self.selfname}, {a!r})", True) for a in got}
         return local
 
     def _read_plainly(self, body) -> frozenset:

@@ -292,6 +292,40 @@ class AcceleratedOptimizer(torch.optim.Optimizer):
 )
 
 INVALID = (
+    E("the same read on a branch that does run is still reported (counterpart of the dead-code example)", """
+class Layer:
+    def __init__(self, reverse=False):
+        self.reverse = reverse
+
+    def forward(self, x):
+        if not self.reverse:
+            x = x * self.tail_bound
+        else:
+            return -x
+        return x
+""", (("PK003", "tail_bound"),)),
+    E("the same __new__ without the vars() copy: the skipped base __init__ is reported (counterpart)", """
+
+class Base:
+    def __init__(self):
+        self._payload = None
+        self._headers = []
+
+
+class Message(Base):
+    def __new__(cls, orig):
+        res = super().__new__(cls)
+        return res
+
+    def __init__(self, orig):
+        self._headers = self._repair_headers()
+
+    def _repair_headers(self):
+        return [(k, v) for k, v in self._headers]
+
+    def payload(self):
+        return self._payload
+""", (("PK002", "_headers"), ("PK003", "_payload"))),
     E("the same try whose handler falls through guards nothing after it", """
 class SequenceIterator:
     def __init__(self, source):

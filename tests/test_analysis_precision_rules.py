@@ -810,3 +810,61 @@ def test_a_function_of_the_tree_that_always_raises_ends_the_path(tmp_path):
     got = findings(root)
     assert ("Char", "arraysize", "PK001") not in got
     assert ("Unicode", "arraysize", "PK001") in got
+
+
+ORANGE = """
+class Model:
+    def __init__(self, domain=None, original_domain=None):
+        self.domain = domain
+        self.original_domain = original_domain or domain
+        self.used_vals = None
+
+    def predict_storage(self, data):
+        return data.transform(self.domain)
+
+
+class SklModel(Model):
+    def __init__(self, skl_model):
+        self.skl_model = skl_model
+
+
+class Learner:
+    def _fit_model(self, data):
+        return SklModel(self.fit(data))
+
+    def __call__(self, data):
+        model = self._fit_model(data)
+%s        return model
+"""
+
+
+def test_a_local_given_three_of_the_class_attributes_is_an_instance_an_owner_injects_into(tmp_path):
+    """Orange's Learner.__call__ sets domain, original_domain and used_vals on the model it got from
+    ``self._fit_model(data)``: no annotation says what ``model`` is, but three of Model's attributes
+    on one object do (a warning naming the store). One attribute alone is no evidence: an error."""
+    three = "        model.used_vals = [0, 1]\n        model.domain = data.domain\n        model.original_domain = data.domain\n"
+    got = findings(tree(tmp_path / "three", {"pkg/base.py": ORANGE % three}))
+    assert got[("SklModel", "domain", "PK003")] == Severity.WARNING
+    one = "        model.domain = data.domain\n"
+    got = findings(tree(tmp_path / "one", {"pkg/base.py": ORANGE % one}))
+    assert got[("SklModel", "domain", "PK003")] == Severity.ERROR
+    # a local built by another named class is that class, however alike its attributes (statsmodels'
+    # ``results = MICEResults(...)``)
+    other = (ORANGE % "").replace("        model = self._fit_model(data)\n",
+                                  "        model = OtherModel(data)\n" + three) + """
+class OtherModel:
+    def __init__(self, data):
+        self.data = data
+"""
+    got = findings(tree(tmp_path / "other", {"pkg/base.py": other}))
+    assert got[("SklModel", "domain", "PK003")] == Severity.ERROR
+    # the method's own instance is never the evidence: a sibling class storing the same names on self
+    sibling = ORANGE % "" + """
+class Other:
+    def __init__(self, d):
+        self.domain = d
+        self.original_domain = d
+        self.used_vals = None
+"""
+    got = findings(tree(tmp_path / "sibling", {"pkg/base.py": sibling}))
+    assert got[("SklModel", "domain", "PK003")] == Severity.ERROR

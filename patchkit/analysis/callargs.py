@@ -82,7 +82,32 @@ def bind_constants(fn: ast.FunctionDef, call: ast.Call, self_passed: bool) -> di
         node = given.get(name, defaults.get(name) if name not in given else None)
         if isinstance(node, ast.Constant) and isinstance(node.value, _CONST_TYPES):
             out[name] = node.value
+    # ``*args`` / ``**kwargs`` the call leaves empty: a pass-through ``super().__init__(*args,
+    # **kwargs)`` then passes nothing, and the base's defaults hold (neo's BaseRawWithBufferApiIO)
+    if a.vararg is not None and len(args) <= len(params):
+        out[EMPTY + a.vararg.arg] = EMPTY
+    if a.kwarg is not None and all(k.arg in given and k.arg in {p.arg for p in params + a.kwonlyargs}
+                                   for k in call.keywords):
+        out[EMPTY + EMPTY + a.kwarg.arg] = EMPTY
     if out:
         rebound = _rebound(fn)
-        out = {k: v for k, v in out.items() if k not in rebound}
+        out = {k: v for k, v in out.items() if k not in rebound and k.lstrip(EMPTY) not in rebound}
     return out
+
+
+#: the key prefix (and value) of a ``*name`` (one prefix) or ``**name`` (two) that a call leaves
+#: empty, among a frame's bound constants: never a parameter name
+EMPTY = "*"
+
+
+def drop_empty(call: ast.Call, consts: dict) -> ast.Call:
+    """``call`` without the ``*name`` / ``**name`` arguments that ``consts`` knows are empty."""
+    if not consts:
+        return call
+    args = [x for x in call.args if not (isinstance(x, ast.Starred) and isinstance(x.value, ast.Name)
+                                         and consts.get(EMPTY + x.value.id) == EMPTY)]
+    kws = [k for k in call.keywords if not (k.arg is None and isinstance(k.value, ast.Name)
+                                            and consts.get(EMPTY + EMPTY + k.value.id) == EMPTY)]
+    if len(args) == len(call.args) and len(kws) == len(call.keywords):
+        return call
+    return ast.copy_location(ast.Call(func=call.func, args=args, keywords=kws), call)

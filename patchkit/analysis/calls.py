@@ -7,7 +7,7 @@ import ast
 from dataclasses import replace
 from typing import Optional
 
-from .callargs import _deletes, _forget_locals, bind_constants
+from .callargs import _deletes, _forget_locals, bind_constants, drop_empty
 from .conditions import _is_self, conjuncts, norm_test
 from .calltables import NON_ASSIGNING_CALLS, NORETURN_CALLS, REGISTER_METHODS, setattr_on
 from .astutil import dotted, fast_walk, first_param, memo_on
@@ -22,30 +22,33 @@ class CallSemantics:
 
     def call_function(self, cls: ClassInfo, fn: ast.FunctionDef, states: list[State], depth: int,
                       guarded: bool = False, call: Optional[ast.Call] = None,
-                      self_passed: bool = False) -> list[State]:
+                      self_passed: bool = False, selfname: Optional[str] = None) -> list[State]:
         key = (cls.key, fn.name)
         if key in self.stack:
             # recursion: a call that returns has gone through some non-recursive path, which the
             # outer walk sees, and assignments only accumulate; so paths through the recursive call
             # can be dropped (unless the function deletes attributes)
             return [] if not _deletes(fn) else states
-        if depth > MAX_DEPTH or not states:
+        # each initialiser being walked raises the limit by one: a cooperative super().__init__
+        # chain cannot recurse (the stack check above) and may be as long as the MRO (synapse's
+        # storage classes chain 40+ initialisers); cutting it took the rest for never run
+        if not states or depth > MAX_DEPTH and depth > MAX_DEPTH + sum(1 for k in self.stack if k[1] == "__init__"):
             return states
-        selfname = first_param(fn)
+        selfname = selfname or first_param(fn)
         if selfname is None:
             return states
         if depth >= _state.MEMO_DEPTH:
-            return self._summarised(cls, fn, states, depth, guarded, call, self_passed)
-        return self._walk_call(cls, fn, states, depth, guarded, call, self_passed)
+            return self._summarised(cls, fn, states, depth, guarded, call, self_passed, selfname)
+        return self._walk_call(cls, fn, states, depth, guarded, call, self_passed, selfname)
 
-    def _summarised(self, cls, fn, states, depth, guarded, call, self_passed) -> list[State]:
+    def _summarised(self, cls, fn, states, depth, guarded, call, self_passed, selfname) -> list[State]:
         """Exit states of ``fn`` from a summary walked once per (class, method, guarded, constant
         arguments): the walk starts from an empty state and logs what it assigns and reads; each
         call composes the entry states with the summary (assignments only accumulate) and replays
         the logged reads against the composed states. A function that deletes attributes is
         summarised per entry assigned-set instead (its exits are not a union with the entry)."""
         consts = bind_constants(fn, call, self_passed) if call is not None else {}
-        key = (cls.key, id(fn), guarded, tuple(sorted(consts.items(), key=lambda kv: kv[0])))
+        key = (cls.key, id(fn), guarded, tuple(sorted(consts.items(), key=lambda kv: kv[0])), selfname)
         deletes = _deletes(fn)
         tested = _tested_keys(fn)
         groups: dict[tuple, list[State]] = {}
@@ -64,7 +67,7 @@ class CallSemantics:
                 entry = frozenset(c for c in entries[0].conds if c.key in tested)
                 try:
                     exits = self._walk_call(cls, fn, [State(assigned if deletes else frozenset(), entry)], depth,
-                                            guarded, call, self_passed)
+                                            guarded, call, self_passed, selfname)
                 finally:
                     self.on_read = prev
                 summary = self.memo[k] = (exits, log)
@@ -76,9 +79,8 @@ class CallSemantics:
             out += _compose(entries, exits, deletes)
         return merge(out)
 
-    def _walk_call(self, cls, fn, states, depth, guarded, call, self_passed) -> list[State]:
+    def _walk_call(self, cls, fn, states, depth, guarded, call, self_passed, selfname) -> list[State]:
         key = (cls.key, fn.name)
-        selfname = first_param(fn)
         self.stack.append(key)
         self.inlined.add(f"{cls.qualname}.{fn.name}")
         try:
@@ -91,7 +93,21 @@ class CallSemantics:
         finally:
             self.stack.pop()
 
+    def _aliased(self, cls, fn, kind, c: ast.Call, st: list[State], fr: Frame) -> list[State]:
+        """A class/static method handed the instance (``self._initialize_instance(self, ...)``) runs
+        with that parameter as the instance; other calls of such methods do nothing to it."""
+        from .scan import alias_param
+        p = alias_param(fn, kind, c, fr.selfname)
+        if p is None or _starts_coroutine(fn, fr):
+            return st
+        params = [a.arg for a in fn.args.posonlyargs + fn.args.args]
+        natural = params[1] if kind == "class" and len(params) > 1 else params[0] if params else None
+        # constants bind as usual when the instance sits where a method's self would
+        call = c if p == natural and c.args and _is_self(c.args[0], fr.selfname) else None
+        return self.call_function(cls, fn, st, fr.depth + 1, fr.guarded, call, kind == "static", selfname=p)
+
     def call(self, c: ast.Call, st: list[State], fr: Frame) -> list[State]:
+        c = drop_empty(c, fr.consts)
         f = dotted(c.func) or ""
         sn = fr.selfname
         # arguments first
@@ -149,7 +165,7 @@ class CallSemantics:
                     if _starts_coroutine(fn, fr):
                         return st
                     return self.call_function(cls, fn, st, fr.depth + 1, fr.guarded, c)
-                return st
+                return self._aliased(cls, fn, kind, c, st, fr)
             # Thread.start() during construction: run() begins now, concurrently with the rest of
             # __init__, so its reads happen here; what it assigns may not have happened yet
             if name == "start" and any(getattr(b, "kind", None) == "thread" for b in self.mro):
@@ -213,6 +229,9 @@ class CallSemantics:
                 target = (base, fn) if fn is not None else self.resolve_method(c.func.attr, base, inclusive=True, own=base)
                 if target is not None and _starts_coroutine(target[1], fr):
                     return st
+                tkind = target[0].method_kind.get(target[1].name, "method") if target is not None else "method"
+                if tkind in ("class", "static"):  # Cls.m(self, ...) on a class/static method
+                    return self._aliased(target[0], target[1], tkind, c, st, fr)
                 if target is not None and (not self_kw or first_param(target[1]) == self_kw):
                     if self_kw:  # the instance is passed by name: the other keywords bind as usual
                         c = ast.Call(func=c.func, args=[], keywords=[k for k in c.keywords if k.arg != self_kw])

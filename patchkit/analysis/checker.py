@@ -229,11 +229,16 @@ class Analyzer(ClassModel, ReadJudge):
             if m is not None:
                 terminal = ctor.call_function(m[0], m[1], terminal, 0)
         for c in f.classes:
-            for (mname, line, attrs, calls_init) in c.alt_ctors:
+            for (mname, line, attrs, calls_init, handed) in c.alt_ctors:
                 if not calls_init:
-                    terminal = terminal + [State(frozenset(attrs),
-                                                 frozenset({Cond(ALT_CTOR, True, line,
-                                                                 f"{c.qualname}.{mname} builds with __new__ at line {line} and skips __init__", EVENT)}))]
+                    alt = [State(frozenset(attrs), frozenset({Cond(
+                        ALT_CTOR, True, line, f"{c.qualname}.{mname} builds with __new__ at line {line} and skips __init__",
+                        EVENT)}))]
+                    for (m, p) in handed:  # cls._initialize_instance(obj, ...): runs on the new instance
+                        target = self.resolve_method(mro, m)
+                        if target is not None:
+                            alt = ctor.call_function(target[0], target[1], alt, 0, selfname=p)
+                    terminal = terminal + alt
         if not terminal:
             return []  # construction always raises: nothing to judge
         assigned_anywhere: dict[str, list[tuple[str, str, int]]] = {}

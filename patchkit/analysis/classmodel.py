@@ -14,6 +14,7 @@ from .library import (EXC_ATTRS, FIELD_BASE_ATTRS, OBJECT_ATTRS, THREAD_ATTRS, T
                       classify_external)
 from .model import ClassInfo
 from .scan import ensure_scanned, new_copies_dict, new_instances
+from .classbody import with_metaclass_call
 from .openness import decorator_names, decorator_verdicts, metaclass_names, open_reason
 
 
@@ -94,7 +95,8 @@ class ClassModel:
                 f.class_level |= decorator_names(c)
                 for _name, keeps, names in decorator_verdicts(c, self.project.resolve_function):
                     f.class_level |= names
-            if not c.module.external and (c.node.keywords or c.node.decorator_list):
+            if not c.module.external and (c.node.keywords or c.node.decorator_list or
+                                          any(with_metaclass_call(b) for b in c.node.bases)):
                 f.class_level |= metaclass_names(c, self.project.resolve_class)
             f.dyn_patterns += c.dyn_patterns
             if c.dynamic and not f.dynamic:

@@ -81,6 +81,7 @@ def demote_injected(project, facts, findings: list) -> list:
     memo: dict[str, Optional[str]] = {}
     out = []
     template = init_subclass_stores(classes[0])
+    own = frozenset(a for c in classes for a in c.assigned_in)
 
     def type_built(attr: str) -> Optional[str]:
         w = next((w for c in classes for w in [idx.type_built(c.qualname.split(".")[-1]).get(attr)] if w), None)
@@ -97,7 +98,7 @@ def demote_injected(project, facts, findings: list) -> list:
             why = type_built(x.attr)  # read during construction: only a class attribute of type()-built subclasses helps
         elif x in todo:
             if x.attr not in memo:
-                where = escape_assigns(project, classes, x.attr) or idx.injected(x.attr, names, torch_module, decorators)
+                where = escape_assigns(project, classes, x.attr) or idx.injected(x.attr, names, torch_module, decorators, own)
                 host = None if where or x.code != "PK003" else host_provides(project, classes[0], x.attr)
                 memo[x.attr] = (f"{where} assigns it on an instance from outside the class (set up after construction?)" if where
                                 else f"{host} mixes {classes[0].qualname} into a host whose other bases may provide it" if host

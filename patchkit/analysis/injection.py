@@ -24,6 +24,11 @@ from .receivers import derived_class, is_instance, module_ctors
 from .fastre import Bounded
 
 MAX_FILES = 30000
+#: attributes of the class (besides the one asked about) that one function must store on a local
+#: for the local to count as an instance
+DUCK_MIN = 2
+#: method names that build or copy an object of a known class
+_NAMED_BUILDS = frozenset({"__class__", "copy", "deepcopy", "__copy__", "__deepcopy__", "clone", "__new__"})
 GENERIC = {"object", "Module", "ABC", "Generic", "Protocol", "Any"}
 #: a store ``<receiver>.attr = ...``; a bare ``self`` receiver is the class's own assignment, which
 #: the ordinary rules see (a function outside a class whose parameter is annotated ``self: C`` is
@@ -58,6 +63,7 @@ class InjectionIndex:
         self._type_built: Optional[dict[str, dict[str, str]]] = None
         self._memo: dict[tuple, Optional[str]] = {}
         self._factories: dict[str, frozenset] = {}
+        self._duck_index: dict[str, dict] = {}
         #: rel -> an already parsed tree of that file, or None (set by the project that uses the index)
         self.trees = None
 
@@ -74,20 +80,56 @@ class InjectionIndex:
                         continue
         return self._texts
 
-    def injected(self, attr: str, names: set[str], torch_module: bool, decorators: set[str]) -> Optional[str]:
+    def injected(self, attr: str, names: set[str], torch_module: bool, decorators: set[str],
+                 own: frozenset = frozenset()) -> Optional[str]:
         """``path:line`` of a store of ``attr`` on an object of one of the classes ``names``
-        (short names of the class and its bases), or None."""
+        (short names of the class and its bases), or None. ``own``: the attributes the class's
+        methods assign; a local that one function gives ``attr`` and DUCK_MIN of them is taken
+        for an instance (Orange's ``Learner.__call__``: ``model = self._fit_model(data);
+        model.domain = ...; model.original_domain = ...; model.used_vals = ...``)."""
         names = {n for n in names if n not in GENERIC}
-        key = (attr, frozenset(names), torch_module, frozenset(decorators))
+        key = (attr, frozenset(names), torch_module, frozenset(decorators), own)
         if key in self._memo:
             return self._memo[key]
         self._memo[key] = None
         for rel in self.files_storing(attr):
             for recv, fn, cls, outer, line, ctors in self._stores(rel).get(attr, ()):
-                if is_instance(recv, fn, cls, outer, names, torch_module, decorators, _Ctors(ctors, self, rel)):
+                if is_instance(recv, fn, cls, outer, names, torch_module, decorators, _Ctors(ctors, self, rel)) or \
+                        (own and self._duck(rel, recv, fn, cls, attr, own)):
                     self._memo[key] = f"{rel}:{line}"
                     return self._memo[key]
         return None
+
+    def _duck(self, rel: str, recv, fn, cls, attr: str, own: frozenset) -> bool:
+        """``recv`` (a local or parameter, not the method's own instance) gets ``attr`` and at
+        least DUCK_MIN other attributes of ``own`` stored in ``fn``, and the class assigns ``attr``
+        itself somewhere (fairseq's ``share_spchdecoder`` gives another decoder class the shared
+        ``embed_positions``: look-alike attributes, not this class's instance)."""
+        if attr not in own or not isinstance(recv, ast.Name) or \
+                (cls is not None and fn.args.args and fn.args.args[0].arg == recv.id):
+            return False  # a name the class never assigns (a typo?) is not excused by look-alikes
+        got = self._duck_index.get(rel)
+        if got is None:
+            got = self._duck_index[rel] = {}
+            for a, stores in self._stores(rel).items():
+                for r, f, _c, _o, _ln, _ct in stores:
+                    if isinstance(r, ast.Name):
+                        got.setdefault((id(f), r.id), set()).add(a)
+        stored = got.get((id(fn), recv.id), set())
+        if len((stored - {attr}) & own) < DUCK_MIN:
+            return False
+        # only a local whose class nothing in view names: a parameter, or what a method hands back
+        # (``model = self._fit_model(data)``). One built by a named class, ``self.__class__(...)``,
+        # ``type(self)(...)`` or a copy is that class (statsmodels' ``results = MICEResults(...)``
+        # and ``res = self.__class__(...)`` share `scale` with every results class)
+        for n in ast.walk(fn):
+            if isinstance(n, (ast.Assign, ast.AnnAssign)) and \
+                    any(isinstance(t, ast.Name) and t.id == recv.id for t in (n.targets if isinstance(n, ast.Assign) else [n.target])):
+                v = n.value
+                if not (isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and
+                        not v.func.attr[:1].isupper() and v.func.attr not in _NAMED_BUILDS):
+                    return False
+        return True
 
     def derived_store(self, attr: str, names: set[str]) -> Optional[str]:
         """``path:line`` of a store of ``attr`` on a class made from one of ``names`` (short names
@@ -361,6 +403,8 @@ def _index_for(project, ci) -> InjectionIndex:
         idx = _SHARED.get(str(base))
         if idx is None:
             idx = _SHARED[str(base)] = InjectionIndex(base)
+            if base is None:  # source handed in without a tree (analyse_source): what is in view
+                idx._texts = dict(getattr(project, "overlay", {}) or {})
             prefix = f"{top}/" if base != project.root else ""
 
             def trees(rel: str, project=project, prefix=prefix, idx=idx):

@@ -16,15 +16,47 @@ def implicit_mixin(an, ci: ClassInfo) -> list:
     subclassed in the tree only by classes with two or more bases, and never called (``Name(...)``)
     anywhere in the tree. A read of such a class is a bug only where a host lacks the attribute
     (matplotlib's ``_AnnotationBase.get_size``: ``Annotation(Text, ...)`` has it, ``AnnotationBbox
-    (Artist, ...)`` does not)."""
-    if any(b not in ("object", "builtins.object") for b in ci.bases) or "." in ci.qualname:
+    (Artist, ...)`` does not). Hosts may sit below never-built single-base links, and the links are
+    mixins too, when every such host is seen whole (``_seen_whole``)."""
+    if "." in ci.qualname:
         return []
+    if any(b not in ("object", "builtins.object") for b in ci.bases):
+        # a link of a chain (``GenerateV7User(UserGenerator)``): every base is a tree class with
+        # one base at most, up to a root with none
+        mro = an.mro(ci)
+        if any(not isinstance(c, ClassInfo) and getattr(c, "name", "object") != "object" for c in mro) or \
+                any(isinstance(c, ClassInfo) and len(c.bases) > 1 for c in mro):
+            return []
+        return _seen_whole(an, _hosts(an, ci, 0))
+    hosts = _hosts(an, ci, 0)
+    direct = set(map(id, an._direct_subclasses(ci)))
+    return hosts if all(id(h) in direct for h in hosts) else _seen_whole(an, hosts)
+
+
+def _seen_whole(an, hosts: list) -> list:
+    """``hosts`` when the analyzer sees each whole (no base it cannot read, not open), else []: a
+    host with an unreadable base excuses any read (tfp's _DeferredTensorSpecBase, mixed with the
+    JAX substrate's stub TypeSpecs), which only the old rule (direct hosts) may rely on."""
+    return hosts if all(an.facts(h).unknown_base is None and not an.facts(h).open for h in hosts) else []
+
+
+def _hosts(an, ci: ClassInfo, depth: int) -> list:
+    """The classes with two or more bases that ``ci`` reaches through subclasses never built in the
+    tree (SCons' ``_UserGenerator`` <- ``_GenerateV7User`` <- ``_GenerateV7DSP(_DSPGenerator,
+    _GenerateV7User)``), or [] when some path ends in a class with one base or one that is built."""
     subs = an._direct_subclasses(ci)
-    if not subs or any(len(s.bases) < 2 for s in subs):
+    if not subs or depth > 3 or built_in_tree(an, ci):
         return []
-    if built_in_tree(an, ci):
-        return []
-    return subs
+    out = []
+    for s in subs:
+        if len(s.bases) >= 2:
+            out.append(s)
+            continue
+        more = _hosts(an, s, depth + 1)
+        if not more:
+            return []
+        out += more
+    return out
 
 
 def built_in_tree(an, ci: ClassInfo) -> bool:
@@ -66,6 +98,10 @@ class ClassConstants(dict):
                     if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(v, ast.Constant) \
                             and (v.value is None or isinstance(v.value, (bool, int, str))):
                         dict.__setitem__(self, n, v.value)
+                    elif isinstance(stmt, ast.FunctionDef):
+                        got = _constant_property(stmt)
+                        if got is not _NOT_CONSTANT:
+                            dict.__setitem__(self, n, got)
 
     #: a method of the MRO that assigns the name on the instance makes it no constant
     methods_rebind = False
@@ -85,6 +121,26 @@ class ClassConstants(dict):
         if not self._ok(name):
             raise KeyError(name)
         return dict.__getitem__(self, name)
+
+
+_NOT_CONSTANT = object()
+
+
+def _constant_property(fn: ast.FunctionDef):
+    """The value of a ``@property`` whose whole body returns a constant or an empty tuple/list
+    (mxnet's ``BaseRNNCell._gate_names``: ``return ()``), else _NOT_CONSTANT."""
+    if len(fn.decorator_list) != 1 or not isinstance(fn.decorator_list[0], ast.Name) or \
+            fn.decorator_list[0].id != "property":
+        return _NOT_CONSTANT
+    body = [st for st in fn.body if not (isinstance(st, ast.Expr) and isinstance(st.value, ast.Constant))]
+    if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
+        return _NOT_CONSTANT
+    v = body[0].value
+    if isinstance(v, ast.Constant) and (v.value is None or isinstance(v.value, (bool, int, str))):
+        return v.value
+    if isinstance(v, (ast.Tuple, ast.List)) and not v.elts:
+        return ()
+    return _NOT_CONSTANT
 
 
 class ClassDefaults(ClassConstants):

@@ -49,7 +49,7 @@ class ClassInfo:
     #: methods declared with @abstractmethod in this class
     abstract_methods: set[str] = field(default_factory=set)
     #: alternative constructors that build with __new__ and skip __init__: (method, line, attrs, calls_init)
-    alt_ctors: list[tuple[str, int, frozenset, bool]] = field(default_factory=list)
+    alt_ctors: list[tuple[str, int, frozenset, bool, tuple]] = field(default_factory=list)
     noreturn_methods: set[str] = field(default_factory=set)
     #: methods whose body only raises NotImplementedError (a template's hooks, when subclasses override them)
     raising_methods: set[str] = field(default_factory=set)

@@ -67,6 +67,8 @@ class ReadCollector:
         self.flags: dict[str, dict[bool, frozenset]] = {}
         #: aliases whose getattr default is None: ``v is not None`` then implies the attribute exists
         self.none_default: set[str] = set()
+        #: locals bound to the instance's dict (``attrs = vars(self)``): ``"x" in attrs`` implies x
+        self.instance_dicts: set[str] = set()
 
     def implied(self, test: ast.expr, pol: bool) -> set:
         out = set(implied_attrs(test, pol, self.selfname))
@@ -76,6 +78,12 @@ class ReadCollector:
                         isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) and \
                         node.func.value.id == self.selfname and node.func.attr in self.predicates:
                     out |= self.predicates[node.func.attr][p]
+        if self.instance_dicts:
+            for node, p in conjuncts(test, pol):
+                if p and isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.In) and \
+                        isinstance(node.left, ast.Constant) and isinstance(node.left.value, str) and \
+                        isinstance(node.comparators[0], ast.Name) and node.comparators[0].id in self.instance_dicts:
+                    out.add(node.left.value)
         if self.flags:
             for node, p in conjuncts(test, pol):
                 if isinstance(node, ast.Name) and node.id in self.flags:
@@ -235,6 +243,12 @@ class ReadCollector:
                             self.none_default.discard(t.id)
                     else:
                         self.aliases.pop(t.id, None)
+                    # attrs = vars(self) / self.__dict__: `"x" in attrs` then implies x (mercurial's workingfilectx)
+                    if (isinstance(v, ast.Call) and dotted(v.func) == "vars" and len(v.args) == 1 and
+                            isinstance(v.args[0], ast.Name) and v.args[0].id == sn) or dotted(v) == f"{sn}.__dict__":
+                        self.instance_dicts.add(t.id)
+                    else:
+                        self.instance_dicts.discard(t.id)
             for t in s.targets:
                 self.target(t, conds, known, guarded, local)
                 local = local | self._stores(t)

@@ -38,9 +38,20 @@ ANALYZER_VERSION = _source_hash()
 
 def import_root(path: Path) -> tuple[Path, str]:
     """The folder above the outermost package holding ``path`` and the path relative to it."""
-    path = path.resolve()
-    root = _root_of_folder(path.parent)
-    return root, path.relative_to(root).as_posix()
+    if os.path.islink(path):
+        path = path.resolve()
+        root = _root_of_folder(path.parent)
+        return root, path.relative_to(root).as_posix()
+    root, prefix = _folder_root(str(path.parent))  # resolved once per folder, not per file
+    return root, prefix + path.name
+
+
+@functools.lru_cache(maxsize=4096)
+def _folder_root(folder: str) -> tuple[Path, str]:
+    real = Path(folder).resolve()
+    root = _root_of_folder(real)
+    rel = real.relative_to(root).as_posix()
+    return root, "" if rel == "." else rel + "/"
 
 
 @functools.lru_cache(maxsize=4096)
@@ -82,16 +93,25 @@ def expand(paths: Iterable[Path]) -> list[Path]:
         if p.is_dir():
             # hidden folders below the one named are skipped (.git, .venv, .tox); the path above
             # it may well contain one (~/.cache, ~/.pyenv, a .venv's site-packages)
-            out += sorted(x for x in p.rglob("*.py") if not any(part.startswith(".") for part in x.relative_to(p).parts))
+            found = []
+            for d, dirs, files in os.walk(p):
+                dirs[:] = [x for x in dirs if not x.startswith(".")]
+                found += [Path(d, f) for f in files if f.endswith(".py") and not f.startswith(".")]
+            out += sorted(found)
         elif p.is_file():
             out.append(p)
     return out
 
 
+@functools.lru_cache(maxsize=64)
+def _settings_text(settings: Settings) -> bytes:
+    return json.dumps(asdict(settings), sort_keys=True).encode()
+
+
 def _key(rel: str, text: str, settings: Settings) -> str:
     h = hashlib.sha256()
     h.update(ANALYZER_VERSION.encode())
-    h.update(json.dumps(asdict(settings), sort_keys=True).encode())
+    h.update(_settings_text(settings))
     h.update(rel.encode())
     h.update(text.encode("utf-8", "replace"))
     return h.hexdigest()

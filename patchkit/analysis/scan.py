@@ -82,6 +82,11 @@ def _scan_methods(ci: ClassInfo) -> None:
         selfname = first_param(fn) if kind in ("method", "property") else None
         if kind in ("class", "static"):
             _scan_alt_ctor(ci, mname, fn)
+        if kind in ("class", "static"):
+            # `def _initialize_instance(cls, obj, ...): obj.x = ...`, called `self._initialize_instance(self, ...)`
+            # (yt's plots): stores on the instance through a parameter
+            for p in instance_params(ci, mname, fn, kind):
+                _walk_statements(ci, mname, fn.body, p)
         if kind == "class" and first_param(fn):
             # `cls.x = ...` in a classmethod: x exists (on the class) once it ran (pytest's setup_class)
             _walk_statements(ci, mname, fn.body, first_param(fn))
@@ -110,6 +115,75 @@ def _scan_methods(ci: ClassInfo) -> None:
         sn = first_param(fn)
         if sn and ci.methods.get(pname) is not fn:
             _walk_statements(ci, pname, fn.body, sn)
+
+
+def instance_params(ci: ClassInfo, mname: str, fn: ast.FunctionDef, kind: str) -> list[str]:
+    """Parameters of class/static method ``mname`` that receive the instance: some method of the
+    class passes ``self`` there (``self.m(self, ...)``, ``Cls.m(self, ...)``; see
+    :func:`alias_param`) and the method stores attributes on it."""
+    def compute() -> list[str]:
+        params = [a.arg for a in fn.args.posonlyargs + fn.args.args]
+        if kind == "class":
+            params = params[1:]
+        stored = {n.value.id for n in fast_walk(fn) if isinstance(n, ast.Attribute) and
+                  isinstance(n.ctx, ast.Store) and isinstance(n.value, ast.Name)} & set(params)
+        if not stored:
+            return []
+        found = set()
+        for other, ofn in ci.methods.items():
+            okind = ci.method_kind.get(other, "method")
+            names = {first_param(ofn)} if okind in ("method", "property") else _new_vars(ofn)
+            names.discard(None)
+            if not names:
+                continue
+            for n in fast_walk(ofn):
+                if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == mname:
+                    for sn in names:
+                        p = alias_param(fn, kind, n, sn)
+                        if p in stored:
+                            found.add(p)
+        return sorted(found)
+    return memo_on(fn, "_pk_instance_params", compute)
+
+
+def _new_vars(fn: ast.FunctionDef) -> set:
+    """Names a function binds to an instance it makes with ``__new__``."""
+    return {n.targets[0].id for n in fast_walk(fn) if isinstance(n, ast.Assign) and len(n.targets) == 1
+            and isinstance(n.targets[0], ast.Name) and isinstance(n.value, ast.Call)
+            and isinstance(n.value.func, ast.Attribute) and n.value.func.attr == "__new__"}
+
+
+def handoffs(ci: ClassInfo, fn: ast.FunctionDef, var: str) -> tuple:
+    """(method, parameter) of each class/static method of ``ci`` that ``fn`` hands the instance
+    bound to ``var`` (``cls._initialize_instance(obj, ...)`` after ``obj = cls.__new__(cls)``)."""
+    out = []
+    for n in fast_walk(fn):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ci.methods:
+            m = n.func.attr
+            kind = ci.method_kind.get(m, "method")
+            if kind in ("class", "static"):
+                p = alias_param(ci.methods[m], kind, n, var)
+                if p is not None:
+                    out.append((m, p))
+    return tuple(out)
+
+
+def alias_param(fn: ast.FunctionDef, kind: str, call: ast.Call, selfname: str) -> str | None:
+    """The parameter of class/static method ``fn`` that ``call`` binds to the instance
+    ``selfname`` (positionally or by keyword), or None."""
+    params = [a.arg for a in fn.args.posonlyargs + fn.args.args]
+    if kind == "class":
+        params = params[1:]
+    for i, a in enumerate(call.args):
+        if isinstance(a, ast.Starred):
+            return None
+        if isinstance(a, ast.Name) and a.id == selfname:
+            return params[i] if i < len(params) else None
+    for k in call.keywords:
+        if k.arg and isinstance(k.value, ast.Name) and k.value.id == selfname and \
+                k.arg in params + [a.arg for a in fn.args.kwonlyargs]:
+            return k.arg
+    return None
 
 
 def _walk_statements(ci: ClassInfo, mname: str, body: list, selfname: str) -> None:
@@ -348,8 +422,11 @@ def factory_stores(fn: ast.FunctionDef, clsname: str) -> list[tuple[str, int]]:
 
 def _scan_alt_ctor(ci: ClassInfo, mname: str, fn: ast.FunctionDef) -> None:
     """A class/static method that builds with ``__new__`` and skips ``__init__``."""
-    for line, attrs, calls_init in new_instances(fn):
-        ci.alt_ctors.append((mname, line, attrs, calls_init))
+    made = new_instances(fn)
+    names = sorted(_new_vars(fn)) if made else []
+    for line, attrs, calls_init in made:
+        handed = tuple(h for v in names for h in handoffs(ci, fn, v))
+        ci.alt_ctors.append((mname, line, attrs, calls_init, handed))
 
 
 def init_callers(c: ClassInfo) -> list:

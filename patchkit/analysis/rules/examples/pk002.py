@@ -5,7 +5,35 @@ VALID: no finding at the default settings. INVALID: exactly the (code, attribute
 turns each into a test; ``patchkit check`` runs the same analyzer."""
 from patchkit.checks_api import Example as E
 
+# the source shared by an example and its counterpart (session 18)
+_NEO_BASE_RAW_IO = """
+class BaseRawIO:
+    def __init__(self, use_cache=False, cache_path="same", **kargs):
+        self.use_cache = use_cache
+        if use_cache:
+            self.setup_cache(cache_path)
+        else:
+            self._cache = None
+
+    def setup_cache(self, cache_path):
+        return self.filename + cache_path
+
+
+class BufferIO(BaseRawIO):
+    def __init__(self, *arg, **kwargs):
+        super().__init__(*arg, **kwargs)
+        self._has_buffer = True
+"""
+
+
 VALID = (
+    E("a pass-through `super().__init__(*arg, **kwargs)` called with nothing to pass: the base's defaults hold (`use_cache=False`), so the cache set-up that reads the file name does not run (neo's AxonRawIO)", _NEO_BASE_RAW_IO + """
+
+class AxonRawIO(BufferIO):
+    def __init__(self, filename=""):
+        BufferIO.__init__(self)
+        self.filename = filename
+"""),
     E("attrs keeps a class's own __init__ and generates __attrs_init__, which it may call (airflow's SerializedDAG)", """
 import attrs
 @attrs.define
@@ -52,6 +80,27 @@ class StudentTOutput(DistributionOutput):
 )
 
 INVALID = (
+    E("the same pass-through given `use_cache=True`: the set-up runs before the file name is stored (counterpart of neo's AxonRawIO)", _NEO_BASE_RAW_IO + """
+
+class CachedRawIO(BufferIO):
+    def __init__(self, filename=""):
+        BufferIO.__init__(self, use_cache=True)
+        self.filename = filename
+""", (("PK002", "filename"),)),
+    E("a classmethod initialiser handed the instance runs where it is called: a read before the call is a read before assignment (counterpart of yt's LinePlot)", """
+class LinePlot:
+    def __init__(self, ds, fields):
+        self._setup_plots()
+        self._initialize_instance(self, ds, fields)
+
+    @classmethod
+    def _initialize_instance(cls, obj, ds, fields):
+        obj.fields = fields
+        obj.ds = ds
+
+    def _setup_plots(self):
+        return self.fields
+""", (("PK002", "fields"),)),
     E("a thread started in __init__ before the attribute its run() reads", """
 import threading
 class Poller(threading.Thread):

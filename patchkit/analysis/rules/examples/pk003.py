@@ -5,7 +5,160 @@ VALID: no finding at the default settings. INVALID: exactly the (code, attribute
 turns each into a test; ``patchkit check`` runs the same analyzer."""
 from patchkit.checks_api import Example as E
 
+def _cooperative_chain(links: int, broken: int = -1) -> str:
+    """``links`` store classes whose initialisers chain with ``super().__init__(db)``, the root
+    storing ``db_pool``, one class mixing them all (synapse's ``DataStore``); ``broken``: the link
+    that forgets the super call."""
+    out = ["class SQLBaseStore:", "    def __init__(self, db):", "        self.db_pool = db", ""]
+    for i in range(links):
+        call = "        pass" if i == broken else "        super().__init__(db)"
+        out += [f"class Store{i}(SQLBaseStore):", "    def __init__(self, db):", call,
+                f"        self.cache{i} = {{}}", ""]
+    out += ["class DataStore(" + ", ".join(f"Store{i}" for i in range(links)) + "):",
+            "    def count(self):", "        return self.db_pool.count()", ""]
+    return "\n".join(out)
+
+
+# sources shared by an example and its counterpart (session 18)
+_JINJA_EXTENSION = """
+def with_metaclass(meta, *bases):
+    class metaclass(type):
+        def __new__(cls, name, this_bases, d):
+            return meta(name, bases, d)
+    return type.__new__(metaclass, "temporary_class", (), {})
+
+
+class ExtensionRegistry(type):
+    def __new__(cls, name, bases, d):
+        rv = type.__new__(cls, name, bases, d)
+        rv.identifier = rv.__module__ + "." + rv.__name__
+        return rv
+
+
+class Extension(with_metaclass(ExtensionRegistry, object)):
+    def __init__(self, environment):
+        self.environment = environment
+
+    def attr(self, name):
+        return (%s)
+"""
+
+_HG_WORKINGFILECTX = """
+class WorkingFileCtx:
+    def __init__(self, path):
+        self._path = path
+
+    def _changeid(self):
+        attrs = vars(self)
+        if "_changeid" in attrs:
+            return 1
+        elif "_descendantrev" in attrs:
+            %s
+        return None
+"""
+
+_MSVS_USER_GENERATOR = """
+class UserGenerator:
+    def __init__(self, dspfile):
+        self.dspfile = dspfile
+
+    def user_header(self):
+        return self.env, self.dspabs, self.dspfile
+
+
+class GenerateV7User(UserGenerator):
+    pass
+
+
+class GenerateV10User(UserGenerator):
+    pass
+
+
+class DSPGenerator:
+    def __init__(self, dspfile, env):
+        self.env = env
+        self.dspabs = dspfile
+
+
+class GenerateV7DSP(DSPGenerator, GenerateV7User):
+    def __init__(self, dspfile, env):
+        DSPGenerator.__init__(self, dspfile, env)
+        GenerateV7User.__init__(self, dspfile)
+"""
+
+_MXNET_RNN_CELLS = """
+class BaseRNNCell:
+    def __init__(self, prefix):
+        self._prefix = prefix
+
+    @property
+    def _gate_names(self):
+        return ()
+
+    def unpack_weights(self, args):
+        if not self._gate_names:
+            return args
+        return args[self._num_hidden]
+
+
+class LSTMCell(BaseRNNCell):
+    def __init__(self, num_hidden):
+        super().__init__("lstm_")
+        self._num_hidden = num_hidden
+
+    @property
+    def _gate_names(self):
+        return ("_i", "_f")
+
+
+class DropoutCell(BaseRNNCell):
+    def __init__(self, dropout):
+        super().__init__("dropout_")
+        self.dropout = dropout
+"""
+
+
 VALID = (
+    E("a cooperative chain of 20 initialisers, each calling `super().__init__(db)`: the chain is followed to the root however long (synapse's DataStore mixes 40+ stores)", _cooperative_chain(20)),
+    E("a property of the base that returns a constant (`_gate_names`: `()`) decides the guard `if not self._gate_names: return` for subclasses that keep it, so the read after it never runs on them (mxnet's DropoutCell)", _MXNET_RNN_CELLS),
+    E("`attrs = vars(self)` then `\"x\" in attrs` guards the read of x as `hasattr` would (mercurial's workingfilectx._descendantrev)", _HG_WORKINGFILECTX % "return self._descendantrev"),
+    E("a mixin by use through a chain of never-built subclasses: every host (a class with two bases) provides what it reads (SCons' _UserGenerator)", _MSVS_USER_GENERATOR + """
+
+class GenerateV10DSP(DSPGenerator, GenerateV10User):
+    def __init__(self, dspfile, env):
+        DSPGenerator.__init__(self, dspfile, env)
+        GenerateV10User.__init__(self, dspfile)
+"""),
+    E("a metaclass given through a `with_metaclass(Meta, object)` base sets the class attribute in its `__new__` (jinja2's Extension.identifier, vendored in nuitka)", _JINJA_EXTENSION % "self.identifier, name"),
+    E("a classmethod initialiser handed the instance (`self._initialize_instance(self, ...)`, and `cls._initialize_instance(obj, ...)` after `obj = cls.__new__(cls)`) stores on it and runs the base initialiser through `super(Cls, obj)` (yt's LinePlot)", """
+class PlotContainer:
+    def __init__(self, data_source, figure_size):
+        self.data_source = data_source
+        self.figure_size = figure_size
+
+
+class LinePlot(PlotContainer):
+    def __init__(self, ds, fields, figure_size=None):
+        self.lines = []
+        self._initialize_instance(self, ds, fields, figure_size)
+        self._setup_plots()
+
+    @classmethod
+    def _initialize_instance(cls, obj, ds, fields, figure_size):
+        obj._x_unit = None
+        obj.fields = fields
+        super(LinePlot, obj).__init__(ds, figure_size=figure_size)
+
+    @classmethod
+    def from_profile(cls, ds, fields):
+        obj = cls.__new__(cls)
+        obj.lines = []
+        cls._initialize_instance(obj, ds, fields, None)
+        return obj
+
+    def _setup_plots(self):
+        return self.figure_size, self._x_unit, self.fields, self.data_source, self.lines
+"""),
     E("`try: x = self.stream / except AttributeError: return` guards what follows, and what is assigned with it (biopython's SequenceIterator.__exit__)", """
 class SequenceIterator:
     def __init__(self, source):
@@ -292,6 +445,50 @@ class AcceleratedOptimizer(torch.optim.Optimizer):
 )
 
 INVALID = (
+    E("the same chain with one link that forgets `super().__init__`: the links after it in the MRO, the root among them, never run (counterpart of synapse's DataStore)", _cooperative_chain(20, broken=7), (("PK003", "db_pool"),)),
+    E("the same guard on a subclass that overrides the property with gate names and never sets what follows (counterpart of mxnet's DropoutCell)", _MXNET_RNN_CELLS + """
+
+class GRUCell(BaseRNNCell):
+    def __init__(self, num_hidden):
+        super().__init__("gru_")
+
+    @property
+    def _gate_names(self):
+        return ("_r", "_z")
+""", (("PK003", "_num_hidden"),)),
+    E("the same `vars(self)` guard, a read of another attribute under it (counterpart of mercurial's workingfilectx)", _HG_WORKINGFILECTX % "return self._descendant", (("PK003", "_descendant"),)),
+    E("the same mixin chain, one host that lacks what it reads (counterpart of SCons' _UserGenerator)", _MSVS_USER_GENERATOR + """
+
+class Settings:
+    def __init__(self, env):
+        self.env = env
+
+
+class GenerateV10DSP(Settings, GenerateV10User):
+    def __init__(self, dspfile, env):
+        Settings.__init__(self, env)
+        GenerateV10User.__init__(self, dspfile)
+""", (("PK003", "dspabs"),)),
+    E("the same `with_metaclass` base, a name the metaclass does not set (counterpart of jinja2's Extension.identifier)", _JINJA_EXTENSION % "self.identifer, name", (("PK003", "identifer"),)),
+    E("the same classmethod initialiser, one attribute it never stores (the counterpart of yt's LinePlot)", """
+class PlotContainer:
+    def __init__(self, data_source, figure_size):
+        self.data_source = data_source
+        self.figure_size = figure_size
+
+
+class LinePlot(PlotContainer):
+    def __init__(self, ds, fields, figure_size=None):
+        self._initialize_instance(self, ds, fields, figure_size)
+
+    @classmethod
+    def _initialize_instance(cls, obj, ds, fields, figure_size):
+        obj.fields = fields
+        super(LinePlot, obj).__init__(ds, figure_size=figure_size)
+
+    def plot(self):
+        return self.figure_size, self.fields, self._x_units
+""", (("PK003", "_x_units"),)),
     E("the same read on a branch that does run is still reported (counterpart of the dead-code example)", """
 class Layer:
     def __init__(self, reverse=False):

@@ -3,7 +3,8 @@
 
     python3 bench/analyzer_recall.py [--patchkit-path DIR] [--case bug_03 ...] [--no-pyrefly]
 
-Each case in bench/analyzer_corpus/<id>/ holds the buggy and the fixed files of a real fix commit
+Each case in the corpus (bench/analyzer_corpus.tar.xz, unpacked on first use into the bench cache;
+`--unpack DIR` and `--pack DIR` to edit it) holds the buggy and the fixed files of a real fix commit
 (trimmed to the classes involved, in their real module layout) and case.json naming the class,
 the attribute and the line of the read. A tool *finds* a case when it reports the class + attribute
 on the buggy tree, and is *clean* on it when it reports nothing for that class + attribute on the
@@ -37,7 +38,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _patchkit_run import ROOT, analyzer_key, patchkit_commit, run_patchkit, run_pyrefly, snapshot  # noqa: E402
 from _releases import CACHE as _BENCH_CACHE, fetch_release  # noqa: E402
 
-CORPUS = ROOT / "bench" / "analyzer_corpus"
+#: the trimmed corpus, one xz tarball (buggy and fixed copies of the same files compress to a tenth,
+#: and one file instead of 200: the working tree must leave room for the GPU bundle); unpacked once
+#: per archive content into the bench cache. `--unpack DIR` / `--pack DIR` to edit it
+#: (bench/analyzer_corpus_README.md, bench/analyzer_corpus_extract.py)
+CORPUS_ARCHIVE = ROOT / "bench" / "analyzer_corpus.tar.xz"
 RELEASES = ROOT / "bench" / "recall_releases.json"
 RELEASE_CACHE = _BENCH_CACHE / "recall"
 RESULTS = ROOT / "bench" / "results"
@@ -45,7 +50,50 @@ FIELDS = ("project", "url", "buggy_commit", "fixed_commit", "files", "class", "a
 KINDS = ("missing-super", "cross-module-subclass", "wrong-class", "branch-only", "renamed", "other")
 
 
-def load_cases(corpus: Path = CORPUS, only=None):
+def corpus_dir(archive: Path = CORPUS_ARCHIVE) -> Path:
+    """The unpacked corpus (``<cache>/corpus-<sha>/analyzer_corpus``), unpacked on first use."""
+    import hashlib
+    import tarfile
+    data = archive.read_bytes()
+    dest = _BENCH_CACHE / f"corpus-{hashlib.sha256(data).hexdigest()[:16]}"
+    if not (dest / "analyzer_corpus").is_dir():
+        _BENCH_CACHE.mkdir(parents=True, exist_ok=True)
+        part = Path(tempfile.mkdtemp(prefix="corpus-", dir=_BENCH_CACHE))
+        with tarfile.open(archive, "r:xz") as tf:
+            try:
+                tf.extractall(part, filter="data")
+            except TypeError:  # a Python without extraction filters: the archive is our own
+                tf.extractall(part)
+        try:
+            part.rename(dest)
+        except OSError:  # another process unpacked it first
+            shutil.rmtree(part, ignore_errors=True)
+    return dest / "analyzer_corpus"
+
+
+def pack_corpus(folder: Path, archive: Path = CORPUS_ARCHIVE) -> None:
+    """Write ``folder`` (an ``analyzer_corpus`` tree: ``bug_NN/`` cases) as the archive, byte-stable
+    (sorted names, no times or owners)."""
+    import io
+    import lzma
+    import tarfile
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w", format=tarfile.PAX_FORMAT) as tf:
+        for p in sorted(folder.rglob("*")):
+            if "__pycache__" in p.parts:
+                continue
+            info = tf.gettarinfo(str(p), arcname=("analyzer_corpus/" + p.relative_to(folder).as_posix()))
+            info.mtime, info.uid, info.gid, info.uname, info.gname = 0, 0, 0, "", ""
+            if p.is_file():
+                with open(p, "rb") as fh:
+                    tf.addfile(info, fh)
+            else:
+                tf.addfile(info)
+    archive.write_bytes(lzma.compress(buf.getvalue(), preset=9 | lzma.PRESET_EXTREME))
+
+
+def load_cases(corpus: Path = None, only=None):
+    corpus = corpus or corpus_dir()
     cases = []
     for d in sorted(p for p in corpus.iterdir() if (p / "case.json").is_file()):
         if only and d.name not in only:
@@ -298,7 +346,17 @@ def main(argv=None):
                     help="run with the default settings (no --strict) and count only error findings")
     ap.add_argument("--releases", action="store_true",
                     help="the whole-release corpus (bench/recall_releases.json) instead of the trimmed one")
+    ap.add_argument("--unpack", type=Path, metavar="DIR", help="copy the trimmed corpus into DIR/analyzer_corpus to edit it")
+    ap.add_argument("--pack", type=Path, metavar="DIR", help="write DIR (an analyzer_corpus folder) as the corpus archive")
     args = ap.parse_args(argv)
+    if args.unpack:
+        shutil.copytree(corpus_dir(), args.unpack / "analyzer_corpus")
+        print(f"unpacked into {args.unpack / 'analyzer_corpus'}; edit, then --pack it")
+        return
+    if args.pack:
+        pack_corpus(args.pack)
+        print(f"{CORPUS_ARCHIVE}: {len(load_cases(args.pack))} cases")
+        return
     if args.releases:
         cases = load_release_cases(args.case)
         for c in cases:

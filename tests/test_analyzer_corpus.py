@@ -1,4 +1,4 @@
-"""The recall corpus (bench/analyzer_corpus) and the scoring of bench/analyzer_recall.py and
+"""The recall corpus (bench/analyzer_corpus.tar.xz, unpacked by analyzer_recall.corpus_dir) and the scoring of bench/analyzer_recall.py and
 bench/analyzer_precision.py.
 
 The corpus is data: every case names a real fix commit, a class, an attribute and the line of the
@@ -36,6 +36,20 @@ IDS = [c["id"] for c in CASES]
 
 
 # --- the corpus as data ---------------------------------------------------------------------
+
+def test_the_corpus_archive_unpacks_and_packs_back_to_the_same_bytes(tmp_path):
+    """The committed archive is what --pack writes from what --unpack gives: editing a case and
+    packing it again changes only that case."""
+    recall.main(["--unpack", str(tmp_path)])
+    folder = tmp_path / "analyzer_corpus"
+    assert sorted(c["id"] for c in recall.load_cases(folder)) == IDS
+    out = tmp_path / "again.tar.xz"
+    recall.pack_corpus(folder, out)
+    assert out.read_bytes() == recall.CORPUS_ARCHIVE.read_bytes()
+    (folder / IDS[0] / "case.json").write_text((folder / IDS[0] / "case.json").read_text() + "\n")
+    recall.pack_corpus(folder, out)
+    assert out.read_bytes() != recall.CORPUS_ARCHIVE.read_bytes()
+
 
 def test_corpus_size_and_mix():
     kinds = [c["kind"] for c in CASES]

@@ -1,6 +1,11 @@
 """The working tree must leave room for the GPU bundle: the device tool carries at most 64 MiB per
 call (tracked files + the bundle), and the SGLang 0.5.16 bundle is 58.9 MiB. Large evidence files
-(server logs, records) are committed gzipped."""
+(server logs, records) are committed gzipped; the recall corpus and old labelling sheets are xz
+archives (bench/analyzer_corpus.tar.xz, bench/results/analyzer-precision-sheets.tar.xz).
+
+Measured in session 18 (the device tool's own check, which counts more than the files' bytes): the
+bundle with 4.86 MiB of tracked files was refused as too large, with 3.98 MiB accepted; a 58.0 MiB
+carry with the 4.86 MiB tree was accepted. Hence 4.0 MiB, not the 5.0 assumed before."""
 from __future__ import annotations
 
 import subprocess
@@ -9,7 +14,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-BUDGET_MIB = 5.0
+BUDGET_MIB = 4.0
 
 
 def test_tracked_files_leave_room_for_the_gpu_bundle():

@@ -12,6 +12,7 @@ from .conditions import _is_self, conjuncts, norm_test
 from .calltables import NON_ASSIGNING_CALLS, NORETURN_CALLS, REGISTER_METHODS, setattr_on
 from .astutil import dotted, fast_walk, first_param, memo_on
 from .model import ClassInfo
+from .scan import alias_param
 from .storeattr import stored_names
 from . import state as _state
 from .state import MAX_DEPTH, Frame, State, _compose, merge
@@ -96,7 +97,6 @@ class CallSemantics:
     def _aliased(self, cls, fn, kind, c: ast.Call, st: list[State], fr: Frame) -> list[State]:
         """A class/static method handed the instance (``self._initialize_instance(self, ...)``) runs
         with that parameter as the instance; other calls of such methods do nothing to it."""
-        from .scan import alias_param
         p = alias_param(fn, kind, c, fr.selfname)
         if p is None or _starts_coroutine(fn, fr):
             return st

@@ -147,10 +147,10 @@ def instance_params(ci: ClassInfo, mname: str, fn: ast.FunctionDef, kind: str) -
 
 
 def _new_vars(fn: ast.FunctionDef) -> set:
-    """Names a function binds to an instance it makes with ``__new__``."""
-    return {n.targets[0].id for n in fast_walk(fn) if isinstance(n, ast.Assign) and len(n.targets) == 1
-            and isinstance(n.targets[0], ast.Name) and isinstance(n.value, ast.Call)
-            and isinstance(n.value.func, ast.Attribute) and n.value.func.attr == "__new__"}
+    """Names a function binds to an instance it makes with ``__new__`` (``res = super().__new__(cls)``)."""
+    return {t.id for n in fast_walk(fn) if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call)
+            and isinstance(n.value.func, ast.Attribute) and n.value.func.attr == "__new__"
+            for t in n.targets if isinstance(t, ast.Name)}
 
 
 def handoffs(ci: ClassInfo, fn: ast.FunctionDef, var: str) -> tuple:
@@ -373,9 +373,7 @@ def new_copies_dict(fn: ast.FunctionDef):
     (``res = super().__new__(cls); vars(res).update(vars(orig))``, ``res.__dict__.update(...)``,
     ``res.__dict__ = ...``; importlib_metadata's ``Message``), else None: that instance has
     attributes no statement names."""
-    made = {t.id for n in fast_walk(fn) if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call)
-            and isinstance(n.value.func, ast.Attribute) and n.value.func.attr == "__new__"
-            for t in n.targets if isinstance(t, ast.Name)}
+    made = _new_vars(fn)
     if not made:
         return None
     def held(e) -> bool:  # vars(res) or res.__dict__

@@ -19,6 +19,102 @@ def _cooperative_chain(links: int, broken: int = -1) -> str:
     return "\n".join(out)
 
 
+# sources shared by an example and its counterpart (the head and tail of both)
+_YT_LINE_PLOT_HEAD = """
+class PlotContainer:
+    def __init__(self, data_source, figure_size):
+        self.data_source = data_source
+        self.figure_size = figure_size
+
+
+class LinePlot(PlotContainer):
+    def __init__(self, ds, fields, figure_size=None):
+"""
+
+_BIOPYTHON_SEQUENCE_ITERATOR_HEAD = """
+class SequenceIterator:
+    def __init__(self, source):
+        self.stream = open(source)
+        self.source = source
+
+    def __exit__(self, *exc):
+        try:
+            stream = self.stream
+        except AttributeError:
+"""
+
+_BIOPYTHON_SEQUENCE_ITERATOR_TAIL = """
+        if stream is not self.source:
+            self.stream.close()
+
+
+class PdbAtomIterator(SequenceIterator):
+    def __init__(self, handle):
+        self.handle = handle
+"""
+
+_METAFLOW_MESSAGE_HEAD = """
+class Base:
+    def __init__(self):
+        self._payload = None
+        self._headers = []
+
+
+class Message(Base):
+    def __new__(cls, orig):
+        res = super().__new__(cls)"""
+_METAFLOW_MESSAGE_TAIL = """
+        return res
+
+    def __init__(self, orig):
+        self._headers = self._repair_headers()
+
+    def _repair_headers(self):
+        return [(k, v) for k, v in self._headers]
+
+    def payload(self):
+        return self._payload
+"""
+
+_XINFERENCE_LAYER_HEAD = """
+class Layer:
+    def __init__(self, reverse=False):
+        self.reverse = reverse
+
+    def forward(self, x):
+        if not self.reverse:
+"""
+
+_REPORTLAB_KEEP_TOGETHER_HEAD = """
+class KeepTogether:
+    def __init__(self, flowables):
+        if not hasattr(KeepTogether, "Null"):
+"""
+
+_MITMPROXY_WAKEUP_HEAD = """
+import dataclasses
+class Command:
+    def __init__(self):
+        raise NotImplementedError("only its dataclasses are built")
+    def __repr__(self):
+        return repr(self.reply)
+"""
+
+_REPORTLAB_AXIS_HEAD = """
+class ValueAxis:
+    def __init__(self):
+        self.valueStep = None
+class TimeValueAxis:
+    def __init__(self):
+        self._saved = {}
+    def step(self):
+        return self.valueStep
+class XTimeValueAxis(TimeValueAxis, ValueAxis):
+    def __init__(self):
+        ValueAxis.__init__(self)
+        TimeValueAxis.__init__(self)
+"""
+
 # sources shared by an example and its counterpart (session 18)
 _JINJA_EXTENSION = """
 def with_metaclass(meta, *bases):
@@ -130,16 +226,7 @@ class GenerateV10DSP(DSPGenerator, GenerateV10User):
         GenerateV10User.__init__(self, dspfile)
 """),
     E("a metaclass given through a `with_metaclass(Meta, object)` base sets the class attribute in its `__new__` (jinja2's Extension.identifier, vendored in nuitka)", _JINJA_EXTENSION % "self.identifier, name"),
-    E("a classmethod initialiser handed the instance (`self._initialize_instance(self, ...)`, and `cls._initialize_instance(obj, ...)` after `obj = cls.__new__(cls)`) stores on it and runs the base initialiser through `super(Cls, obj)` (yt's LinePlot)", """
-class PlotContainer:
-    def __init__(self, data_source, figure_size):
-        self.data_source = data_source
-        self.figure_size = figure_size
-
-
-class LinePlot(PlotContainer):
-    def __init__(self, ds, fields, figure_size=None):
-        self.lines = []
+    E("a classmethod initialiser handed the instance (`self._initialize_instance(self, ...)`, and `cls._initialize_instance(obj, ...)` after `obj = cls.__new__(cls)`) stores on it and runs the base initialiser through `super(Cls, obj)` (yt's LinePlot)", _YT_LINE_PLOT_HEAD + """        self.lines = []
         self._initialize_instance(self, ds, fields, figure_size)
         self._setup_plots()
 
@@ -159,25 +246,7 @@ class LinePlot(PlotContainer):
     def _setup_plots(self):
         return self.figure_size, self._x_unit, self.fields, self.data_source, self.lines
 """),
-    E("`try: x = self.stream / except AttributeError: return` guards what follows, and what is assigned with it (biopython's SequenceIterator.__exit__)", """
-class SequenceIterator:
-    def __init__(self, source):
-        self.stream = open(source)
-        self.source = source
-
-    def __exit__(self, *exc):
-        try:
-            stream = self.stream
-        except AttributeError:
-            return
-        if stream is not self.source:
-            self.stream.close()
-
-
-class PdbAtomIterator(SequenceIterator):
-    def __init__(self, handle):
-        self.handle = handle
-"""),
+    E("`try: x = self.stream / except AttributeError: return` guards what follows, and what is assigned with it (biopython's SequenceIterator.__exit__)", _BIOPYTHON_SEQUENCE_ITERATOR_HEAD + """            return""" + _BIOPYTHON_SEQUENCE_ITERATOR_TAIL),
     E("a subclass that skips the base __init__ but binds the mode the read tests to another constant (lmdeploy's Qwen3_5MtpDecoderLayer)", """
 class DecoderLayer:
     def __init__(self, layer_type):
@@ -222,36 +291,9 @@ class Task(MetaflowObject):
         super().__init__(pathspec)
         self.metadata = {}
 """),
-    E("a __new__ that fills the new instance from another object's attributes (importlib_metadata's Message, vendored by metaflow)", """
-class Base:
-    def __init__(self):
-        self._payload = None
-        self._headers = []
-
-
-class Message(Base):
-    def __new__(cls, orig):
-        res = super().__new__(cls)
-        vars(res).update(vars(orig))
-        return res
-
-    def __init__(self, orig):
-        self._headers = self._repair_headers()
-
-    def _repair_headers(self):
-        return [(k, v) for k, v in self._headers]
-
-    def payload(self):
-        return self._payload
-"""),
-    E("a read after an if whose every branch returns never runs (xinference's vendored TransformerCouplingLayer)", """
-class Layer:
-    def __init__(self, reverse=False):
-        self.reverse = reverse
-
-    def forward(self, x):
-        if not self.reverse:
-            return x
+    E("a __new__ that fills the new instance from another object's attributes (importlib_metadata's Message, vendored by metaflow)", _METAFLOW_MESSAGE_HEAD + """
+        vars(res).update(vars(orig))""" + _METAFLOW_MESSAGE_TAIL),
+    E("a read after an if whose every branch returns never runs (xinference's vendored TransformerCouplingLayer)", _XINFERENCE_LAYER_HEAD + """            return x
         else:
             return -x
         return x * self.tail_bound
@@ -384,41 +426,17 @@ class Base:
         return self.extra
 Sub = type("Sub", (Base,), {"extra": 2})
 """),
-    E("Cls.attr = ... in one of the class's own methods is a class attribute (reportlab's KeepTogether)", """
-class KeepTogether:
-    def __init__(self, flowables):
-        if not hasattr(KeepTogether, "Null"):
-            from os import path as Null
+    E("Cls.attr = ... in one of the class's own methods is a class attribute (reportlab's KeepTogether)", _REPORTLAB_KEEP_TOGETHER_HEAD + """            from os import path as Null
             KeepTogether.Null = Null
         self._content = flowables or [self.Null]
     def split(self):
         return self.Null
 """),
-    E("a dataclass's generated __repr__ hides the base's (mitmproxy's Wakeup)", """
-import dataclasses
-class Command:
-    def __init__(self):
-        raise NotImplementedError("only its dataclasses are built")
-    def __repr__(self):
-        return repr(self.reply)
-@dataclasses.dataclass
+    E("a dataclass's generated __repr__ hides the base's (mitmproxy's Wakeup)", _MITMPROXY_WAKEUP_HEAD + """@dataclasses.dataclass
 class Wakeup(Command):
     when: float
 """),
-    E("a base-less class only mixed into hosts with other bases, never built alone (reportlab's TimeValueAxis)", """
-class ValueAxis:
-    def __init__(self):
-        self.valueStep = None
-class TimeValueAxis:
-    def __init__(self):
-        self._saved = {}
-    def step(self):
-        return self.valueStep
-class XTimeValueAxis(TimeValueAxis, ValueAxis):
-    def __init__(self):
-        ValueAxis.__init__(self)
-        TimeValueAxis.__init__(self)
-"""),
+    E("a base-less class only mixed into hosts with other bases, never built alone (reportlab's TimeValueAxis)", _REPORTLAB_AXIS_HEAD + """"""),
     E("a class-level property (``@classproperty def name(cls)``) reads the class, which has a __name__ (airflow's deadline references)", """
 class classproperty:
     def __init__(self, method):
@@ -470,16 +488,7 @@ class GenerateV10DSP(Settings, GenerateV10User):
         GenerateV10User.__init__(self, dspfile)
 """, (("PK003", "dspabs"),)),
     E("the same `with_metaclass` base, a name the metaclass does not set (counterpart of jinja2's Extension.identifier)", _JINJA_EXTENSION % "self.identifer, name", (("PK003", "identifer"),)),
-    E("the same classmethod initialiser, one attribute it never stores (the counterpart of yt's LinePlot)", """
-class PlotContainer:
-    def __init__(self, data_source, figure_size):
-        self.data_source = data_source
-        self.figure_size = figure_size
-
-
-class LinePlot(PlotContainer):
-    def __init__(self, ds, fields, figure_size=None):
-        self._initialize_instance(self, ds, fields, figure_size)
+    E("the same classmethod initialiser, one attribute it never stores (the counterpart of yt's LinePlot)", _YT_LINE_PLOT_HEAD + """        self._initialize_instance(self, ds, fields, figure_size)
 
     @classmethod
     def _initialize_instance(cls, obj, ds, fields, figure_size):
@@ -489,59 +498,13 @@ class LinePlot(PlotContainer):
     def plot(self):
         return self.figure_size, self.fields, self._x_units
 """, (("PK003", "_x_units"),)),
-    E("the same read on a branch that does run is still reported (counterpart of the dead-code example)", """
-class Layer:
-    def __init__(self, reverse=False):
-        self.reverse = reverse
-
-    def forward(self, x):
-        if not self.reverse:
-            x = x * self.tail_bound
+    E("the same read on a branch that does run is still reported (counterpart of the dead-code example)", _XINFERENCE_LAYER_HEAD + """            x = x * self.tail_bound
         else:
             return -x
         return x
 """, (("PK003", "tail_bound"),)),
-    E("the same __new__ without the vars() copy: the skipped base __init__ is reported (counterpart)", """
-
-class Base:
-    def __init__(self):
-        self._payload = None
-        self._headers = []
-
-
-class Message(Base):
-    def __new__(cls, orig):
-        res = super().__new__(cls)
-        return res
-
-    def __init__(self, orig):
-        self._headers = self._repair_headers()
-
-    def _repair_headers(self):
-        return [(k, v) for k, v in self._headers]
-
-    def payload(self):
-        return self._payload
-""", (("PK002", "_headers"), ("PK003", "_payload"))),
-    E("the same try whose handler falls through guards nothing after it", """
-class SequenceIterator:
-    def __init__(self, source):
-        self.stream = open(source)
-        self.source = source
-
-    def __exit__(self, *exc):
-        try:
-            stream = self.stream
-        except AttributeError:
-            stream = None
-        if stream is not self.source:
-            self.stream.close()
-
-
-class PdbAtomIterator(SequenceIterator):
-    def __init__(self, handle):
-        self.handle = handle
-""", (("PK003", "source"), ("PK003", "stream"))),
+    E("the same __new__ without the vars() copy: the skipped base __init__ is reported (counterpart)", "\n" + _METAFLOW_MESSAGE_HEAD + _METAFLOW_MESSAGE_TAIL, (("PK002", "_headers"), ("PK003", "_payload"))),
+    E("the same try whose handler falls through guards nothing after it", _BIOPYTHON_SEQUENCE_ITERATOR_HEAD + """            stream = None""" + _BIOPYTHON_SEQUENCE_ITERATOR_TAIL, (("PK003", "source"), ("PK003", "stream"))),
     E("a functional namedtuple / NamedTuple base gives its fields as class-level names (dagster's StaleCause); a name it lacks is still missing", """
 from typing import NamedTuple
 from collections import namedtuple
@@ -843,23 +806,12 @@ class MultipleChoiceCollator(CollatorMixin):
     def torch_call(self, x):
         return x
 """, (("PK003", "numpy_call"),)),
-    E("Cls.attr = ... for one name does not provide another (the counterpart of KeepTogether)", """
-class KeepTogether:
-    def __init__(self, flowables):
-        if not hasattr(KeepTogether, "Null"):
-            KeepTogether.Null = object
+    E("Cls.attr = ... for one name does not provide another (the counterpart of KeepTogether)", _REPORTLAB_KEEP_TOGETHER_HEAD + """            KeepTogether.Null = object
         self._content = flowables
     def split(self):
         return self.FrameBreak
 """, (("PK003", "FrameBreak"),)),
-    E("with repr=False the base's __repr__ is the dataclass's, and it reads what nothing assigns", """
-import dataclasses
-class Command:
-    def __init__(self):
-        raise NotImplementedError("only its dataclasses are built")
-    def __repr__(self):
-        return repr(self.reply)
-@dataclasses.dataclass(repr=False)
+    E("with repr=False the base's __repr__ is the dataclass's, and it reads what nothing assigns", _MITMPROXY_WAKEUP_HEAD + """@dataclasses.dataclass(repr=False)
 class Wakeup(Command):
     when: float
 """, (("PK003", "reply"),)),
@@ -874,20 +826,7 @@ class Base:
 class D(Base):
     y: int
 """, (("PK003", "x"),)),
-    E("a base-less class that is also built on its own is no mixin: its read is judged", """
-class ValueAxis:
-    def __init__(self):
-        self.valueStep = None
-class TimeValueAxis:
-    def __init__(self):
-        self._saved = {}
-    def step(self):
-        return self.valueStep
-class XTimeValueAxis(TimeValueAxis, ValueAxis):
-    def __init__(self):
-        ValueAxis.__init__(self)
-        TimeValueAxis.__init__(self)
-def make():
+    E("a base-less class that is also built on its own is no mixin: its read is judged", _REPORTLAB_AXIS_HEAD + """def make():
     return TimeValueAxis()
 """, (("PK003", "valueStep"),)),
     E("a mixin by use whose read one host lacks is still judged (matplotlib's _AnnotationBase.get_size)", """

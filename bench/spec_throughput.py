@@ -11,6 +11,10 @@ Configurations (identical server flags otherwise; each its own server, one after
   nospec        no speculation (baseline)                              pristine SGLang tree
   eagle         EAGLE-3, unpatched                                     pristine SGLang tree
   patched       EAGLE-3 + --speculative-disable-batch-threshold T      patched tree
+  patched-keep  as patched, with PATCHKIT_SPEC_DISABLE_DRAFT_EXTEND=keep (draft extend on every
+                disabled step, patch 2.1's behaviour)
+  patched-skip-above-t  as patched, with PATCHKIT_SPEC_DISABLE_DRAFT_EXTEND=skip (no draft extend on
+                disabled steps above T; the run-up to a resume runs it)
   patched-skip  as patched, with upstream's SGLANG_SPEC_SKIP_ZERO_STEP_DRAFT_EXTEND=1 (0.5.14+)
   adaptive      upstream --speculative-adaptive switching to 0 steps above T (0.5.16+)
 Load: closed loop; at concurrency C, C clients each send the next request when the last returns
@@ -21,6 +25,10 @@ T = the largest measured concurrency at which EAGLE-3 is at least as fast as no 
 it as the recommendation, and then measures the patched configurations at that T. On your own
 model: pass your target and draft with --model-path/--draft-model-path and --configs
 nospec,eagle,patched.
+
+After the levels, every speculative configuration runs the resume probe (``--probe``, on by default):
+acceptance of continuation requests whose prefix was decoded alone (steady) or during a disabled
+stretch (lived), read from the radix cache with whatever the draft model's KV cache holds there.
 
 Prints a table of output tok/s per level and each patched configuration's ratio to the better of
 (nospec, eagle); writes everything (commands, versions, acceptance, latency percentiles) as JSON
@@ -44,7 +52,9 @@ sys.path.insert(0, str(REPO))
 from patchkit.smoke.run import free_port  # noqa: E402
 from patchkit.smoke.server import Server, gpu_memory_used_mib, http_json, wait_gpu_released  # noqa: E402
 
-CONFIGS = ("nospec", "eagle", "patched", "patched-skip", "adaptive")
+CONFIGS = ("nospec", "eagle", "patched", "patched-keep", "patched-skip-above-t", "patched-skip", "adaptive")
+#: PATCHKIT_SPEC_DISABLE_DRAFT_EXTEND per patched configuration (absent: the patch's default)
+DRAFT_EXTEND = {"patched-keep": "keep", "patched-skip-above-t": "skip"}
 SPEC_ARGS = ["--speculative-algorithm", "EAGLE3", "--speculative-num-steps", "3",
              "--speculative-eagle-topk", "1", "--speculative-num-draft-tokens", "4"]
 BASE_ARGS = ["--skip-tokenizer-init", "--sampling-backend", "pytorch",
@@ -123,6 +133,49 @@ def closed_loop(base: str, conc: int, seconds: float, in_len: int, out_len: int,
             "errors": errors[:3], "error_count": len(errors)}
 
 
+def _accept(outs: list[dict]) -> dict:
+    tok = sum(int((o.get("meta_info") or {}).get("completion_tokens", 0)) for o in outs)
+    ver = sum(int((o.get("meta_info") or {}).get("spec_verify_ct", 0)) for o in outs)
+    return {"requests": len(outs), "tokens": tok, "verify_ct": ver,
+            "accept_length": round(tok / ver, 3) if ver else None}
+
+
+def resume_probe(base: str, threshold: int, args, n: int = 8, first: int = 192, cont: int = 128,
+                 lead_s: float = 0.5) -> dict:
+    """Acceptance of requests that lived through a disabled stretch, against steady state, on one
+    server. Phase 1 decodes ``n`` long requests, alone (steady: the batch stays at or below T) or
+    beside ``threshold + 64`` fillers (twice as long, started ``lead_s`` earlier) that keep the batch
+    above T for the whole phase (lived). Phase
+    2 continues each one (prompt + its phase-1 output, ``cont`` tokens) at a small batch: the prefix
+    comes from the radix cache with the draft model's KV as phase 1 left it, so holes there show up
+    as lower acceptance. Distinct prompts per arm (no shared cache between arms)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def prompts(seed: int, k: int) -> list[list[int]]:
+        rng = random.Random(seed)
+        return [[1] + [rng.randrange(100, 31000) for _ in range(args.in_len - 1)] for _ in range(k)]
+
+    def arm(seed: int, fillers: int) -> dict:
+        longs = prompts(seed, n)
+        with ThreadPoolExecutor(n + fillers) as ex:
+            fill = [ex.submit(request, base, p, 2 * first, args.temperature, 900) for p in prompts(seed + 1, fillers)]
+            time.sleep(lead_s if fillers else 0)
+            outs = [f.result() for f in [ex.submit(request, base, p, first, args.temperature, 900) for p in longs]]
+            for f in fill:
+                f.result()
+            time.sleep(0.5)
+            conts = [f.result() for f in [ex.submit(request, base, p + list(o.get("output_ids") or []), cont,
+                                                    args.temperature, 900) for p, o in zip(longs, outs)]]
+        return {"phase1": _accept(outs), **_accept(conts)}
+
+    steady = arm(70_000, 0)
+    lived = arm(71_000, threshold + 64)
+    ratio = (round(lived["accept_length"] / steady["accept_length"], 3)
+             if lived["accept_length"] and steady["accept_length"] else None)
+    return {"n": n, "first_tokens": first, "continuation_tokens": cont, "fillers": threshold + 64,
+            "steady": steady, "lived": lived, "ratio": ratio}
+
+
 def server_command(args, name: str, threshold: int | None, port: int, folder: Path) -> tuple[list[str], dict]:
     cmd = [sys.executable, "-m", "sglang.launch_server", "--model-path", args.model_path,
            "--host", "127.0.0.1", "--port", str(port), "--max-running-requests", str(max(args.levels)),
@@ -137,6 +190,8 @@ def server_command(args, name: str, threshold: int | None, port: int, folder: Pa
         cmd += ["--speculative-disable-batch-threshold", str(threshold)]
     if name == "patched-skip":
         env["SGLANG_SPEC_SKIP_ZERO_STEP_DRAFT_EXTEND"] = "1"
+    if name in DRAFT_EXTEND:
+        env["PATCHKIT_SPEC_DISABLE_DRAFT_EXTEND"] = DRAFT_EXTEND[name]
     if name == "adaptive":
         conf = folder / f"adaptive-T{threshold}.json"
         conf.write_text(json.dumps({"1": {"candidate_steps": [3]}, str(threshold + 1): {"candidate_steps": [0]}}))
@@ -194,6 +249,12 @@ def run_config(args, name: str, threshold: int | None, folder: Path) -> dict:
             out["levels"].append(r)
             if not srv.alive():
                 raise RuntimeError("server died during the load")
+        probe_t = threshold if threshold is not None else getattr(args, "probe_threshold", None)
+        if name != "nospec" and getattr(args, "probe", True) and probe_t is not None:
+            out["resume_probe"] = resume_probe(srv.base_url, probe_t, args)
+            p = out["resume_probe"]
+            print(f"{name:>13} resume probe: steady accept={p['steady']['accept_length']} "
+                  f"lived accept={p['lived']['accept_length']} ratio={p['ratio']}", flush=True)
 
     return serve(args, name, threshold, folder, out, load)
 
@@ -267,6 +328,8 @@ def main() -> None:
     ap.add_argument("--threshold", default="auto", help="T for the patched configurations, or 'auto'")
     ap.add_argument("--levels", default="1,2,4,8,16,32,64,128,256")
     ap.add_argument("--seconds", type=float, default=6.0)
+    ap.add_argument("--no-probe", dest="probe", action="store_false",
+                    help="skip the resume probe (acceptance after a disabled stretch)")
     args = ap.parse_args()
     args.levels = sorted(int(x) for x in args.levels.split(","))
     configs = [c.strip() for c in args.configs.split(",") if c.strip()]
@@ -280,6 +343,7 @@ def main() -> None:
     doc = {"args": {k: v for k, v in vars(args).items()}, "environment": environment(args), "results": []}
     print(json.dumps(doc["environment"]), flush=True)
     threshold = None if args.threshold == "auto" else int(args.threshold)
+    args.probe_threshold = threshold  # EAGLE-3 runs the same probe (its control) when T is given
     order = [c for c in ("nospec", "eagle") if c in configs] + [c for c in configs if c not in ("nospec", "eagle")]
     for name in order:
         if name not in ("nospec", "eagle") and threshold is None:

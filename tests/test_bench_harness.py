@@ -18,8 +18,29 @@ def args_for(tmp_path):
     st.add_server_args(ap, workdir=str(tmp_path))
     args = ap.parse_args(["--out", str(tmp_path / "b.json"), "--model-path", "/m", "--draft-model-path", "/d",
                           "--site", str(STANDIN), "--patched-site", str(STANDIN), "--boot-timeout", "30"])
-    args.levels, args.seconds = [1, 4], 1.0
+    args.levels, args.seconds, args.probe = [1, 4], 1.0, False
     return args
+
+
+def _probe(tmp_path, monkeypatch, fault: str) -> dict:
+    if fault:
+        monkeypatch.setenv("STANDIN_FAULT", fault)
+    args = args_for(tmp_path)
+    out = {"config": "patched"}
+    st.serve(args, "patched", 2, tmp_path, out,
+             lambda srv: out.update(probe=st.resume_probe(srv.base_url, 2, args, n=2, first=24, cont=16, lead_s=0.05)))
+    assert "error" not in out, out.get("server_tail")
+    return out["probe"]
+
+
+def test_the_resume_probe_sees_holes_in_the_draft_cache(tmp_path, monkeypatch):
+    """Continuations of requests decoded during a disabled stretch: as fast to draft as steady ones
+    on a good server; collapsed to one token a step when disabled steps skipped the draft's KV."""
+    good = _probe(tmp_path / "good", monkeypatch, "")
+    assert good["steady"]["accept_length"] > 1.5 and good["ratio"] >= 0.95
+    assert good["lived"]["phase1"]["accept_length"] < good["steady"]["phase1"]["accept_length"]
+    bad = _probe(tmp_path / "bad", monkeypatch, "stale_draft")
+    assert bad["lived"]["accept_length"] == 1.0 and bad["ratio"] < 0.6
 
 
 def test_levels_and_switches_are_measured(tmp_path):

@@ -49,8 +49,11 @@ def test_a_good_cell_passes_every_stage(site, tmp_path):
     assert c["verdict"] == "pass", c["failure"]
     names = [s["name"] for s in c["stages"]]
     for want in ("ready", "first-decode", "threshold-crossings", "sampled-decode", "request-kinds",
-                 "resume-equivalence", "greedy-equivalence", "soak", "log-scan", "forced-acceptance"):
+                 "resume-equivalence", "resume-acceptance", "greedy-equivalence", "soak", "log-scan",
+                 "forced-acceptance"):
         assert want in names
+    acc = stage(c, "resume-acceptance")["detail"]
+    assert acc["lived"]["switches_off"] >= 1 and acc["ratio"] >= 0.9 and acc["steady"]["accept_length"] >= 1.5
     resume = stage(c, "resume-equivalence")["detail"]
     assert resume["transitions_lived"] >= 2 and resume["identical"] == resume["requests"]
     kinds = stage(c, "request-kinds")["detail"]
@@ -104,6 +107,7 @@ def test_flag_off_cell_must_not_switch(site, tmp_path):
     ("shrinking_reserve", ON, "threshold-crossings", "KV page invariant violated"),
     ("ignore_stop", ON, "request-kinds", "stop above the threshold"),
     ("no_restore", ON, "forced-acceptance", "did not resume at full depth"),
+    ("stale_draft", ON, "resume-acceptance", "the draft model's KV cache has holes there"),
     ("subclass_unsafe", STANDALONE_ON, "ready", "'StandaloneWorkerV2' object has no attribute"),
     ("refuse_all", ON, "ready", "patchkit-spec-disable: refused"),
 ])

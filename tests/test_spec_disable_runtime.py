@@ -27,7 +27,7 @@ SWITCH = re.compile(SPEC.patterns.switch)
 DECODE_ATTENTION = re.compile(dict(SPEC.patterns.fields)["decode_attention"])
 from patches.dynamic_spec_disable import runtime as rt
 
-ENVS = (rt.ENV, rt.HYSTERESIS_ENV, rt.DECODE_ATTENTION_ENV)
+ENVS = (rt.ENV, rt.HYSTERESIS_ENV, rt.DECODE_ATTENTION_ENV, rt.DRAFT_EXTEND_ENV)
 
 
 @pytest.fixture(autouse=True)
@@ -471,6 +471,19 @@ def _fake_torch(reserved_mib: list[float]) -> types.ModuleType:
 @pytest.fixture
 def upstream(monkeypatch):
     """The worker's module as the runtime reads it (SpecRuntimeState), and a torch stand-in."""
+    return _install_upstream(monkeypatch)
+
+
+@contextlib.contextmanager
+def _upstream_stand_ins(env: Optional[dict] = None):
+    """The ``upstream`` fixture for property tests (a fresh set per example), with ``env`` set."""
+    with pytest.MonkeyPatch.context() as mp:
+        for name, value in (env or {}).items():
+            mp.setenv(name, value)
+        yield _install_upstream(mp)
+
+
+def _install_upstream(monkeypatch):
     ew = types.ModuleType("sglang.srt.speculative.eagle_worker_v2")
     ew.SpecRuntimeState = SpecRuntimeState
     ew.EAGLEWorkerV2 = EAGLEWorkerV2
@@ -574,6 +587,64 @@ def test_on_decode_switches_after_k_steps_and_logs_parsable_lines(upstream, capl
     assert got == [("OFF", "40", "16", "1"), ("ON", "16", "16", "2")]
     last = [r.getMessage() for r in caplog.records if "patchkit-spec-disable: ON" in r.getMessage()][0]
     assert "disabled_steps=3" in last and "enabled_steps=3" in last
+
+
+def _steps(w, sizes):
+    """Drive the worker as 0.5.14+'s forward_batch_generation does: on_decode at the start of the
+    step, then (zero-step state only) the skip condition after the verify. Per step: (disabled,
+    skipped the draft extend)."""
+    out = []
+    for bs in sizes:
+        rt.on_decode(w, _batch(bs))
+        disabled = w.speculative_num_steps == 0
+        out.append((disabled, rt.skip_draft_extend(w) if disabled else False))
+    return out
+
+
+@settings(max_examples=200, deadline=None)
+@given(switch_inputs)
+def test_draft_extend_is_skipped_only_above_t_and_a_resume_always_drafts_from_a_fresh_seed(args):
+    t, k, sizes = args
+    with _upstream_stand_ins({rt.DRAFT_EXTEND_ENV: "skip"}):
+        w = Worker(_server_args(speculative_disable_hysteresis=k), threshold=t)
+        rt.on_init(w, EAGLEWorkerV2)
+        steps = _steps(w, sizes)
+    pure = _run(t, k, sizes)[1]
+    for i, ((disabled, skipped), bs) in enumerate(zip(steps, sizes)):
+        # no draft-model work on a disabled step above T; a step at or below T always refreshes it
+        assert skipped == (disabled and bs > t), (i, bs, disabled, skipped)
+        if i and steps[i - 1][0] and not disabled:
+            assert not steps[i - 1][1], f"resume at step {i} after a skipped draft extend (stale seed)"
+        # the mode is the pure hysteresis switch's, except that with K=1 a resume right after a
+        # skipped step comes one step later (K >= 2: the run-up to a resume refreshed the draft)
+        if disabled != pure[i]:
+            assert k == 1 and disabled and i and sizes[i - 1] > t, (i, k, disabled, pure[i])
+    assert getattr(w, rt.STATE_ATTR).skipped_steps == sum(s for _, s in steps)
+
+
+def test_hysteresis_1_holds_a_resume_one_step_after_a_skip(upstream, monkeypatch):
+    monkeypatch.setenv(rt.DRAFT_EXTEND_ENV, "skip")
+    w = Worker(_server_args(speculative_disable_hysteresis=1), threshold=8)
+    rt.on_init(w, EAGLEWorkerV2)
+    assert _steps(w, [20, 20, 4, 4, 4]) == [(True, True), (True, True), (True, False), (False, False), (False, False)]
+
+
+@pytest.mark.parametrize("setting", [None, "keep", " KEEP "])
+def test_keep_by_default_runs_the_draft_extend_on_every_disabled_step(upstream, monkeypatch, caplog, setting):
+    if setting is not None:
+        monkeypatch.setenv(rt.DRAFT_EXTEND_ENV, setting)
+    caplog.set_level(logging.INFO, logger=rt.logger.name)
+    w = Worker(_server_args(speculative_disable_hysteresis=1), threshold=8)
+    rt.on_init(w, EAGLEWorkerV2)
+    assert _steps(w, [20, 20, 4, 20]) == [(True, False), (True, False), (False, False), (True, False)]
+    assert "draft_extend=every-step" in caplog.text
+
+
+def test_a_bad_draft_extend_setting_is_refused_at_start_up_in_one_line(monkeypatch):
+    monkeypatch.setenv(rt.DRAFT_EXTEND_ENV, "sometimes")
+    with pytest.raises(rt.SpecDisableConfigError) as info:
+        rt.check_server_args(_server_args(speculative_disable_batch_threshold=8))
+    assert str(info.value) == f"{rt.DRAFT_EXTEND_ENV}='sometimes': expected 'skip' or 'keep'"
 
 
 def test_thousand_switches_leave_provenance_and_sizing_at_the_full_state(upstream):

@@ -6,7 +6,9 @@
 # Jobs run in the background (setsid), one at a time (a lock directory), so one benchmark may span several
 # device calls while the machine stays warm. Each call waits up to $WAIT seconds, then packs what
 # is finished into $OUT/bench-results.tgz. Env: WAIT (520), SIZE (8b), LEVELS, SECS (6), EXTRA (more
-# arguments), MODE=profile (bench/profile_step.py at concurrency CONC instead of the throughput sweep).
+# arguments), MODE=profile (bench/profile_step.py at concurrency CONC instead of the throughput sweep),
+# ACCEPT="skip keep" (first, the smoke's resume-acceptance stage on the tiny model,
+# bench/gpu/accept_matrix.toml, once per PATCHKIT_SPEC_DISABLE_DRAFT_EXTEND setting).
 set -u
 OUT=${OUT:-/tmp/out}; W=/tmp/pkbench; mkdir -p $W/results "$OUT"
 B=${1:-}; V=${2:-}; CONFIGS=${3:-nospec,eagle,patched}
@@ -25,6 +27,14 @@ export PYTHONPATH=$P:$R PYTHONUNBUFFERED=1 NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DIS
 until mkdir $W/gpu.lock.d 2>/dev/null; do sleep 5; done   # one benchmark at a time
 [ -f $W/model/agree.json ] || { time python3 bench/agree_model.py --out $W/model --size ${SIZE:-8b}; } > $W/results/model.txt 2>&1
 nvidia-smi > $W/results/nvidia-smi-$V.txt 2>&1
+for m in ${ACCEPT:-}; do
+  PATCHKIT_SPEC_DISABLE_DRAFT_EXTEND=\$m timeout 900 python3 -m patchkit smoke --target-dir $P --tiny --parallel 2 \
+    --matrix bench/gpu/accept_matrix.toml --cell standalone --cell eagle3 --skip-stage first-decode --skip-stage threshold-crossings \
+    --skip-stage sampled-decode --skip-stage request-kinds --skip-stage resume-equivalence \
+    --skip-stage greedy-equivalence --skip-stage soak --skip-stage forced-acceptance \
+    --signoff $W/results/signoff-accept-\$m-$V.json --log-dir $W/smoke-\$m > $W/results/console-accept-\$m-$V.txt 2>&1
+  tar czf $W/results/smoke-logs-\$m-$V.tgz -C $W smoke-\$m 2>/dev/null
+done
 if [ "${MODE:-bench}" = profile ]; then
 timeout ${JOB_TIMEOUT:-2400} python3 bench/profile_step.py --out $W/results/profile-$V.json \
   --model-path $W/model/target --draft-model-path $W/model/draft --site $S --patched-site $P \

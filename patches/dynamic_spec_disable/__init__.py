@@ -286,6 +286,68 @@ def _branch_edit() -> Edit:
                 id=f"zero-step-branch:{CLS}.{meth}")
 
 
+UPSTREAM_SKIP = "SGLANG_SPEC_SKIP_ZERO_STEP_DRAFT_EXTEND"
+SKIP_HOOK = f"{ALIAS}.skip_draft_extend(self)"
+
+
+class _OrSkipHook(cst.CSTTransformer):
+    """``envs.SGLANG_SPEC_SKIP_ZERO_STEP_DRAFT_EXTEND.get()`` -> ``(hook or <that call>)``: the hook
+    runs first, so it sees every zero-step decode step."""
+
+    def __init__(self) -> None:
+        self.done = 0
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        func = original.func
+        if (isinstance(func, cst.Attribute) and func.attr.value == "get"
+                and cm.code(func.value).endswith(UPSTREAM_SKIP)):
+            self.done += 1
+            return cst.parse_expression(f"({SKIP_HOOK} or {cm.code(updated)})")
+        return updated
+
+
+def _skip_condition(fn: cst.FunctionDef) -> Optional[cst.If]:
+    for s in cm.walk_statements(fn):
+        if isinstance(s, cst.If) and UPSTREAM_SKIP in cm.code(s.test) and "speculative_num_steps" in cm.code(s.test):
+            return s
+    return None
+
+
+def _skip_extend_edit() -> Edit:
+    """0.5.14+: upstream's zero-step branch stubs the draft extend under its own variable; the hook
+    makes the patched worker skip it on disabled steps above the threshold (runtime.skip_draft_extend)."""
+    meth = "forward_batch_generation"
+
+    def transform(module: cst.Module) -> cst.Module:
+        fn = cm.find_method(WORKER, module, CLS, meth)
+        target = _skip_condition(fn)
+        if target is None:
+            raise AnchorNotFound(f"{WORKER}: {CLS}.{meth} has no 'if self.speculative_num_steps == 0 and "
+                                 f"envs.{UPSTREAM_SKIP}.get():' (upstream drifted?)")
+        t = _OrSkipHook()
+        new_test = target.test.visit(t)
+        if t.done != 1:
+            raise AnchorNotFound(f"{WORKER}: {CLS}.{meth}: expected one call of envs.{UPSTREAM_SKIP}.get() "
+                                 f"in the zero-step condition, found {t.done}")
+        return cm.insert(module, target, [target.with_changes(test=new_test)], replace=True)
+
+    def applied(module: cst.Module) -> bool:
+        try:
+            return SKIP_HOOK in cm.code(cm.find_method(WORKER, module, CLS, meth))
+        except AnchorNotFound:
+            return False
+
+    return Edit(WORKER, f"skip the draft extend on disabled steps above the threshold in {CLS}.{meth}",
+                (Anchor(WORKER, CLS, f"{meth}#skip-draft-extend", f"if ... envs.{UPSTREAM_SKIP}.get()"),),
+                transform, applied, id=f"skip-draft-extend:{CLS}.{meth}")
+
+
+def skips_draft_extend(module: cst.Module) -> bool:
+    """The release's zero-step branch can stub the draft extend (``_stub_skipped_draft_extend``)."""
+    return cm.has_method(module, CLS, "_stub_skipped_draft_extend") and \
+        _skip_condition(cm.find_method(WORKER, module, CLS, "forward_batch_generation")) is not None
+
+
 # ----------------------------------------------------------------------------- subclasses
 @dataclass(frozen=True)
 class Subclass:
@@ -517,6 +579,9 @@ def select(version: Version, read: Reader, init_class: str = CLS) -> Strategy:
               _decode_hook_edit(after_activate=cm.has_method(module, CLS, "activate_step_by_batch"))]
     if not has_upstream_zero:
         edits.append(_branch_edit())
+    skip_extend = has_upstream_zero and skips_draft_extend(module)
+    if skip_extend:
+        edits.append(_skip_extend_edit())
     missing = missing_worker_names(worker, "reuse-upstream-zero-step" if has_upstream_zero else "bring-zero-step")
     if missing:
         raise AnchorNotFound(f"{WORKER}: the module no longer binds {', '.join(missing)} (renamed upstream?); "
@@ -531,12 +596,14 @@ def select(version: Version, read: Reader, init_class: str = CLS) -> Strategy:
     if not gaps and other:
         kernels += f"; other backends keep their verify kernels ({next(iter(other.values()))[0]})"
     sub_line = "; subclasses: " + ", ".join(s.support() for s in subs) if subs else ""
+    extend = ("draft extend every step (PATCHKIT_SPEC_DISABLE_DRAFT_EXTEND=skip: only in the run-up to a resume)"
+              if skip_extend else "draft extend every step")
     if has_upstream_zero:
         name = "reuse-upstream-zero-step"
-        summary = f"above T: upstream _build_trivial_verify_input, 1 token + draft extend, {kernels}"
+        summary = f"above T: upstream _build_trivial_verify_input, 1 token, {extend}, {kernels}"
     else:
         name = "bring-zero-step"
-        summary = f"above T: patchkit's trivial_verify_input, 1 token + draft extend, {kernels}"
+        summary = f"above T: patchkit's trivial_verify_input, 1 token, {extend}, {kernels}"
     return Strategy(name, tuple(edits), f"{summary}; at/below T: EAGLE draft+verify{sub_line}")
 
 
@@ -612,7 +679,7 @@ EXAMPLES = (
 
 PATCH = Patch(
     name="dynamic-spec-disable",
-    version="2.1.1",
+    version="2.2.0",
     description="Skip EAGLE-3 draft+verify for decode batches above --speculative-disable-batch-threshold",
     distribution="sglang",
     specifier=SpecifierSet(">=0.5.6,<0.6"),

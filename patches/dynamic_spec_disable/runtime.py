@@ -10,11 +10,23 @@ only adds thin hooks that call into it:
 - end of the method that builds the runtime states (``init_cuda_graphs``, or ``__init__`` on
   0.5.12-0.5.13), and of each subclass override that does not chain to it -> :func:`on_init`
 - the decode branch of ``forward_batch_generation`` -> :func:`on_decode`
+- 0.5.14+: the zero-step branch's skip condition -> :func:`skip_draft_extend` (no draft-model work
+  on a disabled step above the threshold)
 - 0.5.12-0.5.13: ``speculative_num_steps == 0`` -> :func:`trivial_verify_input`
 
 Above the threshold (for ``hysteresis`` consecutive decode steps) the worker swaps to a pre-built
 zero-step runtime state and verifies only the previous bonus token (a plain decode through the
 speculative bookkeeping); at or below it for as many steps, it swaps back.
+
+Every disabled step runs the draft model's extend by default, which keeps the draft's KV cache
+complete. ``PATCHKIT_SPEC_DISABLE_DRAFT_EXTEND=skip`` (0.5.14+) skips it on disabled steps above the
+threshold (upstream's ``_stub_skipped_draft_extend``): no draft-model work there. The run-up to a
+resume (disabled steps at or below the threshold) still runs it, so the latest tokens' draft KV and
+the next-token seed are fresh when drafting resumes; a resume due right after a skipped step waits
+one step for that (``hysteresis`` 1). The tokens decoded above the threshold stay holes in the
+draft's KV cache: whether that costs acceptance depends on the draft (vLLM measured an EAGLE-3
+draft losing nearly all of it), so ``skip`` is opt-in and the smoke test's resume-acceptance stage
+measures it on the user's own checkpoint.
 
 Importing this module is cheap and imports nothing from SGLang or torch: SGLang's own modules
 import it while they load. Everything that needs them imports it lazily.
@@ -33,6 +45,7 @@ ENV = "SGLANG_SPEC_DISABLE_BATCH_THRESHOLD"
 HYSTERESIS_FLAG = "--speculative-disable-hysteresis"
 HYSTERESIS_ENV = "SGLANG_SPEC_DISABLE_HYSTERESIS"
 DECODE_ATTENTION_ENV = "PATCHKIT_SPEC_DISABLE_DECODE_ATTENTION"
+DRAFT_EXTEND_ENV = "PATCHKIT_SPEC_DISABLE_DRAFT_EXTEND"
 #: consecutive decode steps on the other side of the threshold before the mode switches
 DEFAULT_HYSTERESIS = 8
 #: attribute of the worker holding its :class:`SpecDisable` (set by :func:`on_init`)
@@ -129,6 +142,7 @@ def check_server_args(server_args: Any) -> None:
     every option it cannot run with, in one line naming both. Nothing happens when the flag is off."""
     threshold, source = _int_setting(server_args, "speculative_disable_batch_threshold", FLAG, ENV, 0)
     resolve_hysteresis(server_args)
+    resolve_skip_extend()
     if threshold is None:
         return
     algorithm = getattr(server_args, "speculative_algorithm", None)
@@ -171,16 +185,19 @@ class Switch:
     disabled_steps: int = 0
     enabled_steps: int = 0
 
-    def observe(self, batch_size: int) -> Optional[bool]:
+    def observe(self, batch_size: int, hold_resume: bool = False) -> Optional[bool]:
+        """``hold_resume``: a resume due now waits one step (the draft is not fresh yet)."""
         want = batch_size > self.threshold
         due: Optional[bool] = None
         if want == self.disabled:
             self.streak = 0
         else:
             self.streak += 1
-            if self.streak >= self.hysteresis:
+            if self.streak >= self.hysteresis and not (hold_resume and not want):
                 self.disabled, self.streak, due = want, 0, want
                 self.switches += 1
+            elif self.streak >= self.hysteresis:
+                self.streak = self.hysteresis - 1
         if self.disabled:
             self.disabled_steps += 1
         else:
@@ -199,6 +216,13 @@ class SpecDisable:
     sizing: dict = field(default_factory=dict)
     decode_attention: list = field(default_factory=list)
     extra_memory_mib: Optional[float] = None
+    #: skip the draft extend on disabled steps above the threshold (else run it on every step)
+    skip_extend: bool = False
+    #: batch size of the decode step in flight (set by :func:`on_decode`)
+    step_bs: int = 0
+    #: the last disabled step skipped the draft extend: the draft's seed is stale until one runs
+    stale: bool = False
+    skipped_steps: int = 0
 
 
 SIZING_FIELDS = ("speculative_num_steps", "speculative_num_draft_tokens")
@@ -263,12 +287,14 @@ def on_init(worker: Any, owner: type) -> None:
     extra = None if before is None or after is None else max(0.0, after - before)
     worker.apply_runtime_state(full)
     _set_fields(sa, sizing)
-    ctl = SpecDisable(Switch(threshold, resolve_hysteresis(sa)), full, zero, sizing, converted, extra)
+    ctl = SpecDisable(Switch(threshold, resolve_hysteresis(sa)), full, zero, sizing, converted, extra,
+                      skip_extend=resolve_skip_extend())
     setattr(worker, STATE_ATTR, ctl)
     logger.info(
         "patchkit-spec-disable: ready threshold=%d hysteresis=%d steps=%d decode_attention=%s "
-        "extra_memory_mib=%s worker=%s",
+        "draft_extend=%s extra_memory_mib=%s worker=%s",
         threshold, ctl.switch.hysteresis, full.speculative_num_steps, converted,
+        "skip-above-T" if ctl.skip_extend else "every-step",
         "?" if extra is None else f"{extra:.0f}", type(worker).__name__,
     )
 
@@ -279,12 +305,34 @@ def on_decode(worker: Any, batch: Any) -> None:
     if ctl is None:
         return
     bs = int(batch.seq_lens.shape[0])
-    due = ctl.switch.observe(bs)
+    ctl.step_bs = bs
+    due = ctl.switch.observe(bs, hold_resume=ctl.stale)
     if due is not None:
         apply_state(worker, ctl, due)
         _log_switch(ctl, due, bs)
     if ctl.switch.disabled:
         _int64_bonus_tokens(batch)
+
+
+def skip_draft_extend(worker: Any) -> bool:
+    """Called on a zero-step decode step after its verify: True skips the draft model's extend
+    (upstream stubs the draft's outputs). Skips only while disabled and above the threshold, so the
+    run-up to a resume (at or below it) refreshes the draft's KV cache and seed."""
+    ctl = getattr(worker, STATE_ATTR, None)
+    if ctl is None:
+        return False
+    skip = ctl.skip_extend and ctl.switch.disabled and ctl.step_bs > ctl.switch.threshold
+    ctl.stale = skip
+    ctl.skipped_steps += skip
+    return skip
+
+
+def resolve_skip_extend() -> bool:
+    """``$PATCHKIT_SPEC_DISABLE_DRAFT_EXTEND``: ``keep`` (default) or ``skip``."""
+    raw = os.environ.get(DRAFT_EXTEND_ENV, "keep").strip().lower() or "keep"
+    if raw not in ("skip", "keep"):
+        raise SpecDisableConfigError(f"{DRAFT_EXTEND_ENV}={raw!r}: expected 'skip' or 'keep'")
+    return raw == "skip"
 
 
 def _int64_bonus_tokens(batch: Any) -> None:
@@ -301,8 +349,9 @@ def _int64_bonus_tokens(batch: Any) -> None:
 def _log_switch(ctl: SpecDisable, due: bool, bs: int) -> None:
     sw = ctl.switch
     logger.info(
-        "patchkit-spec-disable: %s batch_size=%d threshold=%d switches=%d disabled_steps=%d enabled_steps=%d",
-        "OFF" if due else "ON", bs, sw.threshold, sw.switches, sw.disabled_steps, sw.enabled_steps,
+        "patchkit-spec-disable: %s batch_size=%d threshold=%d switches=%d disabled_steps=%d enabled_steps=%d "
+        "skipped_draft_extends=%d",
+        "OFF" if due else "ON", bs, sw.threshold, sw.switches, sw.disabled_steps, sw.enabled_steps, ctl.skipped_steps,
     )
 
 

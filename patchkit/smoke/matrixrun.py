@@ -26,7 +26,7 @@ Progress = Callable[[str], None]
 
 #: rough seconds per stage on an H200 with the tiny model (the printed plan, not a promise)
 ESTIMATE_S = {"boot": 90, "first-decode": 5, "threshold-crossings": 20, "sampled-decode": 5, "request-kinds": 25,
-              "resume-equivalence": 30, "greedy-equivalence": 8, "log-scan": 0, "forced-acceptance": 20,
+              "resume-equivalence": 30, "resume-acceptance": 10, "greedy-equivalence": 8, "log-scan": 0, "forced-acceptance": 20,
               "refusal": 60}
 
 

@@ -9,7 +9,8 @@ from typing import Callable, Optional
 
 #: the stages a cell can run, in the order they run (a spec picks a subset)
 ALL_STAGES = ("ready", "first-decode", "threshold-crossings", "sampled-decode", "request-kinds",
-              "resume-equivalence", "greedy-equivalence", "soak", "log-scan", "forced-acceptance")
+              "resume-equivalence", "resume-acceptance", "greedy-equivalence", "soak", "log-scan",
+              "forced-acceptance")
 
 #: the single-configuration sequence of sign-off 1.x (``Smoke`` without a matrix)
 LEGACY_STAGES = ("ready", "first-decode", "threshold-crossings", "sampled-decode", "greedy-equivalence", "log-scan")

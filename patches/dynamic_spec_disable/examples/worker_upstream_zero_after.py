@@ -2,6 +2,7 @@
 # patch anchors on), not SGLang source. Used by the patch's before/after example tests.
 import logging
 
+from sglang.srt.environ import envs
 from sglang.srt.speculative.adaptive_runtime_state import SpecRuntimeState
 from sglang.srt.speculative import patchkit_spec_disable as _patchkit_sd  # patchkit: dynamic-spec-disable
 
@@ -61,10 +62,21 @@ class EAGLEWorkerV2:
             else:
                 verify_input = self.draft_worker.draft(batch)
             batch.spec_info = verify_input
-            return self.verify(batch)
+            batch_output = self.verify(batch)
+            if (
+                self.speculative_num_steps == 0
+                and (_patchkit_sd.skip_draft_extend(self) or envs.SGLANG_SPEC_SKIP_ZERO_STEP_DRAFT_EXTEND.get())
+            ):
+                self._stub_skipped_draft_extend(batch, batch_output)
+            else:
+                self.draft_worker._draft_extend_for_decode(batch, batch_output)
+            return batch_output
 
     def _build_trivial_verify_input(self, batch):
         return batch.spec_info
+
+    def _stub_skipped_draft_extend(self, batch, batch_output):
+        pass
 
     def activate_step_by_batch(self, batch_size):
         pass

@@ -3,6 +3,7 @@ running ``patchkit.smoke.run.Smoke``) and raises ``StageFailed`` with what it ca
 has the stand-in fault it must catch in tests/test_smoke_stages.py."""
 from __future__ import annotations
 
+from .acceptance import resume_acceptance
 from .basic import crossings, first_decode, greedy_equivalence, log_scan, ready, refusal, sampled
 from .forced import forced_acceptance
 from .kinds import request_kinds
@@ -18,6 +19,7 @@ STAGES = {
     "sampled-decode": sampled,
     "request-kinds": request_kinds,
     "resume-equivalence": resume_equivalence,
+    "resume-acceptance": resume_acceptance,
     "greedy-equivalence": greedy_equivalence,
     "soak": soak,
     "log-scan": log_scan,

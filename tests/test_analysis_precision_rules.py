@@ -868,3 +868,116 @@ class Other:
 """
     got = findings(tree(tmp_path / "sibling", {"pkg/base.py": sibling}))
     assert got[("SklModel", "domain", "PK003")] == Severity.ERROR
+
+
+SINGLETON = """\
+class CythonBase:
+    def is_cython_function(self, frame):
+        return frame in self.cy.functions
+
+
+class CythonInfo(CythonBase):
+    def __init__(self):
+        self.frames = []
+
+
+%s
+"""
+
+
+def test_a_module_level_instance_given_the_attribute_is_an_owner_injection(tmp_path):
+    """Cython's debugger builds its singleton at module level and hands it ``cy`` at once
+    (``cython_info = CythonInfo(); cython_info.cy = cy``): the same store in a function was already
+    an injection (a warning naming it); at module level it was an error. A module-level object of
+    another class given ``cy``, or the instance given another name, is no evidence."""
+    got = findings(tree(tmp_path / "same", {"pkg/base.py": SINGLETON % "info = CythonInfo()\ninfo.cy = object()"}))
+    assert got[("CythonInfo", "cy", "PK003")] == Severity.WARNING
+    under_if = "if True:\n    info = CythonInfo()\n    info.cy = object()"
+    got = findings(tree(tmp_path / "if", {"pkg/base.py": SINGLETON % under_if}))
+    assert got[("CythonInfo", "cy", "PK003")] == Severity.WARNING
+    for name, tail in (("other", "class Other:\n    pass\n\n\nother = Other()\nother.cy = object()"),
+                       ("attr", "info = CythonInfo()\ninfo.cz = object()")):
+        got = findings(tree(tmp_path / name, {"pkg/base.py": SINGLETON % tail}))
+        assert got[("CythonInfo", "cy", "PK003")] == Severity.ERROR, name
+
+
+ENV_TRANSFORM = """\
+class EnvTransform:
+    def __call__(self, root):
+        self.env_stack = [root]
+        return self.visit(root)
+
+    def visit(self, node):
+        return node
+
+    def current_env(self):
+        return self.env_stack[-1]
+
+
+class Analyse(EnvTransform):
+    def __call__(self, root):
+        self.seen = []
+%s
+
+    def visit_Name(self, node):
+        return self.current_env()
+"""
+
+
+def test_an_override_that_chains_through_a_local_bound_to_super_keeps_the_base_store(tmp_path):
+    """Cython's AnalyseDeclarationsTransform.__call__ ends with ``super_class = super()`` ...
+    ``return super_class.__call__(root)``: the base's ``__call__`` (which sets env_stack) still runs.
+    The same override calling another method through the alias, or chaining nowhere, is an error."""
+    for name, body, want in (
+            ("alias", "        super_class = super()\n        return super_class.__call__(root)", None),
+            ("named", "        sup = super(Analyse, self)\n        return sup.__call__(root)", None),
+            ("direct", "        return super().__call__(root)", None),
+            ("other-method", "        super_class = super()\n        return super_class.visit(root)", Severity.ERROR),
+            ("no-chain", "        return self.visit(root)", Severity.ERROR)):
+        got = findings(tree(tmp_path / name, {"pkg/a.py": ENV_TRANSFORM % body}))
+        assert got.get(("Analyse", "env_stack", "PK003")) == want, (name, got)
+
+
+SCOPES = """\
+class Scope:
+    scope_predefined_names = %s
+
+    def __init__(self, name):
+        self.name = name
+        for var_name in self.scope_predefined_names:
+            self.declare_var(var_name)
+        self.entries = {}
+
+    def declare_var(self, name):
+        self.entries[name] = name
+
+
+class ClassScope(Scope):
+    scope_predefined_names = ["__module__"]
+
+
+class ComprehensionScope(Scope):
+    def __init__(self, outer):
+        Scope.__init__(self, "genexpr")
+        self.genexp_prefix = "x"
+
+    def declare_var(self, name):
+        return self.genexp_prefix + name
+%s
+"""
+
+
+def test_a_loop_over_the_class_own_empty_constant_never_runs(tmp_path):
+    """Cython's Scope.__init__ declares ``self.scope_predefined_names``, ``[]`` on Scope:
+    ComprehensionScope inherits the empty list, so its declare_var (which reads genexp_prefix)
+    never runs during construction; ClassScope overrides it with a name, so its read of entries does.
+    The empty list grown in place anywhere, or a non-empty one, runs the loop."""
+    got = findings(tree(tmp_path / "empty", {"pkg/a.py": SCOPES % ("[]", "")}))
+    assert ("ComprehensionScope", "genexp_prefix", "PK002") not in got
+    assert got[("ClassScope", "entries", "PK002")] == Severity.ERROR
+    got = findings(tree(tmp_path / "tuple", {"pkg/a.py": SCOPES % ("()", "")}))
+    assert ("ComprehensionScope", "genexp_prefix", "PK002") not in got
+    for name, value, tail in (("grown", "[]", "\nScope.scope_predefined_names.append('__doc__')\n"),
+                              ("non-empty", "['__doc__']", "")):
+        got = findings(tree(tmp_path / name, {"pkg/a.py": SCOPES % (value, tail)}))
+        assert got[("ComprehensionScope", "genexp_prefix", "PK002")] == Severity.ERROR, name

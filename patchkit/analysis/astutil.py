@@ -72,6 +72,25 @@ def self_attr(node: ast.AST, selfname: str) -> Optional[str]:
     return None
 
 
+def is_super_call(node: ast.AST) -> bool:
+    """``super()`` or ``super(Cls, self)``."""
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super"
+
+
+def super_aliases(fn: ast.AST) -> frozenset[str]:
+    """Locals of ``fn`` bound to ``super()`` (``super_class = super(); super_class.__call__(root)``,
+    Cython's AnalyseDeclarationsTransform), memoised on the function node."""
+    def compute() -> frozenset[str]:
+        return frozenset(t.id for n in fast_walk(fn) if isinstance(n, ast.Assign) and is_super_call(n.value)
+                         for t in n.targets if isinstance(t, ast.Name))
+    return memo_on(fn, "_pk_super_aliases", compute)
+
+
+def is_super(node: ast.AST, fn: ast.AST) -> bool:
+    """``node`` (the receiver of a call) is ``super()`` or a local of ``fn`` bound to it."""
+    return is_super_call(node) or (isinstance(node, ast.Name) and node.id in super_aliases(fn))
+
+
 def first_param(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> Optional[str]:
     args = fn.args.posonlyargs + fn.args.args
     return args[0].arg if args else None

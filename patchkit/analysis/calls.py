@@ -175,8 +175,15 @@ class CallSemantics:
             # not a known method: a read of self.<name> (maybe a callable attribute)
             self.read(name, c.func, fr, st)  # type: ignore[arg-type]
             return st
-        if isinstance(c.func, ast.Name) and c.func.id in fr.bound_super:  # superinit = super().__init__; superinit()
+        if isinstance(c.func, ast.Name) and isinstance(fr.bound_super.get(c.func.id), ast.Attribute):
+            # superinit = super().__init__; superinit()
             c = ast.copy_location(ast.Call(func=fr.bound_super[c.func.id], args=c.args, keywords=c.keywords), c)
+        elif isinstance(c.func, ast.Attribute) and isinstance(c.func.value, ast.Name) and \
+                isinstance(fr.bound_super.get(c.func.value.id), ast.Call):
+            # super_class = super(); super_class.__call__(root)
+            func = ast.copy_location(ast.Attribute(value=fr.bound_super[c.func.value.id], attr=c.func.attr,
+                                                   ctx=ast.Load()), c.func)
+            c = ast.copy_location(ast.Call(func=func, args=c.args, keywords=c.keywords), c)
         # super().__init__(...) / super().helper(...)
         if isinstance(c.func, ast.Attribute) and isinstance(c.func.value, ast.Call) and \
                 dotted(c.func.value.func) == "super":

@@ -76,6 +76,11 @@ class CompoundStatements:
 
     def s_For(self, s, st, fr):
         st = self.expr(s.iter, st, fr)
+        it = s.iter
+        if self.class_consts and isinstance(it, ast.Attribute) and isinstance(it.value, ast.Name) and \
+                it.value.id == fr.selfname and it.attr in self.class_consts and self.class_consts[it.attr] in ((), ""):
+            # ``for name in self.scope_predefined_names:`` over the class's own empty constant: never runs
+            return self.block(s.orelse, st, fr) if s.orelse else Flow(normal=st)
         body_in = self.store(s.target, st, fr)
         body = self.block(s.body, body_in, fr)
         skipped = [x.with_cond(Cond(ZERO_LOOP, True, s.lineno, f"the for loop at line {s.lineno} runs zero times", EVENT))

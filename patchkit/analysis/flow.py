@@ -18,7 +18,7 @@ from .calls import CallSemantics
 from .compound import CompoundStatements
 from .conditions import (EVENT, VALUE, Cond, _catches_attribute_error, _human, _simple_text, conjuncts, const_truth,  # noqa: F401
                          frame_truth, implied_attrs, norm_test)
-from .astutil import children, dotted, self_attr
+from .astutil import children, dotted, is_super_call, self_attr
 from .model import ClassInfo
 from .state import MAX_DEPTH, MAX_STATES, Budget, BudgetExceeded, Flow, Frame, ReadHook, State, merge  # noqa: F401
 
@@ -121,7 +121,7 @@ class Constructor(CallSemantics, CompoundStatements):
         for t in s.targets:
             if isinstance(t, ast.Name):
                 v = s.value
-                if isinstance(v, ast.Attribute) and isinstance(v.value, ast.Call) and dotted(v.value.func) == "super":
+                if isinstance(v, ast.Attribute) and is_super_call(v.value) or is_super_call(v):
                     fr.bound_super[t.id] = v
                 else:
                     fr.bound_super.pop(t.id, None)

@@ -357,8 +357,29 @@ def _own_nodes(fn):
                 todo.append(c)
 
 
+def _module_body(tree: ast.Module) -> ast.FunctionDef:
+    """The module's own top-level statements (also under top-level ``if``/``try``/``with``) as one
+    function, so that ``info = CythonInfo(); info.cy = cy`` at module level is a store on a
+    local built as the class, as in a function (Cython's debugger singleton)."""
+    stmts: list = []
+
+    def flat(body):
+        for n in body:
+            if isinstance(n, (ast.If, ast.Try, ast.With)):
+                flat(getattr(n, "body", []) + getattr(n, "orelse", []))
+            elif not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                stmts.append(n)
+    flat(tree.body)
+    return ast.FunctionDef(name="<module>", args=ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[],
+                                                               kw_defaults=[], kwarg=None, defaults=[]),
+                           body=stmts, decorator_list=[], returns=None, type_comment=None, lineno=1, col_offset=0)
+
+
 def _functions(tree: ast.Module):
-    """(enclosing class or None, function, enclosing function or None) for every function."""
+    """(enclosing class or None, function, enclosing function or None) for every function, and the
+    module's top-level statements as one more (see ``_module_body``)."""
+    yield None, _module_body(tree), None
+
     def visit(body, cls, outer):
         for n in body:
             if isinstance(n, ast.ClassDef):

@@ -80,6 +80,7 @@ class ClassConstants(dict):
     def __init__(self, project, classes: list):
         super().__init__()
         self._project, self._classes, self._checked = project, classes, {}
+        self._containers: set = set()
         decided: set = set()
         for c in classes:
             if c.module.external:
@@ -98,6 +99,11 @@ class ClassConstants(dict):
                     if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(v, ast.Constant) \
                             and (v.value is None or isinstance(v.value, (bool, int, str))):
                         dict.__setitem__(self, n, v.value)
+                    elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
+                            isinstance(v, (ast.List, ast.Tuple)) and not v.elts:
+                        # ``scope_predefined_names = []`` (Cython's Scope): empty unless mutated in place
+                        dict.__setitem__(self, n, ())
+                        self._containers.add(n)
                     elif isinstance(stmt, ast.FunctionDef):
                         got = _constant_property(stmt)
                         if got is not _NOT_CONSTANT:
@@ -111,8 +117,16 @@ class ClassConstants(dict):
         if got is None:
             got = self._checked[name] = dict.__contains__(self, name) and \
                 (self.methods_rebind or not any(name in c.assigned_in for c in self._classes)) and \
-                not (self._classes and _index_for(self._project, self._classes[0]).files_storing(name))
+                not (self._classes and _index_for(self._project, self._classes[0]).files_storing(name)) and \
+                not (name in self._containers and self._mutated(name))
         return got
+
+    def _mutated(self, name: str) -> bool:
+        """An empty class-level list grown in place anywhere in view (``.names.append(x)``, ``+=``)."""
+        grow = re.compile(rf"\.\s*{re.escape(name)}\s*(?:\.\s*(?:append|extend|insert|add|update|setdefault)\s*\(|\+=|\[[^\]]*\]\s*=(?!=))")
+        texts = [c.module.source for c in self._classes] + \
+            list(_index_for(self._project, self._classes[0]).texts().values())
+        return any(grow.search(t) for t in texts if t and name in t)
 
     def __contains__(self, name) -> bool:
         return self._ok(name)

@@ -8,18 +8,15 @@ from __future__ import annotations
 
 import ast
 
-from .astutil import fast_walk
+from .astutil import fast_walk, is_super
 from .scan import ensure_scanned
 from .severity import _private
 
 
 def _calls_super_of(fn: ast.FunctionDef, name: str) -> bool:
-    """``fn`` calls ``super().<name>(...)`` (or ``super(X, self).<name>``)."""
-    for n in fast_walk(fn):
-        if isinstance(n, ast.Attribute) and n.attr == name and isinstance(n.value, ast.Call) and \
-                isinstance(n.value.func, ast.Name) and n.value.func.id == "super":
-            return True
-    return False
+    """``fn`` calls ``super().<name>(...)`` (or ``super(X, self).<name>``, or through a local bound to
+    ``super()``)."""
+    return any(isinstance(n, ast.Attribute) and n.attr == name and is_super(n.value, fn) for n in fast_walk(fn))
 
 
 def reachable_names(classes: list, inlined: set) -> set[str]:

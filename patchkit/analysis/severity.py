@@ -9,7 +9,7 @@ import re
 from dataclasses import replace
 
 from ..ftypes import Finding, Severity
-from .astutil import dotted, fast_walk, memo_on
+from .astutil import dotted, fast_walk, is_super, memo_on
 from .conditions import EVENT, HOLES, VALUE
 from .state import State
 
@@ -22,7 +22,7 @@ def _calls_super(fn: ast.FunctionDef, name: str, base, ancestors=()) -> bool:
     for node in fast_walk(fn):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == name:
             v = node.func.value
-            if isinstance(v, ast.Call) and dotted(v.func) == "super":
+            if is_super(v, fn):
                 return True
             if (dotted(v) or "").split(".")[-1] in names:
                 return True

@@ -26,6 +26,23 @@ class BufferIO(BaseRawIO):
 """
 
 
+_CYTHON_SCOPES = """
+class Scope:
+    scope_predefined_names = %s
+    def __init__(self, name):
+        self.name = name
+        for var_name in self.scope_predefined_names:
+            self.declare_var(var_name)
+
+
+class ComprehensionScope(Scope):
+    def __init__(self, outer):
+        Scope.__init__(self, "genexpr")
+        self.genexp_prefix = "x"
+    def declare_var(self, name):
+        return self.genexp_prefix + name
+"""
+
 VALID = (
     E("a pass-through `super().__init__(*arg, **kwargs)` called with nothing to pass: the base's defaults hold (`use_cache=False`), so the cache set-up that reads the file name does not run (neo's AxonRawIO)", _NEO_BASE_RAW_IO + """
 
@@ -77,9 +94,11 @@ class DistributionOutput:
 class StudentTOutput(DistributionOutput):
     args_dim = {"df": 1, "loc": 1}
 """),
+    E("a loop over the class's own empty class-level list never runs: the helper it calls does not run during construction (Cython's ComprehensionScope)", _CYTHON_SCOPES % "[]"),
 )
 
 INVALID = (
+    E("the same loop over a non-empty list runs the helper before the attribute is stored (counterpart of Cython's ComprehensionScope)", _CYTHON_SCOPES % "['__module__']", (("PK002", "genexp_prefix"),)),
     E("the same pass-through given `use_cache=True`: the set-up runs before the file name is stored (counterpart of neo's AxonRawIO)", _NEO_BASE_RAW_IO + """
 
 class CachedRawIO(BufferIO):

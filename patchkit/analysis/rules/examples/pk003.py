@@ -214,6 +214,22 @@ class DropoutCell(BaseRNNCell):
 """
 
 
+_CYTHON_SETUP = """
+class Transform:
+    def __init__(self):
+        self.setup()
+    def setup(self):
+        self.env_stack = []
+    def current_env(self):
+        return self.env_stack[-1]
+
+
+class AnalyseDeclarations(Transform):
+    def setup(self):
+        self.seen_vars_stack = []
+        super_class = super()
+"""
+
 VALID = (
     E("a cooperative chain of 20 initialisers, each calling `super().__init__(db)`: the chain is followed to the root however long (synapse's DataStore mixes 40+ stores)", _cooperative_chain(20)),
     E("a property of the base that returns a constant (`_gate_names`: `()`) decides the guard `if not self._gate_names: return` for subclasses that keep it, so the read after it never runs on them (mxnet's DropoutCell)", _MXNET_RNN_CELLS),
@@ -460,9 +476,15 @@ class AcceleratedOptimizer(torch.optim.Optimizer):
     def state_dict(self):
         return self.optimizer.state_dict() if self.device_placement else self.param_groups
 """),
+    E("an override that chains through a local bound to super() runs the base's method, which stores the attribute (Cython's AnalyseDeclarationsTransform)", _CYTHON_SETUP + """
+        return super_class.setup()
+"""),
 )
 
 INVALID = (
+    E("the same override calling another method through the alias: the base's setup never runs (counterpart of Cython's AnalyseDeclarationsTransform)", _CYTHON_SETUP + """
+        return super_class.__init__
+""", (("PK003", "env_stack"),)),
     E("the same chain with one link that forgets `super().__init__`: the links after it in the MRO, the root among them, never run (counterpart of synapse's DataStore)", _cooperative_chain(20, broken=7), (("PK003", "db_pool"),)),
     E("the same guard on a subclass that overrides the property with gate names and never sets what follows (counterpart of mxnet's DropoutCell)", _MXNET_RNN_CELLS + """
 

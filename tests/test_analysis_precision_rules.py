@@ -938,46 +938,17 @@ def test_an_override_that_chains_through_a_local_bound_to_super_keeps_the_base_s
         assert got.get(("Analyse", "env_stack", "PK003")) == want, (name, got)
 
 
-SCOPES = """\
-class Scope:
-    scope_predefined_names = %s
-
-    def __init__(self, name):
-        self.name = name
-        for var_name in self.scope_predefined_names:
-            self.declare_var(var_name)
-        self.entries = {}
-
-    def declare_var(self, name):
-        self.entries[name] = name
-
-
-class ClassScope(Scope):
-    scope_predefined_names = ["__module__"]
-
-
-class ComprehensionScope(Scope):
-    def __init__(self, outer):
-        Scope.__init__(self, "genexpr")
-        self.genexp_prefix = "x"
-
-    def declare_var(self, name):
-        return self.genexp_prefix + name
-%s
-"""
-
 
 def test_a_loop_over_the_class_own_empty_constant_never_runs(tmp_path):
     """Cython's Scope.__init__ declares ``self.scope_predefined_names``, ``[]`` on Scope:
     ComprehensionScope inherits the empty list, so its declare_var (which reads genexp_prefix)
-    never runs during construction; ClassScope overrides it with a name, so its read of entries does.
-    The empty list grown in place anywhere, or a non-empty one, runs the loop."""
-    got = findings(tree(tmp_path / "empty", {"pkg/a.py": SCOPES % ("[]", "")}))
-    assert ("ComprehensionScope", "genexp_prefix", "PK002") not in got
-    assert got[("ClassScope", "entries", "PK002")] == Severity.ERROR
-    got = findings(tree(tmp_path / "tuple", {"pkg/a.py": SCOPES % ("()", "")}))
-    assert ("ComprehensionScope", "genexp_prefix", "PK002") not in got
+    never runs during construction. The empty list grown in place anywhere, or a non-empty one, runs
+    the loop (the source is the rule's own example, patchkit/analysis/rules/examples/pk002.py)."""
+    from patchkit.analysis.rules.examples.pk002 import _CYTHON_SCOPES
+    for name, value, tail in (("empty", "[]", ""), ("tuple", "()", "")):
+        got = findings(tree(tmp_path / name, {"pkg/a.py": _CYTHON_SCOPES % value + tail}))
+        assert ("ComprehensionScope", "genexp_prefix", "PK002") not in got, name
     for name, value, tail in (("grown", "[]", "\nScope.scope_predefined_names.append('__doc__')\n"),
                               ("non-empty", "['__doc__']", "")):
-        got = findings(tree(tmp_path / name, {"pkg/a.py": SCOPES % (value, tail)}))
+        got = findings(tree(tmp_path / name, {"pkg/a.py": _CYTHON_SCOPES % value + tail}))
         assert got[("ComprehensionScope", "genexp_prefix", "PK002")] == Severity.ERROR, name

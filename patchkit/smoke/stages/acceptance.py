@@ -35,10 +35,25 @@ def accept(outs: list[dict]) -> tuple[int, int]:
     return tok, ver
 
 
+def _settled(ctx, timeout: float = 5.0):
+    """The log report once its switch counts stop moving (the server logs a switch after the step
+    that made it: a count read at once can still grow by the previous arm's last switch)."""
+    rep = ctx.report()
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        time.sleep(0.5)
+        nxt = ctx.report()
+        if (nxt.switches_on, nxt.switches_off) == (rep.switches_on, rep.switches_off):
+            return nxt
+        rep = nxt
+    return rep
+
+
 def _arm(ctx, seed: int, n: int, fillers: int) -> dict:
     base = ctx.base
     longs = prompt_set(n, seed=seed)
-    ons, offs = ctx.report().switches_on, ctx.report().switches_off
+    start = _settled(ctx)
+    ons, offs = start.switches_on, start.switches_off
     with ThreadPoolExecutor(n + fillers) as ex:
         fill = [ex.submit(generate, base, p, 3 * FIRST_TOKENS, 300) for p in prompt_set(fillers, seed=seed + 1)]
         end = time.monotonic() + 60

@@ -10,7 +10,7 @@ from typing import Optional
 from .callargs import _deletes, _forget_locals, bind_constants, drop_empty
 from .conditions import _is_self, conjuncts, norm_test
 from .calltables import NON_ASSIGNING_CALLS, NORETURN_CALLS, REGISTER_METHODS, setattr_on
-from .astutil import dotted, fast_walk, first_param, memo_on
+from .astutil import dotted, fast_walk, first_param, is_super_call, memo_on
 from .model import ClassInfo
 from .scan import alias_param
 from .storeattr import stored_names
@@ -185,8 +185,7 @@ class CallSemantics:
                                                    ctx=ast.Load()), c.func)
             c = ast.copy_location(ast.Call(func=func, args=c.args, keywords=c.keywords), c)
         # super().__init__(...) / super().helper(...)
-        if isinstance(c.func, ast.Attribute) and isinstance(c.func.value, ast.Call) and \
-                dotted(c.func.value.func) == "super":
+        if isinstance(c.func, ast.Attribute) and is_super_call(c.func.value):
             name = c.func.attr
             after = fr.cls
             sargs = c.func.value.args

@@ -20,13 +20,14 @@ def setattr_on(call, selfname: str):
     name, v)``, ``super().__setattr__(name, v)`` / ``super(Cls, self).__setattr__(name, v)``
     (scapy's ciphers store their key this way, around their own ``__setattr__``); else None."""
     import ast
+    from .astutil import is_super_call
     func = call.func
     args = call.args
     if isinstance(func, ast.Name) and func.id == "setattr":
         rest = args
     elif isinstance(func, ast.Attribute) and func.attr == "__setattr__":
         v = func.value
-        if isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id == "super":
+        if is_super_call(v):
             return (args[0], args[1] if len(args) > 1 else None) if args else None
         rest = args  # object.__setattr__(self, ...), Base.__setattr__(self, ...)
     else:

@@ -8,7 +8,7 @@ import re
 
 from .calltables import REGISTER_METHODS, setattr_on
 from .mangle import mangled
-from .astutil import dotted, fast_walk, first_param, memo_on
+from .astutil import dotted, fast_walk, first_param, is_super, is_super_call, memo_on
 from .dynamic import is_param, mark_dynamic, rebinds_existing, stores_others, vars_written
 from .model import ClassInfo
 from .storeattr import stored_names
@@ -396,8 +396,7 @@ def new_copies_dict(fn: ast.FunctionDef):
 def _delegates_to_base_factory(func: ast.expr, name: str) -> bool:
     """``super().<name>`` called from the classmethod ``<name>`` itself: an overriding factory that
     lets its base's factory build the instance (fairseq's ``model = super().build_model(args, task)``)."""
-    return isinstance(func, ast.Attribute) and func.attr == name and isinstance(func.value, ast.Call) and \
-        isinstance(func.value.func, ast.Name) and func.value.func.id == "super"
+    return isinstance(func, ast.Attribute) and func.attr == name and is_super_call(func.value)
 
 
 def factory_stores(fn: ast.FunctionDef, clsname: str) -> list[tuple[str, int]]:
@@ -440,7 +439,7 @@ def init_callers(c: ClassInfo) -> list:
             for node in fast_walk(fn):
                 if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "__init__":
                     v = node.func.value
-                    callees.add("super" if isinstance(v, ast.Call) and dotted(v.func) == "super"
+                    callees.add("super" if is_super(v, fn)
                                 else (dotted(v) or "").split(".")[-1])
             if callees:
                 got.append((mname, callees))

@@ -51,6 +51,7 @@ sys.path.insert(0, str(REPO))
 
 from patchkit.smoke.run import free_port  # noqa: E402
 from patchkit.smoke.server import Server, gpu_memory_used_mib, http_json, wait_gpu_released  # noqa: E402
+from patchkit.smoke.stages.acceptance import accept  # noqa: E402
 
 CONFIGS = ("nospec", "eagle", "patched", "patched-keep", "patched-skip-above-t", "patched-skip", "adaptive")
 #: PATCHKIT_SPEC_DISABLE_DRAFT_EXTEND per patched configuration (absent: the patch's default)
@@ -134,8 +135,7 @@ def closed_loop(base: str, conc: int, seconds: float, in_len: int, out_len: int,
 
 
 def _accept(outs: list[dict]) -> dict:
-    tok = sum(int((o.get("meta_info") or {}).get("completion_tokens", 0)) for o in outs)
-    ver = sum(int((o.get("meta_info") or {}).get("spec_verify_ct", 0)) for o in outs)
+    tok, ver = accept(outs)
     return {"requests": len(outs), "tokens": tok, "verify_ct": ver,
             "accept_length": round(tok / ver, 3) if ver else None}
 

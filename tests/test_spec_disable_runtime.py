@@ -422,6 +422,9 @@ class Worker(EAGLEWorkerV2):
     def _build_trivial_verify_input(self, batch):  # marks 0.5.14+ (upstream's zero step)
         raise AssertionError("not called on CPU")
 
+    def _stub_skipped_draft_extend(self, batch, batch_output):  # 0.5.14+: the draft extend can be skipped
+        raise AssertionError("not called on CPU")
+
     def build_adaptive_runtime_state(self, steps, tokens):
         self.built.append((steps, tokens))
         runner = self._target_worker.model_runner
@@ -638,6 +641,20 @@ def test_keep_by_default_runs_the_draft_extend_on_every_disabled_step(upstream, 
     rt.on_init(w, EAGLEWorkerV2)
     assert _steps(w, [20, 20, 4, 20]) == [(True, False), (True, False), (False, False), (True, False)]
     assert "draft_extend=every-step" in caplog.text
+
+
+class OldWorker(Worker):
+    """0.5.12-0.5.13: no zero-step stub, so patch 2.2.0 adds no skip hook there."""
+    _stub_skipped_draft_extend = None
+
+
+def test_skip_on_a_release_without_the_stub_says_it_runs_the_extend_every_step(upstream, monkeypatch, caplog):
+    monkeypatch.setenv(rt.DRAFT_EXTEND_ENV, "skip")
+    caplog.set_level(logging.INFO, logger=rt.logger.name)
+    w = OldWorker(_server_args(speculative_disable_hysteresis=1), threshold=8)
+    rt.on_init(w, EAGLEWorkerV2)
+    assert getattr(w, rt.STATE_ATTR).skip_extend is False
+    assert "draft_extend=every-step" in caplog.text and f"{rt.DRAFT_EXTEND_ENV}=skip is ignored" in caplog.text
 
 
 def test_a_bad_draft_extend_setting_is_refused_at_start_up_in_one_line(monkeypatch):

@@ -287,8 +287,14 @@ def on_init(worker: Any, owner: type) -> None:
     extra = None if before is None or after is None else max(0.0, after - before)
     worker.apply_runtime_state(full)
     _set_fields(sa, sizing)
+    skip = resolve_skip_extend()
+    if skip and not callable(getattr(worker, "_stub_skipped_draft_extend", None)):
+        # 0.5.12-0.5.13: no upstream stub, so apply added no skip hook; say so rather than claim it
+        logger.warning("patchkit-spec-disable: %s=skip is ignored: this release cannot skip the draft extend "
+                       "(0.5.14+ can); it runs on every disabled step", DRAFT_EXTEND_ENV)
+        skip = False
     ctl = SpecDisable(Switch(threshold, resolve_hysteresis(sa)), full, zero, sizing, converted, extra,
-                      skip_extend=resolve_skip_extend())
+                      skip_extend=skip)
     setattr(worker, STATE_ATTR, ctl)
     logger.info(
         "patchkit-spec-disable: ready threshold=%d hysteresis=%d steps=%d decode_attention=%s "

@@ -7,11 +7,14 @@ On a GPU host (same trees and checkpoint as bench/spec_throughput.py):
         --site /tmp/site --patched-site /tmp/site-patched --concurrency 128 \
         --configs nospec,patched0,eagle --out profile.json
 
-``patched0`` is the patched server with threshold 0, so every decode step takes the disabled path.
+``patched0`` is the patched server with threshold 0, so every decode step takes the disabled path;
+``patched0-skip`` the same with ``PATCHKIT_SPEC_DISABLE_DRAFT_EXTEND=skip`` (no draft extend on them).
 For each configuration it boots the server, holds a closed loop at --concurrency, asks the
 server's own ``/start_profile`` for --steps steps (CPU + GPU), and reduces the chrome trace to:
 wall time per step, GPU kernel time per step (total and by kernel, top 25), and the CPU-side
-runtime calls that block (synchronizations). A step whose wall time is far above its kernel
+runtime calls that block (synchronizations), and the GPU time split into attention / GEMM / draft /
+other (``split_ms_per_step``: draft = kernels launched inside SGLang's ``draft`` or ``draft_extend``
+profiler spans, the rest by kernel name). A step whose wall time is far above its kernel
 time is bound by the CPU (scheduler/bookkeeping); one whose kernel time is high is bound by the GPU.
 """
 from __future__ import annotations
@@ -58,12 +61,14 @@ def summarize_trace(path: Path, steps: int, top: int = 25) -> dict:
     kernel_total = sum(v[0] for v in by_name.values())
     per = max(1, steps)
     syncs = sync_sites(events)
+    split = stage_split(events, kernels)
     return {
         "trace": path.name,
         "steps": steps,
         "gpu_span_ms_per_step": round(span / per / 1000, 3),
         "kernel_ms_per_step": round(kernel_total / per / 1000, 3),
         "gpu_busy_fraction": round(kernel_total / span, 3) if span else None,
+        "split_ms_per_step": {k: round(v / per / 1000, 3) for k, v in split.items()},
         "top_kernels": [
             {"name": n, "ms_per_step": round(v[0] / per / 1000, 3), "calls_per_step": round(v[1] / per, 1)}
             for n, v in sorted(by_name.items(), key=lambda kv: -kv[1][0])[:top]],
@@ -74,6 +79,54 @@ def summarize_trace(path: Path, steps: int, top: int = 25) -> dict:
             {"stack": list(k), "calls_per_step": round(v[1] / per, 2), "ms_per_step": round(v[0] / per / 1000, 3)}
             for k, v in sorted(syncs.items(), key=lambda kv: -kv[1][1])[:top]],
     }
+
+
+#: record_function spans (SGLang's ``spec_stage_span``) whose kernels are the draft model's work
+DRAFT_SPANS = ("draft", "draft_extend")
+ATTENTION_MARKS = ("attention", "attn", "fmha", "flash", "batchprefill", "batchdecode", "prefillwith",
+                   "decodewith", "_fwd_kernel", "_fwd_grouped_kernel", "mla", "paged")
+GEMM_MARKS = ("gemm", "nvjet", "cutlass", "xmma", "matmul", "cublas", "splitk", "sm90_", "sm100_")
+SPLIT_KEYS = ("attention", "gemm", "draft", "other")
+
+
+def kernel_family(name: str) -> str:
+    """attention / gemm / other, from a kernel's name (FlashInfer, Triton, cuBLAS/nvjet, CUTLASS)."""
+    low = name.lower()
+    if any(m in low for m in ATTENTION_MARKS):
+        return "attention"
+    if any(m in low for m in GEMM_MARKS):
+        return "gemm"
+    return "other"
+
+
+def stage_split(events: list, kernels: list) -> dict:
+    """GPU time (us, whole window) by attention / gemm / draft / other. A kernel is the draft's when
+    the runtime call that launched it (same ``correlation``; a CUDA-graph launch counts for all its
+    kernels) ran inside a ``draft`` or ``draft_extend`` span on its thread; the rest is split by
+    kernel name. ``draft_<family>`` keys break the draft's share down the same way."""
+    spans: dict = defaultdict(list)
+    launches: dict = {}
+    for e in events:
+        cat = e.get("cat")
+        if cat == "user_annotation" and e.get("name") in DRAFT_SPANS:
+            t0 = float(e["ts"])
+            spans[(e.get("pid"), e.get("tid"))].append((t0, t0 + float(e.get("dur", 0))))
+        elif cat in ("cuda_runtime", "cuda_driver"):
+            corr = (e.get("args") or {}).get("correlation")
+            if corr is not None:
+                launches[corr] = ((e.get("pid"), e.get("tid")), float(e["ts"]))
+    split = {k: 0.0 for k in SPLIT_KEYS}
+    split.update({f"draft_{k}": 0.0 for k in ("attention", "gemm", "other")})
+    for k in kernels:
+        dur = float(k.get("dur", 0))
+        family = kernel_family(k.get("name", ""))
+        launch = launches.get((k.get("args") or {}).get("correlation"))
+        if launch and any(t0 <= launch[1] <= t1 for t0, t1 in spans.get(launch[0], ())):
+            split["draft"] += dur
+            split[f"draft_{family}"] += dur
+        else:
+            split[family] += dur
+    return split
 
 
 SYNC_CALLS = ("cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaEventSynchronize", "cudaMemcpy")
@@ -123,44 +176,54 @@ def start_profile(base: str, body: dict) -> str:
         return r.read().decode(errors="replace")
 
 
+#: profile configurations beyond spec_throughput's: the patched server with every decode step disabled
+ZERO_T = {"patched0": "patched", "patched0-skip": "patched-skip-above-t"}
+
+
+def profile_window(srv, args, name: str, concurrency: int, trace_dir: Path) -> dict:
+    """Hold a closed loop at ``concurrency`` on a ready server, take one ``/start_profile`` window of
+    ``args.steps`` steps in the middle of it, and reduce the trace. Returns {load, profile}."""
+    closed_loop(srv.base_url, concurrency, 4, args.in_len, args.out_len, args.temperature)
+    trace_dir.mkdir(parents=True, exist_ok=True)
+    load: dict = {}
+    t = threading.Thread(target=lambda: load.update(closed_loop(
+        srv.base_url, concurrency, args.load_seconds, args.in_len, args.out_len, args.temperature)))
+    t.start()
+    time.sleep(3)
+    t0 = time.monotonic()
+    start_profile(srv.base_url, {"output_dir": str(trace_dir), "num_steps": args.steps,
+                                 "activities": ["CPU", "GPU"], "with_stack": True})
+    traces = []
+    while time.monotonic() - t0 < 240 and not traces:
+        traces = sorted(trace_dir.glob("*.trace.json*"))
+        time.sleep(1)
+    t.join()
+    if not traces:
+        raise RuntimeError(f"no trace written to {trace_dir}")
+    time.sleep(3)  # let the writer finish
+    p = summarize_trace(traces[-1], args.steps)
+    print(f"{name:>13} conc={concurrency} tok/s={load.get('output_tok_s')} accept={load.get('accept_length')} "
+          f"span/step={p['gpu_span_ms_per_step']} ms kernels/step={p['kernel_ms_per_step']} ms "
+          f"busy={p['gpu_busy_fraction']}", flush=True)
+    print("    split ms/step: " + "  ".join(f"{k}={v}" for k, v in p["split_ms_per_step"].items()), flush=True)
+    for k in p["top_kernels"][:12]:
+        print(f"    {k['ms_per_step']:8.3f} ms x{k['calls_per_step']:6.1f}  {k['name']}", flush=True)
+    for k in p["runtime_calls"][:5]:
+        print(f"    cpu {k['ms_per_step']:8.3f} ms x{k['calls_per_step']:6.1f}  {k['name']}", flush=True)
+    for k in p["sync_sites"][:8]:
+        print(f"    sync x{k['calls_per_step']:5.2f} {k['ms_per_step']:7.3f} ms  " + "  <  ".join(reversed(k["stack"])), flush=True)
+    return {"load": load, "profile": p}
+
+
 def profile_config(args, name: str, folder: Path) -> dict:
-    threshold = 0 if name == "patched0" else args.threshold
-    cfg = "patched" if name == "patched0" else name
+    threshold = 0 if name in ZERO_T else args.threshold
+    cfg = ZERO_T.get(name, name)
     out: dict = {"config": name, "threshold": threshold if cfg.startswith("patched") else None,
                  "concurrency": args.concurrency}
 
     def profile(srv) -> None:
         request(srv.base_url, [1, 5, 6, 7], 8, args.temperature, 900)
-        closed_loop(srv.base_url, args.concurrency, 4, args.in_len, args.out_len, args.temperature)
-        trace_dir = folder / f"trace-{name}"
-        trace_dir.mkdir(parents=True, exist_ok=True)
-        load: dict = {}
-        t = threading.Thread(target=lambda: load.update(closed_loop(
-            srv.base_url, args.concurrency, args.load_seconds, args.in_len, args.out_len, args.temperature)))
-        t.start()
-        time.sleep(3)
-        t0 = time.monotonic()
-        start_profile(srv.base_url, {"output_dir": str(trace_dir), "num_steps": args.steps,
-                                     "activities": ["CPU", "GPU"], "with_stack": True})
-        traces = []
-        while time.monotonic() - t0 < 240 and not traces:
-            traces = sorted(trace_dir.glob("*.trace.json*"))
-            time.sleep(1)
-        t.join()
-        out["load"] = load
-        if not traces:
-            raise RuntimeError(f"no trace written to {trace_dir}")
-        time.sleep(3)  # let the writer finish
-        out["profile"] = p = summarize_trace(traces[-1], args.steps)
-        print(f"{name:>9} conc={args.concurrency} tok/s={load.get('output_tok_s')} accept={load.get('accept_length')} "
-              f"span/step={p['gpu_span_ms_per_step']} ms kernels/step={p['kernel_ms_per_step']} ms "
-              f"busy={p['gpu_busy_fraction']}", flush=True)
-        for k in p["top_kernels"][:12]:
-            print(f"    {k['ms_per_step']:8.3f} ms x{k['calls_per_step']:6.1f}  {k['name']}", flush=True)
-        for k in p["runtime_calls"][:5]:
-            print(f"    cpu {k['ms_per_step']:8.3f} ms x{k['calls_per_step']:6.1f}  {k['name']}", flush=True)
-        for k in p["sync_sites"][:8]:
-            print(f"    sync x{k['calls_per_step']:5.2f} {k['ms_per_step']:7.3f} ms  " + "  <  ".join(reversed(k["stack"])), flush=True)
+        out.update(profile_window(srv, args, name, args.concurrency, folder / f"trace-{name}"))
 
     return serve(args, cfg, threshold, folder, out, profile)
 

@@ -26,6 +26,9 @@ it as the recommendation, and then measures the patched configurations at that T
 model: pass your target and draft with --model-path/--draft-model-path and --configs
 nospec,eagle,patched.
 
+``--profile-at C`` adds one profiler window per configuration at concurrency C, recorded as the
+per-step GPU time split (attention / GEMM / draft / other) with the top kernels and blocking syncs.
+
 After the levels, every speculative configuration runs the resume probe (``--probe``, on by default):
 acceptance of continuation requests whose prefix was decoded alone (steady) or during a disabled
 stretch (lived), read from the radix cache with whatever the draft model's KV cache holds there.
@@ -255,6 +258,10 @@ def run_config(args, name: str, threshold: int | None, folder: Path) -> dict:
             p = out["resume_probe"]
             print(f"{name:>13} resume probe: steady accept={p['steady']['accept_length']} "
                   f"lived accept={p['lived']['accept_length']} ratio={p['ratio']}", flush=True)
+        if getattr(args, "profile_at", None):
+            sys.path.insert(0, str(REPO / "bench"))
+            from profile_step import profile_window  # imports this module: not at the top
+            out["profile"] = profile_window(srv, args, name, args.profile_at, folder / f"trace-{name}")
 
     return serve(args, name, threshold, folder, out, load)
 
@@ -330,6 +337,11 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=6.0)
     ap.add_argument("--no-probe", dest="probe", action="store_false",
                     help="skip the resume probe (acceptance after a disabled stretch)")
+    ap.add_argument("--profile-at", type=int, default=None, metavar="C",
+                    help="after the levels, one torch-profiler window per configuration at concurrency C: "
+                         "per-step GPU time split into attention / GEMM / draft / other (bench/profile_step.py)")
+    ap.add_argument("--profile-steps", dest="steps", type=int, default=20)
+    ap.add_argument("--profile-seconds", dest="load_seconds", type=float, default=14)
     args = ap.parse_args()
     args.levels = sorted(int(x) for x in args.levels.split(","))
     configs = [c.strip() for c in args.configs.split(",") if c.strip()]

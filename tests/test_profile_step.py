@@ -65,3 +65,51 @@ def test_sync_sites_name_the_innermost_own_frames(tmp_path):
         ("cudaStreamSynchronize", "sglang/srt/managers/scheduler.py(10): run_batch"): 1,
         ("cudaStreamSynchronize", "<no python stack>"): 1,
     }
+
+
+def test_stage_split_attributes_kernels_to_the_draft_by_their_launch():
+    """A kernel is the draft's when the runtime call that launched it ran inside a draft/draft_extend
+    span on the same thread (a CUDA-graph launch counts for all its kernels); the rest by name."""
+    ev = [
+        {"ph": "X", "cat": "user_annotation", "name": "draft_extend", "ts": 100, "dur": 100, "pid": 1, "tid": 7},
+        {"ph": "X", "cat": "cuda_runtime", "name": "cudaGraphLaunch", "ts": 150, "dur": 5, "pid": 1, "tid": 7,
+         "args": {"correlation": 5}},
+        # same time, other thread: not inside the span
+        {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 150, "dur": 5, "pid": 1, "tid": 8,
+         "args": {"correlation": 6}},
+        # same thread, after the span
+        {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 300, "dur": 5, "pid": 1, "tid": 7,
+         "args": {"correlation": 7}},
+    ]
+    kernels = [
+        {"ph": "X", "cat": "kernel", "name": "BatchPrefillWithPagedKVCacheKernel", "ts": 1, "dur": 40, "args": {"correlation": 5}},
+        {"ph": "X", "cat": "kernel", "name": "nvjet_tst_256x128_64x4_coopA", "ts": 2, "dur": 60, "args": {"correlation": 5}},
+        {"ph": "X", "cat": "kernel", "name": "nvjet_tst_192x192", "ts": 3, "dur": 30, "args": {"correlation": 6}},
+        {"ph": "X", "cat": "kernel", "name": "_fwd_kernel_stage1", "ts": 4, "dur": 20, "args": {"correlation": 7}},
+        {"ph": "X", "cat": "gpu_memset", "name": "Memset (Device)", "ts": 5, "dur": 10, "args": {"correlation": 7}},
+        {"ph": "X", "cat": "kernel", "name": "no_launch_seen", "ts": 6, "dur": 8},
+    ]
+    split = ps.stage_split(ev + kernels, kernels)
+    assert split["draft"] == 100 and split["draft_attention"] == 40 and split["draft_gemm"] == 60
+    assert split["gemm"] == 30 and split["attention"] == 20 and split["other"] == 18
+    assert sum(split[k] for k in ps.SPLIT_KEYS) == sum(k["dur"] for k in kernels)
+
+
+def test_kernel_family_names():
+    assert ps.kernel_family("flashinfer::BatchDecodeWithPagedKVCacheKernel") == "attention"
+    assert ps.kernel_family("_fwd_grouped_kernel_stage1") == "attention"
+    assert ps.kernel_family("sm90_xmma_gemm_bf16bf16_bf16f32") == "gemm"
+    assert ps.kernel_family("nvjet_tst_192x192_64x3_2x1_v_bz_coopB_TNT") == "gemm"
+    assert ps.kernel_family("triton_poi_fused_add_rmsnorm_0") == "other"
+
+
+def test_summary_reports_the_split_per_step(tmp_path):
+    ev = [
+        {"ph": "X", "cat": "user_annotation", "name": "draft", "ts": 0, "dur": 50, "pid": 1, "tid": 1},
+        {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 10, "dur": 1, "pid": 1, "tid": 1,
+         "args": {"correlation": 1}},
+        {"ph": "X", "cat": "kernel", "name": "gemm", "ts": 0, "dur": 4000, "args": {"correlation": 1}},
+        {"ph": "X", "cat": "kernel", "name": "gemm", "ts": 4000, "dur": 2000, "args": {"correlation": 2}},
+    ]
+    s = ps.summarize_trace(trace(tmp_path, ev), steps=2)
+    assert s["split_ms_per_step"]["draft"] == 2.0 and s["split_ms_per_step"]["gemm"] == 1.0

@@ -7,6 +7,8 @@
 # device calls while the machine stays warm. Each call waits up to $WAIT seconds, then packs what
 # is finished into $OUT/bench-results.tgz. Env: WAIT (520), SIZE (8b), LEVELS, SECS (6), EXTRA (more
 # arguments), MODE=profile (bench/profile_step.py at concurrency CONC instead of the throughput sweep),
+# PROFILE_CONFIGS (after the sweep, profile those configurations), PROFILE_EXTRA / BENCH_EXTRA
+# (arguments for one of the two only),
 # ACCEPT="skip keep" (first, the smoke's resume-acceptance stage on the tiny model,
 # bench/gpu/accept_matrix.toml, once per PATCHKIT_SPEC_DISABLE_DRAFT_EXTEND setting).
 set -u
@@ -35,16 +37,17 @@ for m in ${ACCEPT:-}; do
     --signoff $W/results/signoff-accept-\$m-$V.json --log-dir $W/smoke-\$m > $W/results/console-accept-\$m-$V.txt 2>&1
   tar czf $W/results/smoke-logs-\$m-$V.tgz -C $W smoke-\$m 2>/dev/null
 done
-if [ "${MODE:-bench}" = profile ]; then
-timeout ${JOB_TIMEOUT:-2400} python3 bench/profile_step.py --out $W/results/profile-$V.json \
-  --model-path $W/model/target --draft-model-path $W/model/draft --site $S --patched-site $P \
-  --configs "$CONFIGS" --concurrency ${CONC:-128} ${EXTRA:-} \
-  --workdir $W/work-$V > $W/results/console-$V.txt 2>&1
-else
+if [ "${MODE:-bench}" != profile ]; then
 timeout ${JOB_TIMEOUT:-2400} python3 bench/spec_throughput.py --out $W/results/bench-$V.json \
   --model-path $W/model/target --draft-model-path $W/model/draft --site $S --patched-site $P \
-  --configs "$CONFIGS" --levels ${LEVELS:-1,2,4,8,16,32,64,128,256} --seconds ${SECS:-6} ${EXTRA:-} \
+  --configs "$CONFIGS" --levels ${LEVELS:-1,2,4,8,16,32,64,128,256} --seconds ${SECS:-6} ${EXTRA:-} ${BENCH_EXTRA:-} \
   --workdir $W/work-$V > $W/results/console-$V.txt 2>&1
+fi
+if [ "${MODE:-bench}" = profile ] || [ -n "${PROFILE_CONFIGS:-}" ]; then
+timeout ${JOB_TIMEOUT:-2400} python3 bench/profile_step.py --out $W/results/profile-$V.json \
+  --model-path $W/model/target --draft-model-path $W/model/draft --site $S --patched-site $P \
+  --configs "${PROFILE_CONFIGS:-$CONFIGS}" --concurrency ${CONC:-128} ${EXTRA:-} ${PROFILE_EXTRA:-} \
+  --workdir $W/work-$V/profile > $W/results/console-profile-$V.txt 2>&1
 fi
 for f in $W/work-$V/server-*.log; do grep -v '^\s*$' \$f | tail -c 400000 > $W/results/$V-\$(basename \$f); done
 rmdir $W/gpu.lock.d

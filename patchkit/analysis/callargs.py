@@ -7,7 +7,8 @@ import functools
 import re
 from typing import Optional
 
-from .conditions import _CONST_TYPES, EVENT
+from .conditions import EVENT
+from .localconsts import UNKNOWN, DictConst, literal, none_default_rebinds, stable_dict_params
 from .astutil import dotted, fast_walk
 from .state import State, merge
 
@@ -62,7 +63,8 @@ def _rebound(fn: ast.AST) -> set:
 
 def bind_constants(fn: ast.FunctionDef, call: ast.Call, self_passed: bool) -> dict:
     """Parameter -> value for the parameters a call fixes to a literal (explicitly, or by omitting
-    one that has a literal default), leaving out any the function rebinds. Calls with ``*args`` or
+    one that has a literal default; ``dict(k=1)`` / ``{"k": 1}`` bind a :class:`DictConst`),
+    leaving out any the function rebinds. Calls with ``*args`` or
     ``**kwargs`` bind nothing (positions and names are unknown)."""
     if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
         return {}
@@ -80,8 +82,9 @@ def bind_constants(fn: ast.FunctionDef, call: ast.Call, self_passed: bool) -> di
     out = {}
     for name in [p.arg for p in params] + [p.arg for p in a.kwonlyargs]:
         node = given.get(name, defaults.get(name) if name not in given else None)
-        if isinstance(node, ast.Constant) and isinstance(node.value, _CONST_TYPES):
-            out[name] = node.value
+        v = literal(node)
+        if v is not UNKNOWN and not (isinstance(v, DictConst) and name not in stable_dict_params(fn)):
+            out[name] = v
     # ``*args`` / ``**kwargs`` the call leaves empty: a pass-through ``super().__init__(*args,
     # **kwargs)`` then passes nothing, and the base's defaults hold (neo's BaseRawWithBufferApiIO)
     if a.vararg is not None and len(args) <= len(params):
@@ -91,7 +94,10 @@ def bind_constants(fn: ast.FunctionDef, call: ast.Call, self_passed: bool) -> di
         out[EMPTY + EMPTY + a.kwarg.arg] = EMPTY
     if out:
         rebound = _rebound(fn)
-        out = {k: v for k, v in out.items() if k not in rebound and k.lstrip(EMPTY) not in rebound}
+        # ``if options is None: options = {}`` rebinds only a None: another bound value stays
+        kept = none_default_rebinds(fn)
+        out = {k: v for k, v in out.items()
+               if k.lstrip(EMPTY) not in rebound or (k in kept and v is not None)}
     return out
 
 

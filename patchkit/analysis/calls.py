@@ -11,6 +11,7 @@ from .callargs import _deletes, _forget_locals, bind_constants, drop_empty
 from .conditions import _is_self, conjuncts, norm_test
 from .calltables import NON_ASSIGNING_CALLS, NORETURN_CALLS, REGISTER_METHODS, setattr_on
 from .astutil import dotted, fast_walk, first_param, is_super_call, memo_on
+from .localconsts import forget_passed
 from .model import ClassInfo
 from .scan import alias_param
 from .storeattr import stored_names
@@ -115,6 +116,8 @@ class CallSemantics:
             st = self.expr(a.value if isinstance(a, ast.Starred) else a, st, fr)
         for k in c.keywords:
             st = self.expr(k.value, st, fr)
+        if fr.consts:
+            forget_passed(c, fr.consts)
         if not st:
             return st
         # setattr(self, "x", v) / object.__setattr__(self, "x", v) / super().__setattr__("x", v)
@@ -172,6 +175,13 @@ class CallSemantics:
                 run = self.resolve_method("run", None)
                 if run is not None and run[2] == "method":
                     self.call_function(run[0], run[1], st, fr.depth + 1, fr.guarded)
+            if name == "__attrs_init__":
+                # attrs' generated initialiser, which a class's own __init__ may call (bentoml's
+                # ModelInfo): it sets every attrs field of the MRO, init=False ones included
+                got = frozenset().union(*(k.fields for k in self.mro
+                                          if isinstance(k, ClassInfo) and k.field_kind == "attrs"))
+                if got:
+                    return [x.add(*sorted(got)) for x in st]
             # not a known method: a read of self.<name> (maybe a callable attribute)
             self.read(name, c.func, fr, st)  # type: ignore[arg-type]
             return st

@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 
 from ..ftypes import Finding, Severity
 from .astutil import dotted, fast_walk, first_param, memo_on
+from .abstractness import uninstantiable
 from .classmodel import ClassModel, _has_explicit_init, _unimplemented_abstract, generated_fields
 from .coassign import absent_by_guard
 from .dynamic import dynamic_methods, dynamic_only_in_skipped_init
@@ -130,7 +131,7 @@ class Analyzer(ClassModel, ReadJudge):
         def absent(name: str):
             if name in memo:
                 return memo[name]
-            if name in f.class_level and not any(name in c.slots for c in f.classes):
+            if name in f.class_level:  # slots that hide a class value are not in it (slot_shadowed)
                 got = None  # a class attribute: always there
             else:
                 got = not (name in f.provided or name in f.fields or any(name in c.assigned_in for c in f.classes)
@@ -158,6 +159,8 @@ class Analyzer(ClassModel, ReadJudge):
         tmpl = template_of(self.project.root, ci.module.rel, self.project.__dict__.setdefault("_templates", {}))
         if tmpl is None and type_checking_only(ci.module, ci.node):
             tmpl = "declared under `if TYPE_CHECKING:` (a stub for the type checker, never executed)"
+        if tmpl is None and self.settings.unknown_bases != "strict":
+            tmpl = uninstantiable(f.linear, f.classes)
         if tmpl and not self.settings.show_info:
             return []  # only info findings would come out
         if ci.qualname.split(".")[-1].endswith("Mixin") and self.settings.unknown_bases != "strict":
@@ -273,7 +276,7 @@ class Analyzer(ClassModel, ReadJudge):
             findings = [replace(x, severity=Severity.INFO, why=f"{x.why} [open class: {f.open}]") for x in findings]
         if not strict and not tmpl:  # an owner, a decorator or a helper sets it on the instance from outside
             findings = demote_injected(self.project, f, findings)
-        if tmpl:  # the converter's input, never imported: the generated classes are the ones that run
+        if tmpl:  # a converter template, a TYPE_CHECKING stub or an abstract class: never an instance itself
             findings = [replace(x, severity=Severity.INFO, why=f"{x.why} [{tmpl}]") for x in findings]
         return findings
 

@@ -81,7 +81,7 @@ def collect_class(mod: ModuleInfo, node: ast.ClassDef, prefix: str) -> None:
     metas = [kw.value for kw in node.keywords if kw.arg == "metaclass"] + \
         [b.args[0] for b in node.bases if with_metaclass_call(b)]
     if any((dotted(m) or "").endswith("ABCMeta") for m in metas):
-        ci.abstract = True
+        ci.abstract = ci.abc_meta = True
     decos = _decorator_names(node)
     for d, dn in zip(decos, node.decorator_list):
         if d in FIELD_DECORATORS:

@@ -106,8 +106,8 @@ class ClassModel:
                 f.fields |= c.fields
         for c in classes[1:]:  # an ancestor's __init_subclass__ sets class attributes at class creation
             f.class_level |= init_subclass_stores(c)
+        f.class_level -= slot_shadowed(classes)
         for c in classes:
-            f.class_level -= c.slots
             if "__new__" in c.methods:
                 provided |= _new_assigns(c.methods["__new__"])
                 line = new_copies_dict(c.methods["__new__"])
@@ -348,6 +348,19 @@ def generated_fields(classes: list, fields: frozenset, init) -> frozenset:
         if isinstance(n, ast.Attribute) and n.attr == "__init__":
             return fields
     return frozenset()
+
+
+def slot_shadowed(classes: list) -> set:
+    """Slot names whose class-level values the instance does not see: the first class of the MRO that
+    defines the name decides. A slot of a subclass hides a base's class attribute (the member
+    descriptor comes first); a subclass's class attribute hides a base's slot (bentoml's JSON sets
+    ``_mime_type = "application/json"`` over IODescriptor's ``__slots__``)."""
+    valued: set = set()
+    out: set = set()
+    for c in classes:
+        out |= c.slots - valued
+        valued |= c.class_names
+    return out
 
 
 def init_subclass_stores(c: ClassInfo) -> frozenset:

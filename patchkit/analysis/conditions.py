@@ -8,6 +8,7 @@ import functools
 from typing import TYPE_CHECKING, NamedTuple, Optional
 
 from .astutil import dotted
+from .localconsts import UNKNOWN, value
 
 if TYPE_CHECKING:
     from .state import Frame
@@ -216,7 +217,8 @@ def frame_truth(test: ast.expr, fr: "Frame") -> Optional[bool]:
         else:
             r = None
         return None if r is None else r == pol
-    return None
+    v = value(node, fr.consts)  # d.get("k"), a or b, ... over the known names
+    return None if v is UNKNOWN else bool(v) == pol
 
 
 def _compare(v, op: ast.cmpop, w) -> Optional[bool]:

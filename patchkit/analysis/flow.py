@@ -15,6 +15,7 @@ from typing import Callable, Optional
 
 from .callargs import bind_constants  # noqa: F401  (re-exported)
 from .calls import CallSemantics
+from .localconsts import UNKNOWN, tracked_locals, value
 from .compound import CompoundStatements
 from .conditions import (EVENT, VALUE, Cond, _catches_attribute_error, _human, _simple_text, conjuncts, const_truth,  # noqa: F401
                          frame_truth, implied_attrs, norm_test)
@@ -127,6 +128,14 @@ class Constructor(CallSemantics, CompoundStatements):
                     fr.bound_super.pop(t.id, None)
             st = self.store(t, st, fr)
             st = self.record_value(t, s.value, st, fr)
+        if len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) and s.targets[0].id in tracked_locals(fr.fn):
+            # a local only top-level statements assign: its value from the known names holds on
+            # every path until the next one, and decides later tests (``reconfigure = options.get(...)``)
+            v = value(s.value, fr.consts)
+            if v is UNKNOWN:
+                fr.consts.pop(s.targets[0].id, None)
+            else:
+                fr.consts[s.targets[0].id] = v
         return Flow(normal=st)
 
     def s_AnnAssign(self, s, st, fr):

@@ -46,6 +46,8 @@ class ClassInfo:
     #: every ``self.x = ...`` in any method: x -> [(method, line)]
     assigned_in: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
     abstract: bool = False
+    #: the class's metaclass is ABCMeta (abstract methods are enforced at instantiation)
+    abc_meta: bool = False
     #: methods declared with @abstractmethod in this class
     abstract_methods: set[str] = field(default_factory=set)
     #: alternative constructors that build with __new__ and skip __init__: (method, line, attrs, calls_init)

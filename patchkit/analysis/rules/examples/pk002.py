@@ -43,7 +43,45 @@ class ComprehensionScope(Scope):
         return self.genexp_prefix + name
 """
 
+_MANISKILL_ENV = """
+class BaseEnv:
+    def __init__(self):
+        self.reconfiguration_freq = 0
+        self.reset(seed=2022, options=dict(reconfigure=%s))
+        self.action_space = self.agent.action_space
+
+    def reset(self, seed=None, options=None):
+        if options is None:
+            options = dict()
+        reconfigure = options.get("reconfigure", False)
+        reconfigure = reconfigure or self.reconfiguration_freq != 0
+        if reconfigure:
+            self._reconfigure(options)
+        return self.agent
+
+    def _reconfigure(self, options):
+        self.agent = Agent()
+
+
+class Agent:
+    action_space = None
+"""
+
 VALID = (
+    E("a dict literal handed to a method decides the branch it takes, through a local only top-level statements assign (ManiSkill's BaseEnv: reset(options=dict(reconfigure=True)) builds the agent)",
+      _MANISKILL_ENV % "True"),
+    E("attrs' generated __attrs_init__, called by the class's own __init__, sets every field before a validator reads them (bentoml's ModelInfo)", """
+import attr
+@attr.define(frozen=True, init=False)
+class ModelInfo:
+    tag: str
+    _options: dict
+    def __init__(self, tag, options):
+        self.__attrs_init__(tag=tag, options=options)
+        self.validate()
+    def validate(self):
+        return self.tag, self._options
+"""),
     E("a pass-through `super().__init__(*arg, **kwargs)` called with nothing to pass: the base's defaults hold (`use_cache=False`), so the cache set-up that reads the file name does not run (neo's AxonRawIO)", _NEO_BASE_RAW_IO + """
 
 class AxonRawIO(BufferIO):
@@ -98,6 +136,8 @@ class StudentTOutput(DistributionOutput):
 )
 
 INVALID = (
+    E("the same reset given reconfigure=False: the agent is read before anything builds it (counterpart of ManiSkill's BaseEnv)",
+      _MANISKILL_ENV % "False", (("PK001", "agent"), ("PK002", "agent"))),
     E("the same loop over a non-empty list runs the helper before the attribute is stored (counterpart of Cython's ComprehensionScope)", _CYTHON_SCOPES % "['__module__']", (("PK002", "genexp_prefix"),)),
     E("the same pass-through given `use_cache=True`: the set-up runs before the file name is stored (counterpart of neo's AxonRawIO)", _NEO_BASE_RAW_IO + """
 

@@ -230,7 +230,36 @@ class AnalyseDeclarations(Transform):
         super_class = super()
 """
 
+_ASYNC_TRAINER = """
+import abc
+class StandardTrainer(metaclass=abc.ABCMeta):
+    def __init__(self, ds):
+        self._train_ds = ds
+    @abc.abstractmethod
+    def train_step(self, it):
+        pass
+class StandardEvaluator(metaclass=abc.ABCMeta):
+    def __init__(self, ds):
+        self._eval_ds = ds
+class _AsyncTrainer(StandardTrainer, StandardEvaluator):
+%s    def join(self):
+        return self._eval_ds
+"""
+
 VALID = (
+    E("ABCMeta refuses to instantiate a class that leaves an abstract method unimplemented: what it reads is its concrete subclasses' business (tf-models' _AsyncTrainer)", _ASYNC_TRAINER % ""),
+    E("a subclass's class attribute hides a base's __slots__ entry: the instance reads the class value (bentoml's JSON._mime_type)", """
+class IODescriptor:
+    __slots__ = ("_mime_type", "descriptor_id")
+    def mime(self):
+        return self._mime_type
+class JSON(IODescriptor):
+    _mime_type = "application/json"
+    def __init__(self):
+        self.descriptor_id = None
+    def spec(self):
+        return {self._mime_type: self.descriptor_id}
+"""),
     E("a cooperative chain of 20 initialisers, each calling `super().__init__(db)`: the chain is followed to the root however long (synapse's DataStore mixes 40+ stores)", _cooperative_chain(20)),
     E("a property of the base that returns a constant (`_gate_names`: `()`) decides the guard `if not self._gate_names: return` for subclasses that keep it, so the read after it never runs on them (mxnet's DropoutCell)", _MXNET_RNN_CELLS),
     E("`attrs = vars(self)` then `\"x\" in attrs` guards the read of x as `hasattr` would (mercurial's workingfilectx._descendantrev)", _HG_WORKINGFILECTX % "return self._descendantrev"),
@@ -482,6 +511,18 @@ class AcceleratedOptimizer(torch.optim.Optimizer):
 )
 
 INVALID = (
+    E("the same class with the abstract method implemented can be built, and StandardEvaluator.__init__ never runs (counterpart of tf-models' _AsyncTrainer)",
+      _ASYNC_TRAINER % "    def train_step(self, it):\n        pass\n", (("PK003", "_eval_ds"),)),
+    E("a subclass's slot hides a base's class attribute: nothing stores it on the instance (counterpart of bentoml's JSON)", """
+class Plain:
+    kind = "base"
+class Slotted(Plain):
+    __slots__ = ("kind", "n")
+    def __init__(self):
+        self.n = 1
+    def use(self):
+        return self.kind
+""", (("PK003", "kind"),)),
     E("the same override calling another method through the alias: the base's setup never runs (counterpart of Cython's AnalyseDeclarationsTransform)", _CYTHON_SETUP + """
         return super_class.__init__
 """, (("PK003", "env_stack"),)),

@@ -550,7 +550,7 @@ def _seq_lens_sum(batch: Any, attn_backend: Any) -> int:
 
 
 # ----------------------------------------------------------------------------- decode kernels
-#: Measured on an H200 (bench/results/h200-8b-decode/profile-0.5.16.json): at 128 requests a
+#: Measured on an H200 (bench/results/h200-8b-decode/profile-0.5.16.json.gz): at 128 requests a
 #: zero-step step spent 31.7 of its 37.3 ms of GPU time in the Triton *extend* kernel (TARGET_VERIFY,
 #: one query token per request), against 2.0 ms for the decode kernel of a plain decode step. One
 #: query token per request whose KV slot is req_to_token[req, prefix_len] is a decode step over

@@ -61,6 +61,8 @@ def summarize_trace(path: Path, steps: int, top: int = 25) -> dict:
     kernel_total = sum(v[0] for v in by_name.values())
     per = max(1, steps)
     syncs = sync_sites(events)
+    # where the host side of a step goes: which code launches kernels and copies
+    launches = sync_sites(events, depth=3, calls=LAUNCH_CALLS)
     split = stage_split(events, kernels)
     return {
         "trace": path.name,
@@ -75,6 +77,9 @@ def summarize_trace(path: Path, steps: int, top: int = 25) -> dict:
         "runtime_calls": [
             {"name": n, "ms_per_step": round(v[0] / per / 1000, 3), "calls_per_step": round(v[1] / per, 1)}
             for n, v in sorted(runtime.items(), key=lambda kv: -kv[1][0])[:12]],
+        "launch_sites": [
+            {"stack": list(k), "calls_per_step": round(v[1] / per, 2), "ms_per_step": round(v[0] / per / 1000, 3)}
+            for k, v in sorted(launches.items(), key=lambda kv: -kv[1][1])[:top]],
         "sync_sites": [
             {"stack": list(k), "calls_per_step": round(v[1] / per, 2), "ms_per_step": round(v[0] / per / 1000, 3)}
             for k, v in sorted(syncs.items(), key=lambda kv: -kv[1][1])[:top]],
@@ -129,32 +134,44 @@ def stage_split(events: list, kernels: list) -> dict:
     return split
 
 
+#: runtime calls that put work on the GPU from the host: a step that issues many is bound by the host
+LAUNCH_CALLS = ("cudaLaunchKernel", "cudaLaunchKernelExC", "cudaMemcpyAsync", "cudaMemsetAsync", "cudaGraphLaunch")
 SYNC_CALLS = ("cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaEventSynchronize", "cudaMemcpy")
 #: python frames worth naming in a sync's stack (the rest is torch and stdlib plumbing)
 OWN_FRAMES = ("sglang", "flashinfer", "patchkit", "sgl_kernel")
 
 
-def sync_sites(events: list, depth: int = 5) -> dict:
-    """Which Python code issued each blocking runtime call: the innermost ``depth`` frames of our
-    libraries (the profiler's ``python_function`` events, recorded with ``with_stack``) that enclose
-    the call on its thread. Returns {stack tuple: [total us, calls]}; "<no python stack>" when the
-    trace has no frames around it."""
+def sync_sites(events: list, depth: int = 5, calls: tuple = None) -> dict:
+    """Which Python code issued each blocking runtime call (or each of ``calls``): the innermost
+    ``depth`` frames of our libraries (the profiler's ``python_function`` events, recorded with
+    ``with_stack``) that enclose the call on its thread. Returns {stack tuple: [total us, calls]};
+    "<no python stack>" when the trace has no frames around it. One sweep per thread over frames
+    and calls in time order (a step launches hundreds of kernels; the trace holds ~10^5 frames)."""
+    wanted = calls or SYNC_CALLS
     frames: dict = defaultdict(list)
+    hits: dict = defaultdict(list)
     for e in events:
+        key = (e.get("pid"), e.get("tid"))
         if e.get("cat") == "python_function" and any(k in e.get("name", "") for k in OWN_FRAMES):
-            frames[(e.get("pid"), e.get("tid"))].append((float(e["ts"]), float(e["ts"]) + float(e.get("dur", 0)), e["name"]))
+            frames[key].append((float(e["ts"]), float(e["ts"]) + float(e.get("dur", 0)), e["name"]))
+        elif e.get("cat") == "cuda_runtime" and e.get("name") in wanted:
+            hits[key].append((float(e["ts"]), float(e["ts"]) + float(e.get("dur", 0)), e))
     sites: dict = defaultdict(lambda: [0.0, 0])
-    for e in events:
-        if e.get("cat") != "cuda_runtime" or e.get("name") not in SYNC_CALLS:
-            continue
-        t0 = float(e["ts"])
-        t1 = t0 + float(e.get("dur", 0))
-        around = [f for f in frames.get((e.get("pid"), e.get("tid")), ()) if f[0] <= t0 and f[1] >= t1]
-        around.sort(key=lambda f: (f[0], -f[1]))  # outermost first
-        stack = tuple(_short(f[2]) for f in around[-depth:]) or ("<no python stack>",)
-        slot = sites[(e["name"],) + stack]
-        slot[0] += float(e.get("dur", 0))
-        slot[1] += 1
+    for key, found in hits.items():
+        fl = sorted(frames.get(key, ()), key=lambda f: (f[0], -f[1]))  # outermost first at a tie
+        stack: list = []
+        i = 0
+        for t0, t1, e in sorted(found, key=lambda h: h[0]):
+            while i < len(fl) and fl[i][0] <= t0:
+                while stack and stack[-1][1] < fl[i][0]:
+                    stack.pop()  # ended before this one began
+                stack.append(fl[i])
+                i += 1
+            around = [f for f in stack if f[0] <= t0 and f[1] >= t1]
+            stack_names = tuple(_short(f[2]) for f in around[-depth:]) or ("<no python stack>",)
+            slot = sites[(e["name"],) + stack_names]
+            slot[0] += t1 - t0
+            slot[1] += 1
     return dict(sites)
 
 
@@ -210,6 +227,8 @@ def profile_window(srv, args, name: str, concurrency: int, trace_dir: Path) -> d
         print(f"    {k['ms_per_step']:8.3f} ms x{k['calls_per_step']:6.1f}  {k['name']}", flush=True)
     for k in p["runtime_calls"][:5]:
         print(f"    cpu {k['ms_per_step']:8.3f} ms x{k['calls_per_step']:6.1f}  {k['name']}", flush=True)
+    for k in p["launch_sites"][:10]:
+        print(f"    launch x{k['calls_per_step']:5.2f}  " + "  <  ".join(reversed(k["stack"])), flush=True)
     for k in p["sync_sites"][:8]:
         print(f"    sync x{k['calls_per_step']:5.2f} {k['ms_per_step']:7.3f} ms  " + "  <  ".join(reversed(k["stack"])), flush=True)
     return {"load": load, "profile": p}

@@ -124,35 +124,11 @@ def test_attrs_init_sets_every_field_before_a_validator_reads_them(tmp_path):
 
 
 def test_a_subclass_class_attribute_hides_a_base_slot_but_not_the_other_way(tmp_path):
-    text = """
-    class Base:
-        __slots__ = ("_mime_type", "other")
-        _mime_type: str
-
-    class JSON(Base):
-        _mime_type = "application/json"
-
-        def __init__(self):
-            self.other = 1
-
-        def spec(self):
-            return {self._mime_type: 1}
-
-    class Plain:
-        kind = "base"
-
-    class Slotted(Plain):
-        __slots__ = ("kind", "n")
-
-        def __init__(self):
-            self.n = 1
-
-        def use(self):
-            return self.kind
-    """
-    got = findings(tmp_path, text)
-    assert not {f for f in got if f[0] == "JSON"}
-    assert ("Slotted", "kind", "PK003") in got
+    from patchkit.analysis.rules.examples import pk003  # the rule's own examples, run as a package
+    valid = next(e for e in pk003.VALID if e.name.startswith("a subclass's class attribute hides a base's __slots__"))
+    invalid = next(e for e in pk003.INVALID if e.name.startswith("a subclass's slot hides a base's class attribute"))
+    assert not {f for f in findings(tmp_path, valid.source) if f[0] == "JSON"}
+    assert ("Slotted", "kind", "PK003") in findings(tmp_path, invalid.source)
 
 
 def _fn(src: str) -> ast.FunctionDef:
@@ -244,50 +220,20 @@ def test_an_unknown_operand_makes_the_value_unknown_unless_short_circuited():
 
 
 def test_a_class_abcmeta_cannot_instantiate_is_judged_through_its_subclasses(tmp_path):
-    text = """
-    import abc
-
-    class StandardTrainer(metaclass=abc.ABCMeta):
-        def __init__(self, ds):
-            self._train_ds = ds
-
-        @abc.abstractmethod
-        def train_step(self, it):
-            pass
-
-    class StandardEvaluator(metaclass=abc.ABCMeta):
-        def __init__(self, ds):
-            self._eval_ds = ds
-
-        @abc.abstractmethod
-        def eval_step(self, it):
-            pass
-
-    class _AsyncTrainer(StandardTrainer, StandardEvaluator):
-        def join(self):
-            return self._eval_ds
-
-    class Trainer(_AsyncTrainer):
-        def __init__(self, ds):
-            StandardTrainer.__init__(self, ds)
-            StandardEvaluator.__init__(self, ds)
-
-        def train_step(self, it):
-            pass
-
-        def eval_step(self, it):
-            pass
-    """
-    assert not findings(tmp_path, text)
-    # counterpart: the abstract methods implemented, so _AsyncTrainer can be built without _eval_ds
-    concrete = text.replace("""        def join(self):""", """        def train_step(self, it):
-            pass
-
-        def eval_step(self, it):
-            pass
-
-        def join(self):""")
-    assert ("_AsyncTrainer", "_eval_ds", "PK003") in findings(tmp_path, concrete)
+    from patchkit.analysis.rules.examples.pk003 import _ASYNC_TRAINER  # the rule's own example
+    trainer = """
+class Trainer(_AsyncTrainer):
+    def __init__(self, ds):
+        StandardTrainer.__init__(self, ds)
+        StandardEvaluator.__init__(self, ds)
+    def train_step(self, it):
+        pass
+"""
+    abstract = _ASYNC_TRAINER % ""
+    assert not findings(tmp_path, abstract + trainer)
+    # counterpart: the abstract method implemented, so _AsyncTrainer can be built without _eval_ds
+    concrete = _ASYNC_TRAINER % "    def train_step(self, it):\n        pass\n"
+    assert ("_AsyncTrainer", "_eval_ds", "PK003") in findings(tmp_path, concrete + trainer)
     # counterpart: without ABCMeta, @abstractmethod is not enforced and the class can be built
-    plain = text.replace("(metaclass=abc.ABCMeta)", "")
-    assert ("_AsyncTrainer", "_eval_ds", "PK003") in findings(tmp_path, plain)
+    plain = abstract.replace("(metaclass=abc.ABCMeta)", "")
+    assert ("_AsyncTrainer", "_eval_ds", "PK003") in findings(tmp_path, plain + trainer)

@@ -113,3 +113,24 @@ def test_summary_reports_the_split_per_step(tmp_path):
     ]
     s = ps.summarize_trace(trace(tmp_path, ev), steps=2)
     assert s["split_ms_per_step"]["draft"] == 2.0 and s["split_ms_per_step"]["gemm"] == 1.0
+
+
+def test_launch_sites_name_the_code_that_puts_work_on_the_gpu(tmp_path):
+    ev = [
+        {"ph": "X", "cat": "python_function", "name": "/s/sglang/srt/speculative/eagle_worker_v2.py(1217): _build_trivial_verify_input",
+         "ts": 0, "dur": 100, "pid": 1, "tid": 7},
+        {"ph": "X", "cat": "python_function", "name": "/s/sglang/srt/speculative/eagle_info.py(50): verify",
+         "ts": 200, "dur": 100, "pid": 1, "tid": 7},
+        {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 10, "dur": 2, "pid": 1, "tid": 7},
+        {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 20, "dur": 2, "pid": 1, "tid": 7},
+        {"ph": "X", "cat": "cuda_runtime", "name": "cudaMemcpyAsync", "ts": 250, "dur": 4, "pid": 1, "tid": 7},
+        {"ph": "X", "cat": "cuda_runtime", "name": "cudaMemcpyAsync", "ts": 150, "dur": 4, "pid": 1, "tid": 7},  # between frames
+    ]
+    s = ps.summarize_trace(trace(tmp_path, ev), steps=2)
+    sites = {tuple(k["stack"]): k["calls_per_step"] for k in s["launch_sites"]}
+    assert sites == {
+        ("cudaLaunchKernel", "sglang/srt/speculative/eagle_worker_v2.py(1217): _build_trivial_verify_input"): 1.0,
+        ("cudaMemcpyAsync", "sglang/srt/speculative/eagle_info.py(50): verify"): 0.5,
+        ("cudaMemcpyAsync", "<no python stack>"): 0.5,
+    }
+    assert s["sync_sites"] == []  # launches are not syncs

@@ -259,7 +259,8 @@ def run_config(args, name: str, threshold: int | None, folder: Path) -> dict:
             print(f"{name:>13} resume probe: steady accept={p['steady']['accept_length']} "
                   f"lived accept={p['lived']['accept_length']} ratio={p['ratio']}", flush=True)
         if getattr(args, "profile_at", None):
-            sys.path.insert(0, str(REPO / "bench"))
+            if str(REPO / "bench") not in sys.path:
+                sys.path.insert(0, str(REPO / "bench"))
             from profile_step import profile_window  # imports this module: not at the top
             out["profile"] = profile_window(srv, args, name, args.profile_at, folder / f"trace-{name}")
 

@@ -191,9 +191,6 @@ def const_truth(node: ast.expr) -> Optional[bool]:
     return None
 
 
-_CONST_TYPES = (bool, int, float, str, type(None))
-
-
 def frame_truth(test: ast.expr, fr: "Frame") -> Optional[bool]:
     """const_truth, plus tests of parameters the call site fixed (``if not use_dsa``,
     ``if mode is None``, ``if kind == "x"``)."""
@@ -201,8 +198,6 @@ def frame_truth(test: ast.expr, fr: "Frame") -> Optional[bool]:
     if t is not None or not fr.consts:
         return t
     node, pol = split_test(test)
-    if isinstance(node, ast.Name) and node.id in fr.consts:
-        return bool(fr.consts[node.id]) == pol
     if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.left, ast.Name) \
             and node.left.id in fr.consts and isinstance(node.comparators[0], ast.Constant):
         v, w, op = fr.consts[node.left.id], node.comparators[0].value, node.ops[0]
@@ -217,7 +212,7 @@ def frame_truth(test: ast.expr, fr: "Frame") -> Optional[bool]:
         else:
             r = None
         return None if r is None else r == pol
-    v = value(node, fr.consts)  # d.get("k"), a or b, ... over the known names
+    v = value(node, fr.consts)  # a known name, d.get("k"), a or b, ... (localconsts)
     return None if v is UNKNOWN else bool(v) == pol
 
 

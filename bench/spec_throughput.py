@@ -16,6 +16,8 @@ Configurations (identical server flags otherwise; each its own server, one after
   patched-skip-above-t  as patched, with PATCHKIT_SPEC_DISABLE_DRAFT_EXTEND=skip (no draft extend on
                 disabled steps above T; the run-up to a resume runs it)
   patched-skip  as patched, with upstream's SGLANG_SPEC_SKIP_ZERO_STEP_DRAFT_EXTEND=1 (0.5.14+)
+  patched-lens-off  as patched, with PATCHKIT_SPEC_DISABLE_HOST_LENS=off (the scheduler waits for the
+                device's lengths after a disabled step, patch 2.2's behaviour)
   adaptive      upstream --speculative-adaptive switching to 0 steps above T (0.5.16+)
 Load: closed loop; at concurrency C, C clients each send the next request when the last returns
 (fixed input/output lengths, ignore_eos, temperature --temperature) for --seconds per level.
@@ -56,9 +58,13 @@ from patchkit.smoke.run import free_port  # noqa: E402
 from patchkit.smoke.server import Server, gpu_memory_used_mib, http_json, wait_gpu_released  # noqa: E402
 from patchkit.smoke.stages.acceptance import accept  # noqa: E402
 
-CONFIGS = ("nospec", "eagle", "patched", "patched-keep", "patched-skip-above-t", "patched-skip", "adaptive")
+CONFIGS = ("nospec", "eagle", "patched", "patched-keep", "patched-skip-above-t", "patched-skip", "patched-lens-off",
+           "adaptive")
 #: PATCHKIT_SPEC_DISABLE_DRAFT_EXTEND per patched configuration (absent: the patch's default)
 DRAFT_EXTEND = {"patched-keep": "keep", "patched-skip-above-t": "skip"}
+#: PATCHKIT_SPEC_DISABLE_HOST_LENS per patched configuration: ``patched-lens-off`` is 2.3.0 with the
+#: host lengths off, i.e. 2.2.0's disabled step (the control for what they are worth in the same run)
+HOST_LENS = {"patched-lens-off": "off"}
 SPEC_ARGS = ["--speculative-algorithm", "EAGLE3", "--speculative-num-steps", "3",
              "--speculative-eagle-topk", "1", "--speculative-num-draft-tokens", "4"]
 BASE_ARGS = ["--skip-tokenizer-init", "--sampling-backend", "pytorch",
@@ -195,6 +201,8 @@ def server_command(args, name: str, threshold: int | None, port: int, folder: Pa
         env["SGLANG_SPEC_SKIP_ZERO_STEP_DRAFT_EXTEND"] = "1"
     if name in DRAFT_EXTEND:
         env["PATCHKIT_SPEC_DISABLE_DRAFT_EXTEND"] = DRAFT_EXTEND[name]
+    if name in HOST_LENS:
+        env["PATCHKIT_SPEC_DISABLE_HOST_LENS"] = HOST_LENS[name]
     if name == "adaptive":
         conf = folder / f"adaptive-T{threshold}.json"
         conf.write_text(json.dumps({"1": {"candidate_steps": [3]}, str(threshold + 1): {"candidate_steps": [0]}}))

@@ -11,7 +11,8 @@ from patchkit.pipeline import scratch_copy
 
 ROOT = Path(__file__).resolve().parent.parent
 #: the patch touches these; the analyzer resolves bases in the speculative package
-SUBSET = ("sglang/srt/speculative", "sglang/srt/server_args.py", "sglang/srt/arg_groups")
+SUBSET = ("sglang/srt/speculative", "sglang/srt/server_args.py", "sglang/srt/arg_groups",
+          "sglang/srt/managers/overlap_utils.py")
 
 
 def release(version: str) -> Target:

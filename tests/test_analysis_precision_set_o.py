@@ -1,5 +1,6 @@
-"""Rules from set O's false positives (bench/results/analyzer-precision-fresh17.md, seed 44, measured
-untuned first), each next to a case of the same shape that stays an error.
+"""Rules from set O's false positives
+(analyzer-precision-fresh17.md in bench/results/analyzer-precision-sheets.tar.xz, seed 44,
+measured untuned first), each next to a case of the same shape that stays an error.
 
 - abstract-annotation: ``x: T`` declared without a value, never assigned, on a class no code in
   view builds (airflow's ``BaseDBManager.metadata``): a warning; the same class built anywhere in

@@ -1,5 +1,6 @@
-"""Rules from set Q's false positives (bench/results/analyzer-precision-fresh19.md, seed 46, measured
-untuned first), each next to a case of the same shape that stays an error.
+"""Rules from set Q's false positives
+(analyzer-precision-fresh19.md in bench/results/analyzer-precision-sheets.tar.xz, seed 46,
+measured untuned first), each next to a case of the same shape that stays an error.
 
 - explicit-super-skip: ``super(nn.Module, self).__init__(key)`` starts after a library class of the
   MRO (ms-swift's ``AdapterModule`` runs ``ActivationMixin.__init__`` that way);

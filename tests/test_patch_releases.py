@@ -42,6 +42,18 @@ def test_apply_idempotent_revert_on_real_release(sglang_scratch, version, strate
     assert "self.spec_disable_batch_threshold = " in _class_source(text, "EAGLEWorkerV2")
     assert "spec_disable_batch_threshold" not in _class_source(text, "EagleDraftWorker")
     assert ("_patchkit_sd.trivial_verify_input(" in text) == (strategy == "bring-zero-step")
+    # 0.5.13+: the overlap scheduler's resolve asks the runtime first, passing its own parameters on
+    overlap_file = t.file("sglang/srt/managers/overlap_utils.py")
+    overlap = overlap_file.read_text() if overlap_file.exists() else ""
+    resolve = _class_source(overlap, "FutureMap") if "class FutureMap" in overlap else ""
+    hooked = "_patchkit_resolve_on_host(self, batch" in resolve
+    assert hooked == (version != "0.5.12")
+    assert ("stream_ordered=stream_ordered" in resolve) == (version == "0.5.23")
+    if hooked:
+        compile(overlap, "overlap_utils.py", "exec")
+        tree = ast.parse(_class_source(overlap, "FutureMap"))
+        method = next(n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "resolve_seq_lens_cpu")
+        assert isinstance(method.body[1], ast.If) and "_patchkit_resolve_on_host" in ast.unparse(method.body[1].test)
     # the runtime module is the shipped file, byte for byte, and passes pyflakes in the target
     assert t.file(created[0]).read_text() == RUNTIME.read_text()
     compile(text, WORKER, "exec")
@@ -52,6 +64,7 @@ def test_apply_idempotent_revert_on_real_release(sglang_scratch, version, strate
     assert engine.revert(p, t).outcome is Outcome.REVERTED
     assert {f: t.file(f).read_bytes() for f in originals} == originals
     assert not t.file(created[0]).exists()
+    assert ("sglang/srt/managers/overlap_utils.py" in originals) == (version != "0.5.12")
 
 
 @pytest.mark.network

@@ -10,7 +10,9 @@
 # PROFILE_CONFIGS (after the sweep, profile those configurations), PROFILE_EXTRA / BENCH_EXTRA
 # (arguments for one of the two only),
 # ACCEPT="skip keep" (first, the smoke's resume-acceptance stage on the tiny model,
-# bench/gpu/accept_matrix.toml, once per PATCHKIT_SPEC_DISABLE_DRAFT_EXTEND setting).
+# bench/gpu/accept_matrix.toml, once per PATCHKIT_SPEC_DISABLE_DRAFT_EXTEND setting),
+# SMOKE_FI=1 (last, the smoke matrix bench/gpu/flashinfer_matrix.toml on the tiny model: every stage
+# but soak / request-kinds / forced-acceptance, the patch's checkers on).
 set -u
 OUT=${OUT:-/tmp/out}; W=/tmp/pkbench; mkdir -p $W/results "$OUT"
 B=${1:-}; V=${2:-}; CONFIGS=${3:-nospec,eagle,patched}
@@ -48,6 +50,15 @@ timeout ${JOB_TIMEOUT:-2400} python3 bench/profile_step.py --out $W/results/prof
   --model-path $W/model/target --draft-model-path $W/model/draft --site $S --patched-site $P \
   --configs "${PROFILE_CONFIGS:-$CONFIGS}" --concurrency ${CONC:-128} ${EXTRA:-} ${PROFILE_EXTRA:-} \
   --workdir $W/work-$V/profile > $W/results/console-profile-$V.txt 2>&1
+fi
+if [ -n "${SMOKE_FI:-}" ]; then
+  timeout ${SMOKE_TIMEOUT:-900} python3 -m patchkit smoke \
+    --target-dir $P --tiny --parallel 2 --matrix bench/gpu/flashinfer_matrix.toml \
+    --cell eagle3-flashinfer --cell standalone-flashinfer \
+    --skip-stage soak --skip-stage request-kinds --skip-stage forced-acceptance \
+    --signoff $W/results/signoff-flashinfer-$V.json --log-dir $W/smoke-fi > $W/results/console-smoke-fi-$V.txt 2>&1
+  echo "smoke rc=\$?" >> $W/results/console-smoke-fi-$V.txt
+  tar czf $W/results/smoke-logs-fi-$V.tgz -C $W smoke-fi 2>/dev/null
 fi
 for f in $W/work-$V/server-*.log; do grep -v '^\s*$' \$f | tail -c 400000 > $W/results/$V-\$(basename \$f); done
 rmdir $W/gpu.lock.d

@@ -14,6 +14,8 @@ The logic is real Python in ``runtime.py``; apply copies it into the target as
                     and a start-up check (``check_server_args``) that refuses clashing options
   EAGLEWorkerV2     assigns the threshold in ``__init__``; ``on_init`` at the end of the method that
                     builds runtime states; ``on_decode`` in the decode branch
+  FutureMap         (0.5.13+, ``managers/overlap_utils.py``) ``resolve_seq_lens_cpu`` asks the runtime
+                    first: after a disabled step the next step's host lengths need no GPU sync
   its subclasses    found from the code (the worker classes ``SpeculativeAlgorithm.create_worker``
                     can return): a constructor that skips ``EAGLEWorkerV2.__init__`` assigns the
                     threshold itself, and gets the ``on_init`` hook where it skips the host method
@@ -48,6 +50,7 @@ WORKER = "sglang/srt/speculative/eagle_worker_v2.py"
 SERVER_ARGS = "sglang/srt/server_args.py"
 SPEC_FIELDS = "sglang/srt/arg_groups/fields/spec.py"
 SPEC_INFO = "sglang/srt/speculative/spec_info.py"
+OVERLAP = "sglang/srt/managers/overlap_utils.py"
 RUNTIME = "sglang/srt/speculative/patchkit_spec_disable.py"
 RUNTIME_SOURCE = Path(__file__).with_name("runtime.py")
 CLS = "EAGLEWorkerV2"
@@ -348,6 +351,47 @@ def skips_draft_extend(module: cst.Module) -> bool:
         _skip_condition(cm.find_method(WORKER, module, CLS, "forward_batch_generation")) is not None
 
 
+RESOLVE_HOOK = "_patchkit_resolve_on_host"
+
+
+def _resolve_method(read: Reader) -> Optional[ast.FunctionDef]:
+    """``FutureMap.resolve_seq_lens_cpu`` where it pulls the host lengths through
+    ``needs_cpu_seq_lens`` (0.5.13+), else None (nothing to hook: the release has no such wait)."""
+    node = _ast_class(read(OVERLAP) or "", "FutureMap")
+    fn = next((f for f in (node.body if node else []) if isinstance(f, ast.FunctionDef)
+               and f.name == "resolve_seq_lens_cpu"), None)
+    if fn is None or len(fn.args.args) < 2 or fn.args.vararg or fn.args.kwarg:
+        return None
+    reads = any(isinstance(n, ast.Attribute) and n.attr == "needs_cpu_seq_lens" for n in ast.walk(fn))
+    return fn if reads else None
+
+
+def _resolve_hook_edit(fn: ast.FunctionDef) -> Edit:
+    """The first statement of ``FutureMap.resolve_seq_lens_cpu`` asks the runtime to resolve the
+    batch from the host (``runtime.resolve_on_host``); the method's other parameters pass through."""
+    rel, cls, meth = OVERLAP, "FutureMap", "resolve_seq_lens_cpu"
+    batch = fn.args.args[1].arg
+    rest = [a.arg for a in fn.args.args[2:]] + [a.arg for a in fn.args.kwonlyargs]
+    call = ", ".join([f"self, {batch}"] + [f"{a}={a}" for a in rest])
+    src = (f"from sglang.srt.speculative.patchkit_spec_disable import resolve_on_host as {RESOLVE_HOOK}  "
+           f"# patchkit: dynamic-spec-disable\n"
+           f"if {RESOLVE_HOOK}({call}):\n    return\n")
+
+    def transform(module: cst.Module) -> cst.Module:
+        method = cm.find_method(rel, module, cls, meth)
+        first = method.body.body[0]
+        return cm.insert(module, first, cm.statements(src), after=_is_docstring(first))
+
+    def applied(module: cst.Module) -> bool:
+        try:
+            return cm.contains_stmt(cm.find_method(rel, module, cls, meth), cm.contains_code(f"{RESOLVE_HOOK}(self"))
+        except AnchorNotFound:
+            return False
+
+    return Edit(rel, f"resolve the host lengths of a step after a disabled one in {cls}.{meth}",
+                (Anchor(rel, cls, meth, "start of method"),), transform, applied, id=f"resolve-hook:{cls}.{meth}")
+
+
 # ----------------------------------------------------------------------------- subclasses
 @dataclass(frozen=True)
 class Subclass:
@@ -586,6 +630,9 @@ def select(version: Version, read: Reader, init_class: str = CLS) -> Strategy:
     if missing:
         raise AnchorNotFound(f"{WORKER}: the module no longer binds {', '.join(missing)} (renamed upstream?); "
                              f"patchkit_spec_disable.py takes it from there")
+    resolve = _resolve_method(read)
+    if resolve is not None:
+        edits.append(_resolve_hook_edit(resolve))
     subs = subclasses(read, host)
     edits += _subclass_edits(subs, host)
     gaps = decode_kernel_gaps(read, upstream_builder=has_upstream_zero)
@@ -596,14 +643,15 @@ def select(version: Version, read: Reader, init_class: str = CLS) -> Strategy:
     if not gaps and other:
         kernels += f"; other backends keep their verify kernels ({next(iter(other.values()))[0]})"
     sub_line = "; subclasses: " + ", ".join(s.support() for s in subs) if subs else ""
+    lens = "; host lengths after a disabled step: no GPU sync" if resolve is not None else ""
     extend = ("draft extend every step (PATCHKIT_SPEC_DISABLE_DRAFT_EXTEND=skip: only in the run-up to a resume)"
               if skip_extend else "draft extend every step")
     if has_upstream_zero:
         name = "reuse-upstream-zero-step"
-        summary = f"above T: upstream _build_trivial_verify_input, 1 token, {extend}, {kernels}"
+        summary = f"above T: upstream _build_trivial_verify_input, 1 token, {extend}, {kernels}{lens}"
     else:
         name = "bring-zero-step"
-        summary = f"above T: patchkit's trivial_verify_input, 1 token, {extend}, {kernels}"
+        summary = f"above T: patchkit's trivial_verify_input, 1 token, {extend}, {kernels}{lens}"
     return Strategy(name, tuple(edits), f"{summary}; at/below T: EAGLE draft+verify{sub_line}")
 
 
@@ -679,7 +727,7 @@ EXAMPLES = (
 
 PATCH = Patch(
     name="dynamic-spec-disable",
-    version="2.2.0",
+    version="2.3.0",
     description="Skip EAGLE-3 draft+verify for decode batches above --speculative-disable-batch-threshold",
     distribution="sglang",
     specifier=SpecifierSet(">=0.5.6,<0.6"),

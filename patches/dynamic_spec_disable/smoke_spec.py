@@ -98,7 +98,9 @@ SPEC = SmokeSpec(
                  r"(speculative[-_]disable[-_]batch[-_]threshold|spec[-_]disable)"),
         fields=(("decode_attention", r"decode_attention=(\[[^\]]*\]|None)"),),
     ),
-    checker_env=(("SGLANG_ENABLE_STRICT_MEM_CHECK_DURING_BUSY", "1"), ("SGLANG_CHECK_KV_PAGE_INVARIANTS", "1")),
+    # the last: the patch's own check that its host lengths equal the device's (runtime.HostLens)
+    checker_env=(("SGLANG_ENABLE_STRICT_MEM_CHECK_DURING_BUSY", "1"), ("SGLANG_CHECK_KV_PAGE_INVARIANTS", "1"),
+                 ("PATCHKIT_SPEC_DISABLE_HOST_LENS", "check")),
     forced_acceptance_env=(("SGLANG_SIMULATE_ACC_LEN", "3"),),
     refusals=(Refusal("the flag on a worker that does not inherit the patched class", _unpatched_worker),
               Refusal("the flag with topk > 1", _topk_above_one)),

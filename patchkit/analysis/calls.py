@@ -13,7 +13,7 @@ from .calltables import NON_ASSIGNING_CALLS, NORETURN_CALLS, REGISTER_METHODS, s
 from .astutil import dotted, fast_walk, first_param, is_super_call, memo_on
 from .localconsts import forget_passed
 from .model import ClassInfo
-from .scan import alias_param
+from .instances import alias_param
 from .storeattr import stored_names
 from . import state as _state
 from .state import MAX_DEPTH, Frame, State, _compose, merge

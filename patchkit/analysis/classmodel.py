@@ -13,7 +13,8 @@ from .astutil import dotted
 from .library import (EXC_ATTRS, FIELD_BASE_ATTRS, OBJECT_ATTRS, THREAD_ATTRS, TORCH_MODULE_ATTRS, External,
                       classify_external)
 from .model import ClassInfo
-from .scan import ensure_scanned, new_copies_dict, new_instances
+from .instances import new_copies_dict, new_instances
+from .scan import ensure_scanned
 from .classbody import with_metaclass_call
 from .openness import decorator_names, decorator_verdicts, metaclass_names, open_reason
 

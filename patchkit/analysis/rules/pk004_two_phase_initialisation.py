@@ -114,7 +114,7 @@ def deferred_init(an, ci, base: str):
     """``Cls.method`` of ``ci``'s MRO, other than ``__init__``, that runs ``base.__init__`` on the
     instance (``Base.__init__(self, ...)`` or ``super().__init__(...)``): the class defers its
     base's initialiser to a set-up method (two-phase initialisation), it did not forget it."""
-    from ..scan import init_callers
+    from ..instances import init_callers
     short = base.split(".")[-1]
     for c in an.facts(ci).classes:
         if c.module.external or c.qualname == base:

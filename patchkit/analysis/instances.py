@@ -1,0 +1,202 @@
+"""Instances a class's methods build, or are handed, outside ``__init__``: class and static methods
+that store on an instance parameter (``cls._initialize_instance(obj, ...)``), ``__new__``-built
+alternative constructors and what they set, factories that store on ``cls(...)`` results, and the
+methods that re-run an ``__init__`` (``X.__init__(self, ...)`` outside ``__init__``). ``scan.py``
+records them while it reads a class; the class model and the rules ask them directly."""
+from __future__ import annotations
+
+import ast
+
+from .astutil import dotted, fast_walk, first_param, is_super, is_super_call, memo_on
+from .model import ClassInfo
+
+
+def instance_params(ci: ClassInfo, mname: str, fn: ast.FunctionDef, kind: str) -> list[str]:
+    """Parameters of class/static method ``mname`` that receive the instance: some method of the
+    class passes ``self`` there (``self.m(self, ...)``, ``Cls.m(self, ...)``; see
+    :func:`alias_param`) and the method stores attributes on it."""
+    def compute() -> list[str]:
+        params = [a.arg for a in fn.args.posonlyargs + fn.args.args]
+        if kind == "class":
+            params = params[1:]
+        stored = {n.value.id for n in fast_walk(fn) if isinstance(n, ast.Attribute) and
+                  isinstance(n.ctx, ast.Store) and isinstance(n.value, ast.Name)} & set(params)
+        if not stored:
+            return []
+        found = set()
+        for other, ofn in ci.methods.items():
+            okind = ci.method_kind.get(other, "method")
+            names = {first_param(ofn)} if okind in ("method", "property") else new_vars(ofn)
+            names.discard(None)
+            if not names:
+                continue
+            for n in fast_walk(ofn):
+                if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == mname:
+                    for sn in names:
+                        p = alias_param(fn, kind, n, sn)
+                        if p in stored:
+                            found.add(p)
+        return sorted(found)
+    return memo_on(fn, "_pk_instance_params", compute)
+
+
+def new_vars(fn: ast.FunctionDef) -> set:
+    """Names a function binds to an instance it makes with ``__new__`` (``res = super().__new__(cls)``)."""
+    return {t.id for n in fast_walk(fn) if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call)
+            and isinstance(n.value.func, ast.Attribute) and n.value.func.attr == "__new__"
+            for t in n.targets if isinstance(t, ast.Name)}
+
+
+def handoffs(ci: ClassInfo, fn: ast.FunctionDef, var: str) -> tuple:
+    """(method, parameter) of each class/static method of ``ci`` that ``fn`` hands the instance
+    bound to ``var`` (``cls._initialize_instance(obj, ...)`` after ``obj = cls.__new__(cls)``)."""
+    out = []
+    for n in fast_walk(fn):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ci.methods:
+            m = n.func.attr
+            kind = ci.method_kind.get(m, "method")
+            if kind in ("class", "static"):
+                p = alias_param(ci.methods[m], kind, n, var)
+                if p is not None:
+                    out.append((m, p))
+    return tuple(out)
+
+
+def alias_param(fn: ast.FunctionDef, kind: str, call: ast.Call, selfname: str) -> str | None:
+    """The parameter of class/static method ``fn`` that ``call`` binds to the instance
+    ``selfname`` (positionally or by keyword), or None."""
+    params = [a.arg for a in fn.args.posonlyargs + fn.args.args]
+    if kind == "class":
+        params = params[1:]
+    for i, a in enumerate(call.args):
+        if isinstance(a, ast.Starred):
+            return None
+        if isinstance(a, ast.Name) and a.id == selfname:
+            return params[i] if i < len(params) else None
+    for k in call.keywords:
+        if k.arg and isinstance(k.value, ast.Name) and k.value.id == selfname and \
+                k.arg in params + [a.arg for a in fn.args.kwonlyargs]:
+            return k.arg
+    return None
+
+
+def self_targets(t: ast.expr, selfname: str) -> list[str]:
+    if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == selfname:
+        return [t.attr]
+    if isinstance(t, (ast.Tuple, ast.List)):
+        out = []
+        for e in t.elts:
+            out += self_targets(e.value if isinstance(e, ast.Starred) else e, selfname)
+        return out
+    if isinstance(t, ast.Starred):
+        return self_targets(t.value, selfname)
+    return []
+
+
+def new_instances(fn: ast.FunctionDef) -> list[tuple[int, frozenset, bool]]:
+    """Objects a function makes with ``__new__`` (``obj = cls.__new__(cls)``,
+    ``super().__new__(cls)``): (line, attributes it sets on them, whether it calls their __init__)."""
+    out = []
+    for node in fast_walk(fn):
+        # `obj = cls.__new__(cls)`, or annotated: `t: Template = object.__new__(cls)` (jinja2)
+        target = node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1 else \
+            node.target if isinstance(node, ast.AnnAssign) else None
+        if isinstance(target, ast.Name) and isinstance(node.value, ast.Call) and \
+                isinstance(node.value.func, ast.Attribute) and node.value.func.attr == "__new__":
+            var = target.id
+            attrs: set[str] = set()
+            calls_init = False
+            for sub in fast_walk(fn):
+                if isinstance(sub, (ast.Assign, ast.AnnAssign)):
+                    ts = sub.targets if isinstance(sub, ast.Assign) else [sub.target]
+                    for t in ts:
+                        attrs.update(self_targets(t, var))
+                elif isinstance(sub, ast.Call):
+                    f = dotted(sub.func) or ""
+                    if f == f"{var}.__init__":
+                        calls_init = True
+                    if f in ("setattr", "object.__setattr__") and len(sub.args) >= 2 and \
+                            isinstance(sub.args[0], ast.Name) and sub.args[0].id == var and \
+                            isinstance(sub.args[1], ast.Constant):
+                        attrs.add(str(sub.args[1].value))
+            out.append((node.lineno, frozenset(attrs), calls_init))
+    return out
+
+
+def new_copies_dict(fn: ast.FunctionDef):
+    """The line where a ``__new__`` fills the instance it made from another object's attributes
+    (``res = super().__new__(cls); vars(res).update(vars(orig))``, ``res.__dict__.update(...)``,
+    ``res.__dict__ = ...``; importlib_metadata's ``Message``), else None: that instance has
+    attributes no statement names."""
+    made = new_vars(fn)
+    if not made:
+        return None
+    def held(e) -> bool:  # vars(res) or res.__dict__
+        if isinstance(e, ast.Call) and dotted(e.func) == "vars" and len(e.args) == 1:
+            e = e.args[0]
+        elif isinstance(e, ast.Attribute) and e.attr == "__dict__":
+            e = e.value
+        else:
+            return False
+        return isinstance(e, ast.Name) and e.id in made
+    for n in fast_walk(fn):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "update" and held(n.func.value):
+            return n.lineno
+        if isinstance(n, ast.Assign) and any(isinstance(t, ast.Attribute) and t.attr == "__dict__" and held(t)
+                                             for t in n.targets):
+            return n.lineno
+    return None
+
+
+def _delegates_to_base_factory(func: ast.expr, name: str) -> bool:
+    """``super().<name>`` called from the classmethod ``<name>`` itself: an overriding factory that
+    lets its base's factory build the instance (fairseq's ``model = super().build_model(args, task)``)."""
+    return isinstance(func, ast.Attribute) and func.attr == name and is_super_call(func.value)
+
+
+def factory_stores(fn: ast.FunctionDef, clsname: str) -> list[tuple[str, int]]:
+    """(attribute, line) of the stores a classmethod makes on instances it builds with
+    ``cls(...)`` (or has its base's same-named factory build): ``o = cls(settings); o.crawler =
+    crawler`` sets ``crawler`` after construction."""
+    made = {n.targets[0].id for n in fast_walk(fn)
+            if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
+            and isinstance(n.value, ast.Call) and (isinstance(n.value.func, ast.Name) and n.value.func.id == clsname
+                                                   or _delegates_to_base_factory(n.value.func, fn.name))}
+    out = []
+    if made:
+        for n in fast_walk(fn):
+            if isinstance(n, (ast.Assign, ast.AnnAssign)):
+                for t in (n.targets if isinstance(n, ast.Assign) else [n.target]):
+                    if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id in made:
+                        out.append((t.attr, n.lineno))
+    return out
+
+
+def scan_alt_ctor(ci: ClassInfo, mname: str, fn: ast.FunctionDef) -> None:
+    """A class/static method that builds with ``__new__`` and skips ``__init__``."""
+    made = new_instances(fn)
+    names = sorted(new_vars(fn)) if made else []
+    for line, attrs, calls_init in made:
+        handed = tuple(h for v in names for h in handoffs(ci, fn, v))
+        ci.alt_ctors.append((mname, line, attrs, calls_init, handed))
+
+
+def init_callers(c: ClassInfo) -> list:
+    """(method, the receivers' short names of its ``X.__init__(...)`` calls, "super" for
+    ``super().__init__``) for each method of ``c`` other than ``__init__`` and static/class
+    methods that makes such a call; once per class."""
+    def compute() -> list:
+        got = []
+        for mname, fn in c.methods.items():
+            if mname == "__init__" or c.method_kind.get(mname) in ("static", "class"):
+                continue
+            callees = set()
+            for node in fast_walk(fn):
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "__init__":
+                    v = node.func.value
+                    callees.add("super" if is_super(v, fn)
+                                else (dotted(v) or "").split(".")[-1])
+            if callees:
+                got.append((mname, callees))
+        return got
+    return memo_on(c, "_pk_init_callers", compute)

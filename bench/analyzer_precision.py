@@ -429,6 +429,24 @@ CODEBASES = {  # name -> (requirement, package folder inside the unpacked releas
     "thinc": ("thinc==9.1.1", "thinc"),
     "d3rlpy": ("d3rlpy==2.8.1", "d3rlpy"),
     "recbole": ("recbole==1.2.1", "recbole"),
+    # session 21, set V (seed 51): never analysed before this measurement
+    "nncf": ("nncf==3.4.0", "nncf"),
+    "nnunetv2": ("nnunetv2==2.8.1", "nnunetv2"),
+    "mmpose": ("mmpose==1.3.2", "mmpose"),
+    "onmt": ("OpenNMT-py==3.5.1", "onmt"),
+    "unsloth": ("unsloth==2026.10.9", "unsloth"),
+    "llmcompressor": ("llmcompressor==0.14.0.1", "llmcompressor"),
+    "hivemind": ("hivemind==1.1.12", "hivemind"),
+    "asteroid": ("asteroid==0.7.0", "asteroid"),
+    "simpletransformers": ("simpletransformers==0.70.8", "simpletransformers"),
+    "bertopic": ("bertopic==0.17.4", "bertopic"),
+    "pytorchvideo": ("pytorchvideo==0.1.5", "pytorchvideo"),
+    "torchgeo": ("torchgeo==0.8.1", "torchgeo"),
+    "setfit": ("setfit==1.2.0", "setfit"),
+    "gliner": ("gliner==0.2.29", "gliner"),
+    "outlines": ("outlines==1.3.3", "outlines"),
+    "crewai": ("crewai==1.15.30", "crewai"),
+    "nemoguardrails": ("nemoguardrails==0.24.1", "nemoguardrails"),
 }
 DEFAULT = ("deepspeed", "diffusers", "ray", "transformers", "vllm")
 # lightning==2.6.6 (266 files) was tried too: 1 error group in all, too few to sample.

@@ -6,6 +6,15 @@ turns each into a test; ``patchkit check`` runs the same analyzer."""
 from patchkit.checks_api import Example as E
 
 VALID = (
+    E("a context manager named for warnings (suppress_warnings, imported from another module) filters warnings and lets exceptions through: the block's assignment happens (crewai's Telemetry)", """
+from .logger_utils import suppress_warnings
+class Telemetry:
+    def __init__(self):
+        with suppress_warnings():
+            self.provider = object()
+    def span(self):
+        return self.provider
+"""),
     E("until construction stores it, the instance reads the class's value (pyglet 1.5.4's XlibWindow: `_window = None`, atoms made under `if not self._window:`)", """
 class Window:
     _window = None

@@ -68,6 +68,20 @@ class Agent:
 """
 
 VALID = (
+    E("`if client is self:` in __init__ runs only for an object __new__ handed back already built (nemoguardrails' InstrumentedHTTPClient): not a read during construction", """
+class Instrumented:
+    def __new__(cls, client, *args, **kwargs):
+        if isinstance(client, cls):
+            return client
+        return super().__new__(cls)
+    def __init__(self, client, tracer=None):
+        if client is self:
+            if tracer is not self._tracer:
+                print("already instrumented")
+            return
+        self._client = client
+        self._tracer = tracer
+"""),
     E("a dict literal handed to a method decides the branch it takes, through a local only top-level statements assign (ManiSkill's BaseEnv: reset(options=dict(reconfigure=True)) builds the agent)",
       _MANISKILL_ENV % "True"),
     E("attrs' generated __attrs_init__, called by the class's own __init__, sets every field before a validator reads them (bentoml's ModelInfo)", """
@@ -197,6 +211,13 @@ class A:
         if not skip:
             print(self.x)
 """, (("PK002", "x"),)),
+    E("`if client is not self:` in __init__ is the fresh object's own path: a read there still comes first", """
+class Instrumented:
+    def __init__(self, client, tracer=None):
+        if client is not self:
+            print(self._tracer)
+        self._tracer = tracer
+""", (("PK002", "_tracer"),)),
     E("read before assignment in __init__", """
 class A:
     def __init__(self):

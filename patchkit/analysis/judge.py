@@ -16,6 +16,7 @@ from .reach import reachable_names
 from .reads import collect_reads, predicates_of
 from .rules import pk001_maybe_unassigned as pk001, pk003_never_assigned as pk003, pk004_two_phase_initialisation as pk004
 from .severity import _calls_super, constant_flags
+from .swallowing import swallowing_decorator
 from .trace import NEXT, Placement, ReadSite
 
 #: the links a read goes through, in order; each answers a Finding, None (the read is fine) or NEXT
@@ -121,7 +122,10 @@ class ReadJudge:
         got = self._reads_cache.get(id(fn))
         if got is None:
             preds = memo_on(owner, "_pk_predicates", lambda: predicates_of(owner.methods)) if owner is not None else None
-            got = self._reads_cache[id(fn)] = collect_reads(fn, selfname, preds)
+            got = collect_reads(fn, selfname, preds)
+            if owner is not None and got and swallowing_decorator(self.project, owner.module, fn):
+                got = [replace(r, guarded=True) for r in got]
+            self._reads_cache[id(fn)] = got
         return got
 
     def _reachable(self, f: ClassFacts, inlined: set) -> set:

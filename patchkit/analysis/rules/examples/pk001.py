@@ -6,6 +6,26 @@ turns each into a test; ``patchkit check`` runs the same analyzer."""
 from patchkit.checks_api import Example as E
 
 VALID = (
+    E("a decorator whose wrapper catches Exception around the method swallows the read's AttributeError (nncf's @skip_if_raised telemetry methods)", """
+import functools
+def skip_if_raised(func):
+    @functools.wraps(func)
+    def wrapped(*args, **kwargs):
+        try:
+            func(*args, **kwargs)
+        except Exception as e:
+            print("skipped", e)
+    return wrapped
+class Telemetry:
+    def __init__(self, factory):
+        try:
+            self._impl = factory()
+        except Exception:
+            pass
+    @skip_if_raised
+    def send_event(self, name):
+        self._impl.send(name)
+"""),
     E("a context manager named for warnings (suppress_warnings, imported from another module) filters warnings and lets exceptions through: the block's assignment happens (crewai's Telemetry)", """
 from .logger_utils import suppress_warnings
 class Telemetry:
@@ -46,6 +66,27 @@ class Shell:
 )
 
 INVALID = (
+    E("a decorator whose wrapper logs and re-raises does not hide the read", """
+import functools
+def logged(func):
+    @functools.wraps(func)
+    def wrapped(*args, **kwargs):
+        try:
+            return func(*args, **kwargs)
+        except Exception:
+            print("failed")
+            raise
+    return wrapped
+class Telemetry:
+    def __init__(self, factory):
+        try:
+            self._impl = factory()
+        except Exception:
+            pass
+    @logged
+    def send_event(self, name):
+        self._impl.send(name)
+""", (("PK001", "_impl"),)),
     E("the branch the constructor's defaults take leaves it out: no caller opted into a mode (mmcv's ConvModule.norm_name, fixed in 1.3.0)", """
 class ConvModule:
     def __init__(self, in_channels, out_channels, norm_cfg=None):

@@ -133,24 +133,28 @@ CHECK_HOOK = ("from sglang.srt.speculative.patchkit_spec_disable import check_se
               "_patchkit_check_spec_disable(self)\n")
 
 
-def _check_hook_edit() -> Edit:
-    """Refuse clashing options at start-up, before any model loads (first statement of
-    ``ServerArgs.check_server_args``, which the engine calls on the parsed arguments)."""
-    rel, cls, meth = SERVER_ARGS, "ServerArgs", "check_server_args"
-
+def _method_start_edit(rel: str, cls: str, meth: str, src: str, marker: str, what: str, kind: str) -> Edit:
+    """``src`` as the first statements of ``cls.meth`` (after its docstring); applied when the
+    method contains ``marker``."""
     def transform(module: cst.Module) -> cst.Module:
-        fn = cm.find_method(rel, module, cls, meth)
-        first = fn.body.body[0]
-        return cm.insert(module, first, cm.statements(CHECK_HOOK), after=_is_docstring(first))
+        first = cm.find_method(rel, module, cls, meth).body.body[0]
+        return cm.insert(module, first, cm.statements(src), after=_is_docstring(first))
 
     def applied(module: cst.Module) -> bool:
         try:
-            return cm.contains_stmt(cm.find_method(rel, module, cls, meth), cm.contains_code("_patchkit_check_spec_disable(self)"))
+            return cm.contains_stmt(cm.find_method(rel, module, cls, meth), cm.contains_code(marker))
         except AnchorNotFound:
             return False
 
-    return Edit(rel, f"refuse clashing options in {cls}.{meth}", (Anchor(rel, cls, meth, "start of method"),),
-                transform, applied, id=f"check-hook:{cls}.{meth}")
+    return Edit(rel, f"{what} in {cls}.{meth}", (Anchor(rel, cls, meth, "start of method"),), transform, applied,
+                id=f"{kind}:{cls}.{meth}")
+
+
+def _check_hook_edit() -> Edit:
+    """Refuse clashing options at start-up, before any model loads (first statement of
+    ``ServerArgs.check_server_args``, which the engine calls on the parsed arguments)."""
+    return _method_start_edit(SERVER_ARGS, "ServerArgs", "check_server_args", CHECK_HOOK,
+                              "_patchkit_check_spec_disable(self)", "refuse clashing options", "check-hook")
 
 
 def _is_docstring(stmt) -> bool:
@@ -376,20 +380,8 @@ def _resolve_hook_edit(fn: ast.FunctionDef) -> Edit:
     src = (f"from sglang.srt.speculative.patchkit_spec_disable import resolve_on_host as {RESOLVE_HOOK}  "
            f"# patchkit: dynamic-spec-disable\n"
            f"if {RESOLVE_HOOK}({call}):\n    return\n")
-
-    def transform(module: cst.Module) -> cst.Module:
-        method = cm.find_method(rel, module, cls, meth)
-        first = method.body.body[0]
-        return cm.insert(module, first, cm.statements(src), after=_is_docstring(first))
-
-    def applied(module: cst.Module) -> bool:
-        try:
-            return cm.contains_stmt(cm.find_method(rel, module, cls, meth), cm.contains_code(f"{RESOLVE_HOOK}(self"))
-        except AnchorNotFound:
-            return False
-
-    return Edit(rel, f"resolve the host lengths of a step after a disabled one in {cls}.{meth}",
-                (Anchor(rel, cls, meth, "start of method"),), transform, applied, id=f"resolve-hook:{cls}.{meth}")
+    return _method_start_edit(rel, cls, meth, src, f"{RESOLVE_HOOK}(self",
+                              "resolve the host lengths of a step after a disabled one", "resolve-hook")
 
 
 # ----------------------------------------------------------------------------- subclasses

@@ -5,16 +5,16 @@ VALID: no finding at the default settings. INVALID: exactly the (code, attribute
 turns each into a test; ``patchkit check`` runs the same analyzer."""
 from patchkit.checks_api import Example as E
 
-VALID = (
-    E("a decorator whose wrapper catches Exception around the method swallows the read's AttributeError (nncf's @skip_if_raised telemetry methods)", """
+# nncf's telemetry: a decorator's wrapper around the reading method, that swallows or re-raises (session 21)
+_TELEMETRY = """
 import functools
-def skip_if_raised(func):
+def guard(func):
     @functools.wraps(func)
     def wrapped(*args, **kwargs):
         try:
-            func(*args, **kwargs)
+            return func(*args, **kwargs)
         except Exception as e:
-            print("skipped", e)
+            print("failed", e)%s
     return wrapped
 class Telemetry:
     def __init__(self, factory):
@@ -22,10 +22,14 @@ class Telemetry:
             self._impl = factory()
         except Exception:
             pass
-    @skip_if_raised
+    @guard
     def send_event(self, name):
         self._impl.send(name)
-"""),
+"""
+
+VALID = (
+    E("a decorator whose wrapper catches Exception around the method swallows the read's AttributeError (nncf's @skip_if_raised telemetry methods)",
+      _TELEMETRY % ""),
     E("a context manager named for warnings (suppress_warnings, imported from another module) filters warnings and lets exceptions through: the block's assignment happens (crewai's Telemetry)", """
 from .logger_utils import suppress_warnings
 class Telemetry:
@@ -66,27 +70,8 @@ class Shell:
 )
 
 INVALID = (
-    E("a decorator whose wrapper logs and re-raises does not hide the read", """
-import functools
-def logged(func):
-    @functools.wraps(func)
-    def wrapped(*args, **kwargs):
-        try:
-            return func(*args, **kwargs)
-        except Exception:
-            print("failed")
-            raise
-    return wrapped
-class Telemetry:
-    def __init__(self, factory):
-        try:
-            self._impl = factory()
-        except Exception:
-            pass
-    @logged
-    def send_event(self, name):
-        self._impl.send(name)
-""", (("PK001", "_impl"),)),
+    E("a decorator whose wrapper logs and re-raises does not hide the read", _TELEMETRY % "\n            raise",
+      (("PK001", "_impl"),)),
     E("the branch the constructor's defaults take leaves it out: no caller opted into a mode (mmcv's ConvModule.norm_name, fixed in 1.3.0)", """
 class ConvModule:
     def __init__(self, in_channels, out_channels, norm_cfg=None):

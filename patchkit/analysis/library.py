@@ -36,7 +36,9 @@ __pydantic_decorators__ __pydantic_validator__ __pydantic_serializer__ __pydanti
 model_computed_fields model_json_schema model_validate_json model_construct
 __config__ __validators__ __pre_root_validators__ __post_root_validators__ __schema_cache__ __json_encoder__
 __custom_root_type__ __private_attributes__ __class_vars__ __signature__ __exclude_fields__ __include_fields__
-parse_raw parse_file from_orm construct schema_json update_forward_refs""".split())  # pydantic v1's metaclass
+parse_raw parse_file from_orm construct schema_json update_forward_refs
+__repr_name__ __repr_args__ __repr_str__ __repr_recursion__ __pretty__ __rich_repr__ model_rebuild
+model_parametrized_name model_post_init __get_pydantic_core_schema__ __get_pydantic_json_schema__""".split())  # pydantic v1's metaclass; pydantic's Representation mixin (v1 and v2)
 OBJECT_ATTRS = frozenset(dir(object())) | {"__dict__", "__class__", "__module__", "__weakref__", "__orig_class__"}
 FIELD_BASES = {"BaseModel": "pydantic", "BaseSettings": "pydantic", "RootModel": "pydantic",
                "Struct": "msgspec", "NamedTuple": "namedtuple"}

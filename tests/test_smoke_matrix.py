@@ -239,3 +239,29 @@ def test_server_arg_replaces_the_tiny_models_own_option(tmp_path, monkeypatch):
     plan = make_plan(SPEC, t, opts)
     args = cell_config(SPEC, opts, plan, plan.cells[0], None).server_args
     assert "triton" not in args and "--attention-backend=flashinfer" in args
+
+
+def test_the_flashinfer_matrix_runs_both_cells_with_the_host_length_check(tmp_path):
+    """bench/gpu/flashinfer_matrix.toml (SMOKE_FI=1 in bench_on_host.sh): EAGLE3 and STANDALONE on
+    FlashInfer with the flag on, and the patch's own checker (PATCHKIT_SPEC_DISABLE_HOST_LENS=check)
+    armed once the target's source carries it, i.e. after apply writes the runtime; on a tree that
+    lacks it the plan says so instead of passing a variable nothing reads."""
+    import shutil
+    from patchkit.ftypes import Target, TargetKind
+    from patchkit.smoke.matrixrun import MatrixOptions, make_plan
+    matrix = ROOT / "bench" / "gpu" / "flashinfer_matrix.toml"
+    only = ("eagle3-flashinfer", "standalone-flashinfer")
+    bare = make_plan(SPEC, Target("sglang", "0.5.12", STANDIN, TargetKind.DIRECTORY),
+                     MatrixOptions("/m", matrix_file=matrix, only=only))
+    assert [c.name for c in bare.cells] == list(only)
+    for c in bare.cells:
+        assert c.flag_on and c.args[c.args.index("--attention-backend") + 1] == "flashinfer"
+    assert "PATCHKIT_SPEC_DISABLE_HOST_LENS" not in bare.checker_env
+    assert "PATCHKIT_SPEC_DISABLE_HOST_LENS" in bare.notes["checkers_missing"]
+    tree = tmp_path / "site"
+    shutil.copytree(STANDIN, tree)
+    runtime = ROOT / "patches" / "dynamic_spec_disable" / "runtime.py"
+    shutil.copy(runtime, tree / "sglang" / "srt" / "speculative" / "patchkit_spec_disable.py")
+    armed = make_plan(SPEC, Target("sglang", "0.5.12", tree, TargetKind.DIRECTORY),
+                      MatrixOptions("/m", matrix_file=matrix, only=only))
+    assert armed.checker_env["PATCHKIT_SPEC_DISABLE_HOST_LENS"] == "check"

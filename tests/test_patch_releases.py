@@ -42,12 +42,12 @@ def test_apply_idempotent_revert_on_real_release(sglang_scratch, version, strate
     assert "self.spec_disable_batch_threshold = " in _class_source(text, "EAGLEWorkerV2")
     assert "spec_disable_batch_threshold" not in _class_source(text, "EagleDraftWorker")
     assert ("_patchkit_sd.trivial_verify_input(" in text) == (strategy == "bring-zero-step")
-    # 0.5.13+: the overlap scheduler's resolve asks the runtime first, passing its own parameters on
+    # 0.5.14+: the overlap scheduler's resolve asks the runtime first, passing its own parameters on
     overlap_file = t.file("sglang/srt/managers/overlap_utils.py")
     overlap = overlap_file.read_text() if overlap_file.exists() else ""
     resolve = _class_source(overlap, "FutureMap") if "class FutureMap" in overlap else ""
     hooked = "_patchkit_resolve_on_host(self, batch" in resolve
-    assert hooked == (version != "0.5.12")
+    assert hooked == (strategy == "reuse-upstream-zero-step")
     assert ("stream_ordered=stream_ordered" in resolve) == (version == "0.5.23")
     if hooked:
         compile(overlap, "overlap_utils.py", "exec")
@@ -64,7 +64,7 @@ def test_apply_idempotent_revert_on_real_release(sglang_scratch, version, strate
     assert engine.revert(p, t).outcome is Outcome.REVERTED
     assert {f: t.file(f).read_bytes() for f in originals} == originals
     assert not t.file(created[0]).exists()
-    assert ("sglang/srt/managers/overlap_utils.py" in originals) == (version != "0.5.12")
+    assert ("sglang/srt/managers/overlap_utils.py" in originals) == (strategy == "reuse-upstream-zero-step")
 
 
 @pytest.mark.network

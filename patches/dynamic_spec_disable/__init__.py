@@ -14,7 +14,7 @@ The logic is real Python in ``runtime.py``; apply copies it into the target as
                     and a start-up check (``check_server_args``) that refuses clashing options
   EAGLEWorkerV2     assigns the threshold in ``__init__``; ``on_init`` at the end of the method that
                     builds runtime states; ``on_decode`` in the decode branch
-  FutureMap         (0.5.13+, ``managers/overlap_utils.py``) ``resolve_seq_lens_cpu`` asks the runtime
+  FutureMap         (0.5.14+, ``managers/overlap_utils.py``) ``resolve_seq_lens_cpu`` asks the runtime
                     first: after a disabled step the next step's host lengths need no GPU sync
   its subclasses    found from the code (the worker classes ``SpeculativeAlgorithm.create_worker``
                     can return): a constructor that skips ``EAGLEWorkerV2.__init__`` assigns the
@@ -360,7 +360,7 @@ RESOLVE_HOOK = "_patchkit_resolve_on_host"
 
 def _resolve_method(read: Reader) -> Optional[ast.FunctionDef]:
     """``FutureMap.resolve_seq_lens_cpu`` where it pulls the host lengths through
-    ``needs_cpu_seq_lens`` (0.5.13+), else None (nothing to hook: the release has no such wait)."""
+    ``needs_cpu_seq_lens`` (0.5.13+; hooked on 0.5.14+), else None (nothing to hook: the release has no such wait)."""
     node = _ast_class(read(OVERLAP) or "", "FutureMap")
     fn = next((f for f in (node.body if node else []) if isinstance(f, ast.FunctionDef)
                and f.name == "resolve_seq_lens_cpu"), None)
@@ -622,7 +622,9 @@ def select(version: Version, read: Reader, init_class: str = CLS) -> Strategy:
     if missing:
         raise AnchorNotFound(f"{WORKER}: the module no longer binds {', '.join(missing)} (renamed upstream?); "
                              f"patchkit_spec_disable.py takes it from there")
-    resolve = _resolve_method(read)
+    # 0.5.14+ only: 0.5.13 has the same wait, but its one-token verify is patchkit's own
+    # (trivial_verify_input) and no GPU run has proven the host lengths on it
+    resolve = _resolve_method(read) if has_upstream_zero else None
     if resolve is not None:
         edits.append(_resolve_hook_edit(resolve))
     subs = subclasses(read, host)

@@ -13,7 +13,7 @@ only adds thin hooks that call into it:
 - 0.5.14+: the zero-step branch's skip condition -> :func:`skip_draft_extend` (no draft-model work
   on a disabled step above the threshold)
 - 0.5.12-0.5.13: ``speculative_num_steps == 0`` -> :func:`trivial_verify_input`
-- 0.5.13+: the start of ``FutureMap.resolve_seq_lens_cpu`` (the overlap scheduler) ->
+- 0.5.14+: the start of ``FutureMap.resolve_seq_lens_cpu`` (the overlap scheduler) ->
   :func:`resolve_on_host` (after a disabled step, the next step's host lengths without a GPU sync)
 
 Above the threshold (for ``hysteresis`` consecutive decode steps) the worker swaps to a pre-built

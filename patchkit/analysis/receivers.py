@@ -27,6 +27,14 @@ def built_as(value: ast.AST) -> str:
     return (dotted(value.func) or "").split(".")[-1] if isinstance(value, ast.Call) else ""
 
 
+def built_by_factory(value: ast.AST) -> str:
+    """``Cls`` of ``Cls.from_opt(...)``: an alternative constructor by the ``from_`` convention
+    (OpenNMT's ``DynamicDatasetIter.from_opt``, ``from_pretrained``, ``from_config``)."""
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr.startswith("from_"):
+        return (dotted(value.func.value) or "").split(".")[-1]
+    return ""
+
+
 def module_ctors(tree: ast.Module) -> dict[str, str]:
     """Module-level ``name = Cls(...)`` -> Cls."""
     out = {}
@@ -56,7 +64,7 @@ def is_instance(recv, fn, cls, outer, names, torch_module, decorators, ctors) ->
                     return True
         for n in ast.walk(fn):
             if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == recv.id for t in n.targets) \
-                    and built_as(n.value) in names:
+                    and (built_as(n.value) in names or built_by_factory(n.value) in names):
                 return True
 
             if torch_module and isinstance(n, ast.For) and isinstance(n.iter, ast.Call) and \

@@ -11,7 +11,7 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
-from patchkit.analysis.runner import analyse_paths
+from _analysed_package import package_findings
 
 ONMT_ITER = """
 class DatasetIter:
@@ -30,12 +30,8 @@ def build_iter(corpora):
 
 
 def severities(tmp_path: Path, text: str) -> dict:
-    pkg = tmp_path / "pkg"
-    pkg.mkdir(exist_ok=True)
-    (pkg / "__init__.py").write_text("")
-    (pkg / "m.py").write_text(textwrap.dedent(text))
-    reps = analyse_paths([pkg], use_cache=False)
-    return {(f.cls, f.attr, f.code): f.severity.value for r in reps for f in r.findings}
+    return {(f.cls, f.attr, f.code): f.severity.value
+            for f in package_findings(tmp_path, {"m.py": textwrap.dedent(text)})}
 
 
 def test_a_from_factory_instance_set_up_by_its_builder_is_two_phase(tmp_path):

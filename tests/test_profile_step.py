@@ -21,6 +21,16 @@ def trace(tmp_path, events, gz=True):
     return path
 
 
+def frame(name, ts, dur, tid=7):
+    """A Python frame of the trace (``python_function``) on thread ``tid``."""
+    return {"ph": "X", "cat": "python_function", "name": name, "ts": ts, "dur": dur, "pid": 1, "tid": tid}
+
+
+def runtime_call(name, ts, dur, tid=7):
+    """A CUDA runtime call of the trace (``cuda_runtime``) on thread ``tid``."""
+    return {"ph": "X", "cat": "cuda_runtime", "name": name, "ts": ts, "dur": dur, "pid": 1, "tid": tid}
+
+
 def test_per_step_kernel_time_span_and_ranking(tmp_path):
     ev = [
         {"ph": "X", "cat": "kernel", "name": "_fwd_kernel", "ts": 0, "dur": 3000},
@@ -47,16 +57,14 @@ def test_empty_trace_has_no_busy_fraction(tmp_path):
 
 def test_sync_sites_name_the_innermost_own_frames(tmp_path):
     ev = [
-        {"ph": "X", "cat": "python_function", "name": "threading.py(1): run", "ts": 0, "dur": 1000, "pid": 1, "tid": 7},
-        {"ph": "X", "cat": "python_function", "name": "/x/site/sglang/srt/managers/scheduler.py(10): run_batch",
-         "ts": 10, "dur": 900, "pid": 1, "tid": 7},
-        {"ph": "X", "cat": "python_function", "name": "/x/site/flashinfer/prefill.py(20): plan",
-         "ts": 100, "dur": 200, "pid": 1, "tid": 7},
-        {"ph": "X", "cat": "cuda_runtime", "name": "cudaStreamSynchronize", "ts": 150, "dur": 40, "pid": 1, "tid": 7},
-        {"ph": "X", "cat": "cuda_runtime", "name": "cudaStreamSynchronize", "ts": 500, "dur": 10, "pid": 1, "tid": 7},
+        frame("threading.py(1): run", 0, 1000),
+        frame("/x/site/sglang/srt/managers/scheduler.py(10): run_batch", 10, 900),
+        frame("/x/site/flashinfer/prefill.py(20): plan", 100, 200),
+        runtime_call("cudaStreamSynchronize", 150, 40),
+        runtime_call("cudaStreamSynchronize", 500, 10),
         # another thread's sync has no frames of its own: it is not attributed to tid 7's stack
-        {"ph": "X", "cat": "cuda_runtime", "name": "cudaStreamSynchronize", "ts": 150, "dur": 5, "pid": 1, "tid": 8},
-        {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 160, "dur": 5, "pid": 1, "tid": 7},
+        runtime_call("cudaStreamSynchronize", 150, 5, tid=8),
+        runtime_call("cudaLaunchKernel", 160, 5),
     ]
     s = ps.summarize_trace(trace(tmp_path, ev), steps=1)
     sites = {tuple(k["stack"]): k["calls_per_step"] for k in s["sync_sites"]}
@@ -117,14 +125,12 @@ def test_summary_reports_the_split_per_step(tmp_path):
 
 def test_launch_sites_name_the_code_that_puts_work_on_the_gpu(tmp_path):
     ev = [
-        {"ph": "X", "cat": "python_function", "name": "/s/sglang/srt/speculative/eagle_worker_v2.py(1217): _build_trivial_verify_input",
-         "ts": 0, "dur": 100, "pid": 1, "tid": 7},
-        {"ph": "X", "cat": "python_function", "name": "/s/sglang/srt/speculative/eagle_info.py(50): verify",
-         "ts": 200, "dur": 100, "pid": 1, "tid": 7},
-        {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 10, "dur": 2, "pid": 1, "tid": 7},
-        {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": 20, "dur": 2, "pid": 1, "tid": 7},
-        {"ph": "X", "cat": "cuda_runtime", "name": "cudaMemcpyAsync", "ts": 250, "dur": 4, "pid": 1, "tid": 7},
-        {"ph": "X", "cat": "cuda_runtime", "name": "cudaMemcpyAsync", "ts": 150, "dur": 4, "pid": 1, "tid": 7},  # between frames
+        frame("/s/sglang/srt/speculative/eagle_worker_v2.py(1217): _build_trivial_verify_input", 0, 100),
+        frame("/s/sglang/srt/speculative/eagle_info.py(50): verify", 200, 100),
+        runtime_call("cudaLaunchKernel", 10, 2),
+        runtime_call("cudaLaunchKernel", 20, 2),
+        runtime_call("cudaMemcpyAsync", 250, 4),
+        runtime_call("cudaMemcpyAsync", 150, 4),  # between frames
     ]
     s = ps.summarize_trace(trace(tmp_path, ev), steps=2)
     sites = {tuple(k["stack"]): k["calls_per_step"] for k in s["launch_sites"]}

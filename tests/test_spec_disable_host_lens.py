@@ -240,6 +240,8 @@ def test_upstream_runs_untouched_where_nothing_waits(ctl):
         assert rt.resolve_on_host(fm, b) is False
         fm.resolve_seq_lens_cpu(b)
         assert b.seq_lens.v == [5] and ctl.lens.resolved == 0
+        # where the scheduler never waited, on_decode keeps nothing per step (Triton, FA3)
+        assert ctl.lens.last_rids == frozenset() or fm.needs_cpu_seq_lens
         assert b.seq_lens_cpu is None if not fm.needs_cpu_seq_lens else b.seq_lens_cpu.v == [5]
     # a prefill batch (no future indices yet) is upstream's too
     rt._ACTIVE = ctl
@@ -256,6 +258,7 @@ def test_the_device_path_restores_needs_cpu_even_when_upstream_raises(ctl):
 
     fm = Broken()
     b = Batch([Req("a", 1)], Vec([4]))
+    ctl.lens.wanted = True  # an earlier resolve found the scheduler waiting
     ctl.lens.record(b, True)
     with pytest.raises(KeyError):
         fm.resolve_seq_lens_cpu(b)

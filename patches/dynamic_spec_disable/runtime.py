@@ -418,9 +418,14 @@ class HostLens:
     checked: int = 0
     #: set while upstream's resolve runs under :func:`resolve_on_host`
     busy: bool = False
+    #: a resolve asked and its scheduler waits for host lengths (the hook is in, the backend needs
+    #: them): until then :meth:`record` keeps nothing (Triton and FA3 never wait)
+    wanted: bool = False
 
     def record(self, batch: Any, disabled: bool) -> None:
         """Called by :func:`on_decode` for every decode step, after the mode for it is set."""
+        if not self.wanted:
+            return
         reqs = getattr(batch, "reqs", None)
         self.last_disabled = disabled and reqs is not None
         self.last_rids = frozenset(r.rid for r in reqs) if self.last_disabled else frozenset()
@@ -462,6 +467,7 @@ def resolve_on_host(future_map: Any, batch: Any, **kwargs: Any) -> bool:
     if needs_cpu is not True or getattr(future_map, "publish_ready", None) is None:
         return False  # nothing to save: upstream does not wait here
     lens = ctl.lens
+    lens.wanted = True
     predicted = lens.predict(batch)
     if predicted is None:
         lens.fallbacks += lens.last_disabled

@@ -9,29 +9,9 @@ from dataclasses import replace
 from typing import Optional
 
 from .astutil import dotted, memo_on
-from .conditions import (split_test, CAUGHT, EVENT, NO_CASE, SUPPRESSED, ZERO_LOOP, Cond, _catches_attribute_error, _irrefutable,
+from .conditions import (CAUGHT, EVENT, NO_CASE, SUPPRESSED, ZERO_LOOP, Cond, _catches_attribute_error, _irrefutable,
                          absent_attr_truth, class_const_truth, tested_self_attr, exact_type_test, frame_truth)
 from .state import Flow, State, _join, merge
-
-
-def handed_self_truth(test, fr) -> Optional[bool]:
-    """``if client is self:`` in an ``__init__``, ``client`` one of its parameters: false while
-    constructing. A fresh instance is not an argument of its own constructor call; it is one only
-    when ``__new__`` handed back an existing object (``if isinstance(client, cls): return client``,
-    nemoguardrails' ``InstrumentedHTTPClient``) or ``obj.__init__(obj)`` re-runs a finished one."""
-    fn = fr.fn
-    if getattr(fn, "name", None) != "__init__":
-        return None
-    node, pol = split_test(test)
-    if not (isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Is, ast.IsNot))):
-        return None
-    left, right = node.left, node.comparators[0]
-    params = {a.arg for a in (fn.args.posonlyargs + fn.args.args)[1:] + fn.args.kwonlyargs}
-    names = {getattr(left, "id", None), getattr(right, "id", None)}
-    if not (isinstance(left, ast.Name) and isinstance(right, ast.Name) and fr.selfname in names
-            and (names - {fr.selfname}) & params):
-        return None
-    return (not isinstance(node.ops[0], ast.Is)) == pol
 
 
 class CompoundStatements:
@@ -40,8 +20,6 @@ class CompoundStatements:
     def s_If(self, s, st, fr):
         st = self.expr(s.test, st, fr)
         t = frame_truth(s.test, fr)
-        if t is None:
-            t = handed_self_truth(s.test, fr)
         if t is None:
             t = self.exact_type_truth(s.test, fr)
         if t is None and self.class_consts:

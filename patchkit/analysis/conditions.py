@@ -191,10 +191,32 @@ def const_truth(node: ast.expr) -> Optional[bool]:
     return None
 
 
+def handed_self_truth(test, fr) -> Optional[bool]:
+    """``if client is self:`` in an ``__init__``, ``client`` one of its parameters: false while
+    constructing. A fresh instance is not an argument of its own constructor call; it is one only
+    when ``__new__`` handed back an existing object (``if isinstance(client, cls): return client``,
+    nemoguardrails' ``InstrumentedHTTPClient``) or ``obj.__init__(obj)`` re-runs a finished one."""
+    fn = fr.fn
+    if getattr(fn, "name", None) != "__init__":
+        return None
+    node, pol = split_test(test)
+    if not (isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Is, ast.IsNot))):
+        return None
+    left, right = node.left, node.comparators[0]
+    params = {a.arg for a in (fn.args.posonlyargs + fn.args.args)[1:] + fn.args.kwonlyargs}
+    names = {getattr(left, "id", None), getattr(right, "id", None)}
+    if not (isinstance(left, ast.Name) and isinstance(right, ast.Name) and fr.selfname in names
+            and (names - {fr.selfname}) & params):
+        return None
+    return (not isinstance(node.ops[0], ast.Is)) == pol
+
+
 def frame_truth(test: ast.expr, fr: "Frame") -> Optional[bool]:
-    """const_truth, plus tests of parameters the call site fixed (``if not use_dsa``,
-    ``if mode is None``, ``if kind == "x"``)."""
+    """const_truth, the instance handed to its own ``__init__`` (handed_self_truth), plus tests of
+    parameters the call site fixed (``if not use_dsa``, ``if mode is None``, ``if kind == "x"``)."""
     t = const_truth(test)
+    if t is None:
+        t = handed_self_truth(test, fr)
     if t is not None or not fr.consts:
         return t
     node, pol = split_test(test)

@@ -64,6 +64,7 @@ def summarize_trace(path: Path, steps: int, top: int = 25) -> dict:
     # where the host side of a step goes: which code launches kernels and copies
     launches = sync_sites(events, depth=3, calls=LAUNCH_CALLS)
     split = stage_split(events, kernels)
+    host = host_functions(events)
     return {
         "trace": path.name,
         "steps": steps,
@@ -80,6 +81,11 @@ def summarize_trace(path: Path, steps: int, top: int = 25) -> dict:
         "launch_sites": [
             {"stack": list(k), "calls_per_step": round(v[1] / per, 2), "ms_per_step": round(v[0] / per / 1000, 3)}
             for k, v in sorted(launches.items(), key=lambda kv: -kv[1][1])[:top]],
+        # inclusive wall time of each Python function of our libraries, per step (nested ones count
+        # in their callers too): where the host side of a step goes, beyond its runtime calls
+        "host_functions": [
+            {"function": n, "ms_per_step": round(v[0] / per / 1000, 3), "calls_per_step": round(v[1] / per, 2)}
+            for n, v in sorted(host.items(), key=lambda kv: -kv[1][0])[:top * 2]],
         "sync_sites": [
             {"stack": list(k), "calls_per_step": round(v[1] / per, 2), "ms_per_step": round(v[0] / per / 1000, 3)}
             for k, v in sorted(syncs.items(), key=lambda kv: -kv[1][1])[:top]],
@@ -175,6 +181,18 @@ def sync_sites(events: list, depth: int = 5, calls: tuple = None) -> dict:
     return dict(sites)
 
 
+def host_functions(events: list) -> dict:
+    """{function: [inclusive us, calls]} over the ``python_function`` events of our libraries
+    (SGLang, FlashInfer, patchkit, sgl-kernel). A recursive call counts once per frame."""
+    out: dict = defaultdict(lambda: [0.0, 0])
+    for e in events:
+        if e.get("cat") == "python_function" and any(k in e.get("name", "") for k in OWN_FRAMES):
+            slot = out[_short(e["name"])]
+            slot[0] += float(e.get("dur", 0))
+            slot[1] += 1
+    return dict(out)
+
+
 def _short(frame: str) -> str:
     """'…/site-packages/sglang/srt/x/y.py(12): f' -> 'sglang/srt/x/y.py(12): f'."""
     for key in OWN_FRAMES:
@@ -229,6 +247,8 @@ def profile_window(srv, args, name: str, concurrency: int, trace_dir: Path) -> d
         print(f"    cpu {k['ms_per_step']:8.3f} ms x{k['calls_per_step']:6.1f}  {k['name']}", flush=True)
     for k in p["launch_sites"][:10]:
         print(f"    launch x{k['calls_per_step']:5.2f}  " + "  <  ".join(reversed(k["stack"])), flush=True)
+    for k in p["host_functions"][:25]:
+        print(f"    host {k['ms_per_step']:8.3f} ms x{k['calls_per_step']:6.2f}  {k['function']}", flush=True)
     for k in p["sync_sites"][:8]:
         print(f"    sync x{k['calls_per_step']:5.2f} {k['ms_per_step']:7.3f} ms  " + "  <  ".join(reversed(k["stack"])), flush=True)
     return {"load": load, "profile": p}

@@ -200,9 +200,10 @@ def test_attributes_injected_by_an_owner_are_warnings(tmp_path):
     got = findings(root)
     assert got == {("SkipHook", "fn_ref", "PK003"): Severity.WARNING,
                    ("Worker", "core_worker", "PK003"): Severity.WARNING,
-                   ("Runner", "registry", "PK003"): Severity.WARNING,
                    ("Opt", "zf_op", "PK003"): Severity.WARNING,
                    ("Plain", "dtype", "PK003"): Severity.ERROR}
+    # Runner: @capture's wrapper stores `registry` before it calls __init__ (decorated.py, session
+    # 22), so the attribute is assigned on every construction path, not injected afterwards
 
 
 def test_an_owner_that_builds_the_object_injects_into_it(tmp_path):

@@ -140,3 +140,18 @@ def test_launch_sites_name_the_code_that_puts_work_on_the_gpu(tmp_path):
         ("cudaMemcpyAsync", "<no python stack>"): 0.5,
     }
     assert s["sync_sites"] == []  # launches are not syncs
+
+
+def test_host_functions_are_inclusive_per_step_and_only_our_libraries(tmp_path):
+    ev = [
+        frame("/s/sglang/srt/managers/scheduler.py(3289): run_batch", 0, 900),
+        frame("/s/sglang/srt/speculative/eagle_utils.py(569): eagle_sample", 100, 300),
+        frame("/s/sglang/srt/speculative/eagle_utils.py(569): eagle_sample", 1100, 100),
+        frame("/usr/lib/python3.12/threading.py(10): wait", 0, 5000),  # not ours
+        {"ph": "X", "cat": "kernel", "name": "gemm", "ts": 0, "dur": 10},
+    ]
+    s = ps.summarize_trace(trace(tmp_path, ev), steps=2)
+    host = {h["function"]: (h["ms_per_step"], h["calls_per_step"]) for h in s["host_functions"]}
+    assert host == {"sglang/srt/managers/scheduler.py(3289): run_batch": (0.45, 0.5),
+                    "sglang/srt/speculative/eagle_utils.py(569): eagle_sample": (0.2, 1.0)}
+    assert [h["function"] for h in s["host_functions"]][0].endswith("run_batch")  # ranked by time

@@ -89,6 +89,9 @@ class CallSemantics:
             frame = Frame(cls, fn, selfname, guarded=guarded, depth=depth,
                           consts=bind_constants(fn, call, self_passed) if call is not None else {},
                           entry_conds=frozenset().union(*(x.conds for x in states)))
+            pre = self.entry_stores(cls, fn) if self.entry_stores is not None else frozenset()
+            if pre:  # a decorator's wrapper stored these before the body runs
+                states = [s.add(*pre) for s in states]
             flow = self.block(fn.body, states, frame)
             out = merge(flow.normal + flow.returns)
             return _forget_locals(out, states, fn, selfname, frame.kept) if depth > 0 else out

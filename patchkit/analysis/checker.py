@@ -8,10 +8,13 @@ from dataclasses import dataclass, replace
 
 from ..ftypes import Finding, Severity
 from .astutil import dotted, fast_walk, first_param, memo_on
-from .abstractness import uninstantiable
+from .abstractness import completed_by_subclasses, uninstantiable
+from .classbody import exported_methods
+from .decorated import entry_stores
+from .injectors import handoffs
 from .classmodel import ClassModel, _has_explicit_init, _unimplemented_abstract, generated_fields
 from .coassign import absent_by_guard
-from .dynamic import dynamic_methods, dynamic_only_in_skipped_init
+from .dynamic import dynamic_methods, dynamic_only_in_skipped_init, mark_dynamic
 from .conditions import ALT_CTOR, EVENT, Cond, fact_contradicts_constants
 from .flow import Budget, BudgetExceeded, Constructor, State
 from .injected import demote_injected
@@ -201,6 +204,8 @@ class Analyzer(ClassModel, ReadJudge):
                            on_read, on_escape, resolve_init_class, is_noreturn)
         ctor.budget = getattr(self, "_budget", None)
         ctor.mro_of = lambda cls: self.facts(cls).linear
+        ctor.entry_stores = lambda cls, fn: frozenset() if cls.module.external or not fn.decorator_list else \
+            entry_stores(self.project, cls.module, fn)
         if not strict and not f.open and not f.dyn_patterns:
             ctor.class_consts = ClassConstants(self.project, [c for c in f.classes if not c.module.external])
             if not f.unknown_base and not f.dynamic:
@@ -278,7 +283,28 @@ class Analyzer(ClassModel, ReadJudge):
             findings = demote_injected(self.project, f, findings)
         if tmpl:  # a converter template, a TYPE_CHECKING stub or an abstract class: never an instance itself
             findings = [replace(x, severity=Severity.INFO, why=f"{x.why} [{tmpl}]") for x in findings]
+        if findings and not f.dynamic and not self.__dict__.get("_handoff_pass") and self._hands_self_off(f):
+            # a method of the MRO hands self to a helper that stores computed names on it: judged
+            # again as a dynamic class (looked for only here: it reads the modules a class imports from)
+            self._handoff_pass = True
+            try:
+                return self.check_class(ci, report)
+            finally:
+                self._handoff_pass = False
         return findings
+
+    def _hands_self_off(self, f) -> bool:
+        """Mark the classes of the MRO dynamic through the methods that hand ``self`` to a helper
+        storing computed names on it (injectors.py); whether any does."""
+        for c in f.classes:
+            if c.module.external:
+                continue
+            for mname, line, callee in handoffs(self.project, c):
+                mark_dynamic(c, mname, f"hands self to {callee} in {mname} at line {line}, which "
+                                       f"setattr()s computed names on it")
+                if not f.dynamic:
+                    f.dynamic = f"{c.qualname} {c.dynamic}"
+        return bool(f.dynamic)
 
     def _dead_for_class(self, ci: ClassInfo, f, fn, conds) -> bool:
         """A fact the read needs contradicts a class constant of ``ci`` (conditions.fact_contradicts_constants)."""
@@ -318,6 +344,8 @@ class Analyzer(ClassModel, ReadJudge):
                 seen_methods.add(mname)
                 if mname in NOT_CHECKED_METHODS or c.method_kind.get(mname) in ("static", "class"):
                     continue
+                if mname in exported_methods(c):
+                    continue  # handed to other code in the class body: bound to other objects
                 if f"{c.qualname}.{mname}" in t.inlined and mname not in called_later and mname.startswith("_"):
                     # a private construction helper: its reads were judged on the construction paths
                     # (a public method or property construction happens to call is API: anyone may
@@ -345,6 +373,8 @@ class Analyzer(ClassModel, ReadJudge):
                         continue
                     if not strict and self.declared_for_subclasses(ci, f, attr):
                         continue  # `x: T` in a base whose subclasses set it: a contract they fill
+                    if not strict and completed_by_subclasses(ci, attr, self._direct_subclasses):
+                        continue  # a template base every subclass completes
                     if self._narrowed_to_owner(c, selfname, attr, r.conds, ci):
                         continue
                     if any(a in always or known_static(a) for a in absent_by_guard(r.conds)):

@@ -260,3 +260,24 @@ def _slot_names(v: ast.expr) -> set[str]:
         return {e.value for e in v.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)}
     return set()
 
+
+
+def exported_methods(ci: ClassInfo) -> frozenset:
+    """Methods the class body hands to other code as plain functions, in a statement that binds
+    no name of the class (MDAnalysis's topology attributes: ``transplants[Atom].append(("bfactor",
+    property(bfactor, ...)))`` makes ``bfactor`` a property of ``Atom``, where ``self`` is an
+    atom): they run bound to other objects, so their reads are not this class's. A ``x =
+    property(fn)`` or a decorator keeps the method the class's own."""
+    got = getattr(ci, "_pk_exported", None)
+    if got is None:
+        names = set()
+        for st in ci.node.body:
+            if isinstance(st, (ast.Expr, ast.For, ast.If, ast.With)):
+                for n in ast.walk(st):
+                    if isinstance(n, ast.Call):
+                        for a in list(n.args) + [k.value for k in n.keywords]:
+                            for x in ast.walk(a):
+                                if isinstance(x, ast.Name) and x.id in ci.methods:
+                                    names.add(x.id)
+        got = ci._pk_exported = frozenset(names)
+    return got

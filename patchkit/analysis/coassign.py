@@ -162,6 +162,8 @@ def excluded(classes: list[ClassInfo], conds, assigned, attr: str, closed: bool)
     cannot reach a read of ``attr`` that it has not assigned."""
     facts = [(c[0], c[1]) for c in conds]  # path Conds or read-site Facts: (key, holds) first
     for g, mode in guard_attrs(facts):
+        if mode != EXISTS:
+            g = _property_of(classes, g)
         if g == attr:
             continue
         if g not in assigned and default_fails(classes, g, mode, closed):
@@ -169,6 +171,24 @@ def excluded(classes: list[ClassInfo], conds, assigned, attr: str, closed: bool)
         if guard_implies(classes, g, mode, attr):
             return True
     return False
+
+
+def _property_of(classes: list[ClassInfo], name: str) -> str:
+    """The attribute a read-only property returns as is (``def attached(self): return
+    self._attached``: vispy's filters test ``self.attached``, set ``_attached`` with ``_visual``),
+    else ``name`` itself."""
+    for c in classes:
+        fn = c.methods.get(name)
+        if fn is None:
+            continue
+        if c.method_kind.get(name) != "property":
+            return name
+        body = [st for st in fn.body if not (isinstance(st, ast.Expr) and isinstance(st.value, ast.Constant))]
+        if len(body) == 1 and isinstance(body[0], ast.Return) and fn.args.args:
+            got = self_attr(body[0].value, fn.args.args[0].arg) if body[0].value is not None else None
+            return got or name
+        return name
+    return name
 
 
 def stored_by(classes: list[ClassInfo], name: str) -> bool:

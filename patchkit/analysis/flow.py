@@ -77,6 +77,8 @@ class Constructor(CallSemantics, CompoundStatements):
         #: (class, method, guarded, constants, entry assigned set) -> exit states (conditions relative to entry)
         self.memo: dict[tuple, list[State]] = {}
         self.budget: Optional[Budget] = None
+        #: (class, method) -> attributes its decorators store before its body runs (decorated.py)
+        self.entry_stores: Optional[Callable] = None
 
     # ---------------------------------------------------------------- entry
     def run(self, start: State, init: Optional[tuple[ClassInfo, ast.FunctionDef]]) -> list[State]:

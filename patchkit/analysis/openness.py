@@ -217,6 +217,10 @@ def metaclass_verdict(mod: ModuleInfo, name: str, resolve_class=None, depth: int
         params = fn.args.posonlyargs + fn.args.args
         p = params[0].arg if params else None
         namespace = {params[3].arg} if mname == "__new__" and len(params) >= 4 else set()  # (mcs, name, bases, dct)
+        copied: set = set()
+        if namespace:
+            namespace |= _passed_namespaces(fn)
+            copied = _namespace_copy_keys(fn, namespace)
         builds = False
         for n in ast.walk(fn):
             if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store) and isinstance(n.value, ast.Name):
@@ -233,6 +237,8 @@ def metaclass_verdict(mod: ModuleInfo, name: str, resolve_class=None, depth: int
             elif isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Store) and mname == "__new__" and \
                     isinstance(n.value, ast.Name) and n.value.id in namespace:
                 # ``dct["_props_dict"] = f`` in __new__: a class attribute of the class being made
+                if isinstance(n.slice, ast.Name) and n.slice.id in copied:
+                    continue  # ``for key, value in dct.items(): new_dct[key] = value``: the class's own names
                 if not (isinstance(n.slice, ast.Constant) and isinstance(n.slice.value, str)):
                     return f"has metaclass {last}, which sets computed class attributes", frozenset()
                 names.add(n.slice.value)
@@ -241,6 +247,30 @@ def metaclass_verdict(mod: ModuleInfo, name: str, resolve_class=None, depth: int
         if mname == "__call__" and not builds:
             return f"has metaclass {last}, whose __call__ may not build instances through __init__", frozenset()
     return None, frozenset(names)
+
+
+def _passed_namespaces(fn: ast.FunctionDef) -> set:
+    """Local names a metaclass ``__new__`` hands on as the namespace of the class it makes
+    (``return type.__new__(mcls, name, bases, new_dct)``: dbt's ``ContextMeta``)."""
+    out = set()
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "__new__" and \
+                len(n.args) >= 4 and isinstance(n.args[3], ast.Name):
+            out.add(n.args[3].id)
+    return out
+
+
+def _namespace_copy_keys(fn: ast.FunctionDef, namespace: set) -> set:
+    """Loop variables that walk the keys of a namespace (``for key, value in dct.items():``)."""
+    out = set()
+    for n in ast.walk(fn):
+        if isinstance(n, ast.For) and isinstance(n.iter, ast.Call) and isinstance(n.iter.func, ast.Attribute) and \
+                n.iter.func.attr in ("items", "keys") and isinstance(n.iter.func.value, ast.Name) and \
+                n.iter.func.value.id in namespace:
+            t = n.target.elts[0] if isinstance(n.target, ast.Tuple) and n.target.elts else n.target
+            if isinstance(t, ast.Name):
+                out.add(t.id)
+    return out
 
 
 def metaclass_names(c: ClassInfo, resolve_class) -> frozenset:

@@ -67,7 +67,30 @@ class Agent:
     action_space = None
 """
 
+
+_VISPY_FILTER = """
+class Filter:
+    def __init__(self):
+        self._attached = False
+    @property
+    def attached(self):
+        return self._attached
+    def _attach(self, visual):
+        self._attached = True
+%s
+class WireframeFilter(Filter):
+    def __init__(self, width=1):
+        super().__init__()
+        self._width = width
+        self._update_data()
+    def _update_data(self):
+        if not self.attached:
+            return
+        return self._visual.mesh_data
+"""
+
 VALID = (
+    E("a read under a property that returns a flag set together with the attribute (vispy's filters: `if not self.attached: return` before `self._visual`)", _VISPY_FILTER % "        self._visual = visual\n"),
     E("`if client is self:` in __init__ runs only for an object __new__ handed back already built (nemoguardrails' InstrumentedHTTPClient): not a read during construction", """
 class Instrumented:
     def __new__(cls, client, *args, **kwargs):
@@ -150,6 +173,7 @@ class StudentTOutput(DistributionOutput):
 )
 
 INVALID = (
+    E("the flag the property returns is set without the attribute (counterpart of vispy's filters)", _VISPY_FILTER % "    def _bind(self, visual):\n        self._visual = visual\n", (("PK002", "_visual"),)),
     E("the same reset given reconfigure=False: the agent is read before anything builds it (counterpart of ManiSkill's BaseEnv)",
       _MANISKILL_ENV % "False", (("PK001", "agent"), ("PK002", "agent"))),
     E("the same loop over a non-empty list runs the helper before the attribute is stored (counterpart of Cython's ComprehensionScope)", _CYTHON_SCOPES % "['__module__']", (("PK002", "genexp_prefix"),)),

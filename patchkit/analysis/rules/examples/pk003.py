@@ -247,6 +247,62 @@ class _AsyncTrainer(StandardTrainer, StandardEvaluator):
 """
 
 VALID = (
+    E("a metaclass of the tree builds the class from a new namespace it fills (dbt's ContextMeta: `new_dct[\"_context_members_\"] = ...` then `type.__new__(mcls, name, bases, new_dct)`)", """
+class ContextMeta(type):
+    def __new__(mcls, name, bases, dct):
+        members = {}
+        new_dct = {}
+        for key, value in dct.items():
+            new_dct[key] = value
+        new_dct["_context_members_"] = members
+        return type.__new__(mcls, name, bases, new_dct)
+class BaseContext(metaclass=ContextMeta):
+    def __init__(self, cli_vars):
+        self._ctx = {}
+    def to_dict(self):
+        return dict(self._context_members_)
+"""),
+    E("a method the class body hands to other code as a function runs bound to other objects (MDAnalysis's topology attributes: `transplants[Atom].append((\"bfactor\", property(bfactor)))`)", """
+transplants = {}
+class Atom:
+    def __init__(self, ix):
+        self.ix = ix
+class Tempfactors:
+    def __init__(self, values):
+        self.values = values
+    def bfactor(self):
+        return self.values[self.ix]
+    transplants.setdefault(Atom, []).append(("bfactor", property(bfactor)))
+"""),
+    E("a base method hands self to a helper that stores computed names on what it is handed (obspy's SEED blockettes: `field.parse_seed(self, data)` runs `setattr(blockette, self.attribute_name, value)`)", """
+class Field:
+    def __init__(self, name):
+        self.attribute_name = name
+    def parse(self, blockette, data):
+        setattr(blockette, self.attribute_name, data.pop(0))
+class Blockette:
+    fields = []
+    def __init__(self):
+        self.debug = False
+    def parse_seed(self, data):
+        for field in self.fields:
+            field.parse(self, data)
+class Blockette48(Blockette):
+    fields = [Field("sensitivity_gain")]
+    def get_resp(self):
+        return self.sensitivity_gain
+"""),
+    E("a template base that every subclass of the module completes with a class attribute (ase's _MultiFileCacheTemplate.backend)", """
+class _CacheTemplate:
+    def __init__(self, directory):
+        self.directory = directory
+    def filename(self, key):
+        return self.directory + key + self.backend.extension
+class JSONCache(_CacheTemplate):
+    backend = object()
+class ULMCache(_CacheTemplate):
+    backend = object()
+"""),
     E("ABCMeta refuses to instantiate a class that leaves an abstract method unimplemented: what it reads is its concrete subclasses' business (tf-models' _AsyncTrainer)", _ASYNC_TRAINER % ""),
     E("a subclass's class attribute hides a base's __slots__ entry: the instance reads the class value (bentoml's JSON._mime_type)", """
 class IODescriptor:
@@ -511,6 +567,56 @@ class AcceleratedOptimizer(torch.optim.Optimizer):
 )
 
 INVALID = (
+    E("a name that metaclass never puts in the namespace (counterpart of dbt's ContextMeta)", """
+class ContextMeta(type):
+    def __new__(mcls, name, bases, dct):
+        members = {}
+        new_dct = {}
+        for key, value in dct.items():
+            new_dct[key] = value
+        new_dct["_context_members_"] = members
+        return type.__new__(mcls, name, bases, new_dct)
+class BaseContext(metaclass=ContextMeta):
+    def __init__(self, cli_vars):
+        self._ctx = {}
+    def to_dict(self):
+        return dict(self._context_attrs_)
+""", (("PK003", "_context_attrs_"),)),
+    E("a property of the class itself reads what the class never sets (counterpart of MDAnalysis's transplanted methods)", """
+transplants = {}
+class Atom:
+    def __init__(self, ix):
+        self.ix = ix
+class Tempfactors:
+    def __init__(self, values):
+        self.values = values
+    def bfactor(self):
+        return self.values[self.ix]
+    bfactor_value = property(bfactor)
+""", (("PK003", "ix"),)),
+    E("self handed to a helper that stores only literal names: the class stays closed (counterpart of obspy's blockettes)", """
+class Field:
+    def parse(self, blockette, data):
+        setattr(blockette, "raw", data)
+class Blockette:
+    def __init__(self):
+        self.field = Field()
+    def parse_seed(self, data):
+        self.field.parse(self, data)
+    def get_resp(self):
+        return self.sensitivity_gain
+""", (("PK003", "sensitivity_gain"),)),
+    E("a template base one of whose subclasses never sets what it reads (counterpart of ase's _MultiFileCacheTemplate)", """
+class _CacheTemplate:
+    def __init__(self, directory):
+        self.directory = directory
+    def filename(self, key):
+        return self.directory + key + self.backend.extension
+class JSONCache(_CacheTemplate):
+    backend = object()
+class PlainCache(_CacheTemplate):
+    pass
+""", (("PK003", "backend"),)),
     E("the same class with the abstract method implemented can be built, and StandardEvaluator.__init__ never runs (counterpart of tf-models' _AsyncTrainer)",
       _ASYNC_TRAINER % "    def train_step(self, it):\n        pass\n", (("PK003", "_eval_ds"),)),
     E("a subclass's slot hides a base's class attribute: nothing stores it on the instance (counterpart of bentoml's JSON)", """

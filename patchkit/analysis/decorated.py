@@ -1,0 +1,75 @@
+"""Decorators that store on the instance before the decorated method's body runs. MDAnalysis's
+``@store_init_arguments`` wraps every reader's ``__init__``: its wrapper sets ``self._kwargs``
+(under ``if not hasattr(self, "_kwargs"):``) and only then calls the initialiser, whose body reads
+``self._kwargs``. Read, never imported: the decorator must be a function of the analysed tree."""
+from __future__ import annotations
+
+import ast
+
+from .astutil import dotted, fast_walk, memo_on
+
+
+def entry_stores(project, module, fn: ast.FunctionDef) -> frozenset:
+    """Attributes every decorator of ``fn`` (a function of the tree) has stored on the instance
+    when the body of ``fn`` starts; computed once per function."""
+    def compute() -> frozenset:
+        out: set = set()
+        for dec in fn.decorator_list:
+            name = dotted(dec.func if isinstance(dec, ast.Call) else dec)
+            found = project.resolve_function(module, name) if name and project is not None else None
+            if found is not None:
+                out |= memo_on(found[1], "_pk_wrapper_stores", lambda d=found[1]: _wrapper_stores(d))
+        return frozenset(out)
+    return memo_on(fn, "_pk_entry_stores", compute)
+
+
+def _wrapper_stores(deco: ast.FunctionDef) -> frozenset:
+    """``def deco(func): ... def wrapper(self, *a, **k): self.x = ...; return func(self, *a, **k)``:
+    what the wrapper stores on its first parameter, at its top level or under ``if not
+    hasattr(self, "x"):``, before its first call of ``func``."""
+    params = [a.arg for a in deco.args.posonlyargs + deco.args.args]
+    if len(params) != 1:
+        return frozenset()
+    func = params[0]
+    found: set = set()
+    for inner in deco.body:
+        if not isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef)) or not inner.args.args:
+            continue
+        me = inner.args.args[0].arg
+        stored: set = set()
+        for st in inner.body:
+            if _calls(st, func):
+                found |= stored
+                break
+            if isinstance(st, ast.If) and _not_hasattr(st.test, me) is not None:
+                key = _not_hasattr(st.test, me)
+                if key in _stores(st.body, me):
+                    stored.add(key)
+            else:
+                stored |= _stores([st], me) if isinstance(st, (ast.Assign, ast.AnnAssign)) else set()
+    return frozenset(found)
+
+
+def _calls(st: ast.stmt, func: str) -> bool:
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == func for n in fast_walk(st))
+
+
+def _not_hasattr(test: ast.expr, me: str):
+    """``not hasattr(me, "x")`` -> "x", else None."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and isinstance(test.operand, ast.Call):
+        c = test.operand
+        if dotted(c.func) == "hasattr" and len(c.args) == 2 and isinstance(c.args[0], ast.Name) and \
+                c.args[0].id == me and isinstance(c.args[1], ast.Constant) and isinstance(c.args[1].value, str):
+            return c.args[1].value
+    return None
+
+
+def _stores(body: list, me: str) -> set:
+    """Attributes of ``me`` assigned by the top-level statements of ``body``."""
+    out = set()
+    for st in body:
+        targets = st.targets if isinstance(st, ast.Assign) else [st.target] if isinstance(st, ast.AnnAssign) else []
+        for t in targets:
+            if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == me:
+                out.add(t.attr)
+    return out

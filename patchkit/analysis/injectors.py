@@ -1,0 +1,102 @@
+"""Helpers that store computed names on an object they are handed. obspy's SEED blockettes get every
+field this way: ``Blockette.parse_seed`` runs ``field.parse_seed(self, data)`` for each field of the
+class's ``fields`` list, and ``Field.parse_seed(self, blockette, data)`` runs ``setattr(blockette,
+self.attribute_name, value)``. A class whose method hands ``self`` to such a helper stores names the
+analyzer cannot list, like one that calls ``setattr(self, name, v)`` itself: it is dynamic through
+that method. The helper is looked up by name in the class's own module and in the tree modules it
+imports from (the receiver, ``field``, has no static type)."""
+from __future__ import annotations
+
+import ast
+import re
+from typing import Optional
+
+from .astutil import dotted, fast_walk, memo_on
+from .model import ClassInfo, ModuleInfo
+
+
+def _injects(fn: ast.FunctionDef, method: bool) -> bool:
+    """``fn`` calls ``setattr(p, <non-literal>, v)`` on one of its parameters (not a method's own
+    first parameter)."""
+    params = [a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs]
+    if method:
+        params = params[1:]
+    if not params:
+        return False
+    for n in fast_walk(fn):
+        if isinstance(n, ast.Call) and dotted(n.func) in ("setattr", "object.__setattr__") and len(n.args) >= 2 \
+                and isinstance(n.args[0], ast.Name) and n.args[0].id in params \
+                and not (isinstance(n.args[1], ast.Constant) and isinstance(n.args[1].value, str)):
+            return True
+    return False
+
+
+def injecting_names(mod: ModuleInfo) -> frozenset:
+    """Names of the functions and methods of ``mod`` that store computed names on a parameter."""
+    def compute() -> frozenset:
+        found: set = set()
+        if "setattr" not in mod.source:
+            return frozenset()
+        for node in mod.tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _injects(node, False):
+                found.add(node.name)
+            elif isinstance(node, ast.ClassDef):
+                for fn in node.body:
+                    if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                        static = any(dotted(d) == "staticmethod" for d in fn.decorator_list)
+                        if _injects(fn, not static):
+                            found.add(fn.name)
+        return frozenset(found)
+    return memo_on(mod, "_pk_injecting", compute)
+
+
+def _modules(project, mod: ModuleInfo) -> list[ModuleInfo]:
+    """``mod`` and the modules of the tree it imports names from."""
+    out, seen = [mod], {mod.name}
+    for full in mod.imports.values():
+        name = full.rsplit(".", 1)[0] if "." in full else full
+        if name in seen:
+            continue
+        seen.add(name)
+        m = project.module(name, external=False)
+        if m is not None and not m.external:
+            out.append(m)
+    return out
+
+
+#: ``f(self, ...)``, ``f(x, self)``, ``f(obj=self)``: ``self`` as an argument (a cheap first look)
+_HANDED = re.compile(r"[(,=]\s*self\s*[,)]")
+
+
+def _hands_self(call: ast.Call, selfname: str) -> bool:
+    return any(isinstance(a, ast.Name) and a.id == selfname for a in call.args) or \
+        any(isinstance(k.value, ast.Name) and k.value.id == selfname for k in call.keywords)
+
+
+def handoffs(project, ci: ClassInfo) -> list[tuple[str, int, str]]:
+    """(method, line, callee) for each call in a method of ``ci`` that hands ``self`` to a helper
+    storing computed names on it (``callee`` as written); computed once per class."""
+    def compute() -> list:
+        out: list = []
+        names: Optional[frozenset] = None
+        lines = ci.module.lines[ci.node.lineno - 1:getattr(ci.node, "end_lineno", None) or len(ci.module.lines)]
+        if not _HANDED.search("\n".join(lines)):
+            return out  # no call in the class hands over a first parameter named self
+
+        for mname, fn in ci.methods.items():
+            if not fn.args.args:
+                continue
+            selfname = fn.args.args[0].arg
+            for n in fast_walk(fn):
+                if not (isinstance(n, ast.Call) and _hands_self(n, selfname)):
+                    continue
+                callee = n.func.attr if isinstance(n.func, ast.Attribute) else \
+                    n.func.id if isinstance(n.func, ast.Name) else None
+                if callee is None or callee in ("setattr", "getattr", "hasattr", "isinstance", "super"):
+                    continue
+                if names is None:
+                    names = frozenset().union(*(injecting_names(m) for m in _modules(project, ci.module)))
+                if callee in names:
+                    out.append((mname, n.lineno, dotted(n.func) or callee))
+        return out
+    return memo_on(ci, "_pk_handoffs", compute)

@@ -1,0 +1,102 @@
+"""Session 22's rules from set W (bench/results/analyzer-precision-session22.md) across modules,
+which the single-module rule examples cannot hold:
+
+- a base method hands ``self`` to a helper imported from another module of the tree that stores
+  computed names on what it is handed: the class is dynamic through that method, so only what
+  construction itself reads is judged (obspy's SEED blockettes: ``blockette.py`` runs
+  ``field.parse_seed(self, data)``, ``fields.py`` runs ``setattr(blockette, self.attribute_name, v)``);
+- the same helper imported but never handed ``self``, or storing a literal name, leaves the class
+  closed, and the read stays an error;
+- a decorator imported from another module whose wrapper stores on the instance before it calls
+  the initialiser has set that attribute when the body reads it (MDAnalysis's
+  ``@store_init_arguments`` and ``self._kwargs``); one that stores after the call has not.
+"""
+from __future__ import annotations
+
+import textwrap
+
+from _analysed_package import package_findings
+
+FIELDS = """
+class Field:
+    def __init__(self, name):
+        self.attribute_name = name
+    def parse_seed(self, blockette, data):
+        setattr(blockette, %s, data.pop(0))
+"""
+
+BASE = """
+from .fields import Field
+class Blockette:
+    fields = []
+    def __init__(self):
+        self.debug = False
+    def parse_seed(self, data):
+        for field in self.fields:
+            field.parse_seed(%s, data)
+"""
+
+B48 = """
+from .blockette import Blockette
+from .fields import Field
+class Blockette048(Blockette):
+    fields = [Field("sensitivity_gain")]
+    def get_resp(self):
+        return self.sensitivity_gain
+"""
+
+
+def errors(tmp_path, key: str, handed: str) -> set:
+    files = {"fields.py": FIELDS % key, "blockette.py": BASE % handed, "blockette048.py": B48}
+    return {(f.cls, f.attr, f.code) for f in package_findings(tmp_path, {k: textwrap.dedent(v) for k, v in files.items()})
+            if f.severity.value == "error"}
+
+
+def test_self_handed_to_a_helper_of_another_module_that_stores_computed_names(tmp_path):
+    assert errors(tmp_path, "self.attribute_name", "self") == set()
+
+
+def test_a_helper_storing_a_literal_name_leaves_the_class_closed(tmp_path):
+    assert errors(tmp_path, '"raw"', "self") == {("Blockette048", "sensitivity_gain", "PK003")}
+
+
+def test_the_helper_handed_something_else_leaves_the_class_closed(tmp_path):
+    assert errors(tmp_path, "self.attribute_name", "data") == {("Blockette048", "sensitivity_gain", "PK003")}
+
+
+UTIL = """
+import functools
+def store_init_arguments(func):
+    @functools.wraps(func)
+    def wrapper(self, *args, **kwargs):
+        if not hasattr(self, "_kwargs"):
+            self._kwargs = dict(kwargs)
+        return func(self, *args, **kwargs)
+    return wrapper
+def stored_after(func):
+    @functools.wraps(func)
+    def wrapper(self, *args, **kwargs):
+        out = func(self, *args, **kwargs)
+        self._kwargs = dict(kwargs)
+        return out
+    return wrapper
+"""
+
+READER = """
+from .util import %s
+class XTCReader:
+    @%s
+    def __init__(self, dt=1):
+        self.dt = self._kwargs.get("dt", dt)
+"""
+
+
+def test_a_decorator_that_stores_before_the_initialiser_runs(tmp_path):
+    files = {"util.py": UTIL, "reader.py": READER % ("store_init_arguments", "store_init_arguments")}
+    assert {(f.cls, f.attr, f.code) for f in package_findings(tmp_path, files)} == set()
+
+
+def test_a_decorator_that_stores_after_the_initialiser_does_not_count(tmp_path):
+    files = {"util.py": UTIL, "reader.py": READER % ("stored_after", "stored_after")}
+    assert {(f.cls, f.attr, f.code) for f in package_findings(tmp_path, files) if f.severity.value == "error"} == \
+        {("XTCReader", "_kwargs", "PK002")}

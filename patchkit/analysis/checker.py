@@ -11,10 +11,10 @@ from .astutil import dotted, fast_walk, first_param, memo_on
 from .abstractness import completed_by_subclasses, uninstantiable
 from .classbody import exported_methods
 from .decorated import entry_stores
-from .injectors import handoffs
+from .injectors import mark_handoffs
 from .classmodel import ClassModel, _has_explicit_init, _unimplemented_abstract, generated_fields
 from .coassign import absent_by_guard
-from .dynamic import dynamic_methods, dynamic_only_in_skipped_init, mark_dynamic
+from .dynamic import dynamic_methods, dynamic_only_in_skipped_init
 from .conditions import ALT_CTOR, EVENT, Cond, fact_contradicts_constants
 from .flow import Budget, BudgetExceeded, Constructor, State
 from .injected import demote_injected
@@ -283,7 +283,7 @@ class Analyzer(ClassModel, ReadJudge):
             findings = demote_injected(self.project, f, findings)
         if tmpl:  # a converter template, a TYPE_CHECKING stub or an abstract class: never an instance itself
             findings = [replace(x, severity=Severity.INFO, why=f"{x.why} [{tmpl}]") for x in findings]
-        if findings and not f.dynamic and not self.__dict__.get("_handoff_pass") and self._hands_self_off(f):
+        if findings and not f.dynamic and not self.__dict__.get("_handoff_pass") and mark_handoffs(self.project, f):
             # a method of the MRO hands self to a helper that stores computed names on it: judged
             # again as a dynamic class (looked for only here: it reads the modules a class imports from)
             self._handoff_pass = True
@@ -292,19 +292,6 @@ class Analyzer(ClassModel, ReadJudge):
             finally:
                 self._handoff_pass = False
         return findings
-
-    def _hands_self_off(self, f) -> bool:
-        """Mark the classes of the MRO dynamic through the methods that hand ``self`` to a helper
-        storing computed names on it (injectors.py); whether any does."""
-        for c in f.classes:
-            if c.module.external:
-                continue
-            for mname, line, callee in handoffs(self.project, c):
-                mark_dynamic(c, mname, f"hands self to {callee} in {mname} at line {line}, which "
-                                       f"setattr()s computed names on it")
-                if not f.dynamic:
-                    f.dynamic = f"{c.qualname} {c.dynamic}"
-        return bool(f.dynamic)
 
     def _dead_for_class(self, ci: ClassInfo, f, fn, conds) -> bool:
         """A fact the read needs contradicts a class constant of ``ci`` (conditions.fact_contradicts_constants)."""

@@ -12,6 +12,7 @@ import re
 from typing import Optional
 
 from .astutil import dotted, fast_walk, memo_on
+from .dynamic import mark_dynamic
 from .model import ClassInfo, ModuleInfo
 
 
@@ -100,3 +101,18 @@ def handoffs(project, ci: ClassInfo) -> list[tuple[str, int, str]]:
                     out.append((mname, n.lineno, dotted(n.func) or callee))
         return out
     return memo_on(ci, "_pk_handoffs", compute)
+
+
+def mark_handoffs(project, f) -> bool:
+    """Mark the classes of an MRO (``f``: its ClassFacts) dynamic through the methods that hand
+    ``self`` to such a helper; whether the class is dynamic now. The checker asks only for a class
+    with findings: the lookup reads the modules a class imports from."""
+    for c in f.classes:
+        if c.module.external:
+            continue
+        for mname, line, callee in handoffs(project, c):
+            mark_dynamic(c, mname, f"hands self to {callee} in {mname} at line {line}, which "
+                                   f"setattr()s computed names on it")
+            if not f.dynamic:
+                f.dynamic = f"{c.qualname} {c.dynamic}"
+    return bool(f.dynamic)

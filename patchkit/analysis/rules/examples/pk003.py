@@ -246,8 +246,27 @@ class _AsyncTrainer(StandardTrainer, StandardEvaluator):
         return self._eval_ds
 """
 
-VALID = (
-    E("a metaclass of the tree builds the class from a new namespace it fills (dbt's ContextMeta: `new_dct[\"_context_members_\"] = ...` then `type.__new__(mcls, name, bases, new_dct)`)", """
+_OBSPY_BLOCKETTE = """
+class Field:
+    def __init__(self, name):
+        self.attribute_name = name
+    def parse(self, blockette, data):
+        setattr(blockette, %s, data.pop(0))
+class Blockette:
+    fields = []
+    def __init__(self):
+        self.debug = False
+    def parse_seed(self, data):
+        for field in self.fields:
+            field.parse(self, data)
+class Blockette48(Blockette):
+    fields = [Field("sensitivity_gain")]
+    def get_resp(self):
+        return self.sensitivity_gain
+"""
+
+
+_DBT_CONTEXT = """
 class ContextMeta(type):
     def __new__(mcls, name, bases, dct):
         members = {}
@@ -260,9 +279,10 @@ class BaseContext(metaclass=ContextMeta):
     def __init__(self, cli_vars):
         self._ctx = {}
     def to_dict(self):
-        return dict(self._context_members_)
-"""),
-    E("a method the class body hands to other code as a function runs bound to other objects (MDAnalysis's topology attributes: `transplants[Atom].append((\"bfactor\", property(bfactor)))`)", """
+        return dict(self.%s)
+"""
+
+_MDA_TOPOLOGY = """
 transplants = {}
 class Atom:
     def __init__(self, ix):
@@ -272,27 +292,10 @@ class Tempfactors:
         self.values = values
     def bfactor(self):
         return self.values[self.ix]
-    transplants.setdefault(Atom, []).append(("bfactor", property(bfactor)))
-"""),
-    E("a base method hands self to a helper that stores computed names on what it is handed (obspy's SEED blockettes: `field.parse_seed(self, data)` runs `setattr(blockette, self.attribute_name, value)`)", """
-class Field:
-    def __init__(self, name):
-        self.attribute_name = name
-    def parse(self, blockette, data):
-        setattr(blockette, self.attribute_name, data.pop(0))
-class Blockette:
-    fields = []
-    def __init__(self):
-        self.debug = False
-    def parse_seed(self, data):
-        for field in self.fields:
-            field.parse(self, data)
-class Blockette48(Blockette):
-    fields = [Field("sensitivity_gain")]
-    def get_resp(self):
-        return self.sensitivity_gain
-"""),
-    E("a template base that every subclass of the module completes with a class attribute (ase's _MultiFileCacheTemplate.backend)", """
+%s
+"""
+
+_ASE_CACHE = """
 class _CacheTemplate:
     def __init__(self, directory):
         self.directory = directory
@@ -300,9 +303,13 @@ class _CacheTemplate:
         return self.directory + key + self.backend.extension
 class JSONCache(_CacheTemplate):
     backend = object()
-class ULMCache(_CacheTemplate):
-    backend = object()
-"""),
+%s"""
+
+VALID = (
+    E("a metaclass of the tree builds the class from a new namespace it fills (dbt's ContextMeta: `new_dct[\"_context_members_\"] = ...` then `type.__new__(mcls, name, bases, new_dct)`)", _DBT_CONTEXT % "_context_members_"),
+    E("a method the class body hands to other code as a function runs bound to other objects (MDAnalysis's topology attributes: `transplants[Atom].append((\"bfactor\", property(bfactor)))`)", _MDA_TOPOLOGY % '    transplants.setdefault(Atom, []).append(("bfactor", property(bfactor)))'),
+    E("a base method hands self to a helper that stores computed names on what it is handed (obspy's SEED blockettes: `field.parse_seed(self, data)` runs `setattr(blockette, self.attribute_name, value)`)", _OBSPY_BLOCKETTE % "self.attribute_name"),
+    E("a template base that every subclass of the module completes with a class attribute (ase's _MultiFileCacheTemplate.backend)", _ASE_CACHE % "class ULMCache(_CacheTemplate):\n    backend = object()\n"),
     E("ABCMeta refuses to instantiate a class that leaves an abstract method unimplemented: what it reads is its concrete subclasses' business (tf-models' _AsyncTrainer)", _ASYNC_TRAINER % ""),
     E("a subclass's class attribute hides a base's __slots__ entry: the instance reads the class value (bentoml's JSON._mime_type)", """
 class IODescriptor:
@@ -567,56 +574,10 @@ class AcceleratedOptimizer(torch.optim.Optimizer):
 )
 
 INVALID = (
-    E("a name that metaclass never puts in the namespace (counterpart of dbt's ContextMeta)", """
-class ContextMeta(type):
-    def __new__(mcls, name, bases, dct):
-        members = {}
-        new_dct = {}
-        for key, value in dct.items():
-            new_dct[key] = value
-        new_dct["_context_members_"] = members
-        return type.__new__(mcls, name, bases, new_dct)
-class BaseContext(metaclass=ContextMeta):
-    def __init__(self, cli_vars):
-        self._ctx = {}
-    def to_dict(self):
-        return dict(self._context_attrs_)
-""", (("PK003", "_context_attrs_"),)),
-    E("a property of the class itself reads what the class never sets (counterpart of MDAnalysis's transplanted methods)", """
-transplants = {}
-class Atom:
-    def __init__(self, ix):
-        self.ix = ix
-class Tempfactors:
-    def __init__(self, values):
-        self.values = values
-    def bfactor(self):
-        return self.values[self.ix]
-    bfactor_value = property(bfactor)
-""", (("PK003", "ix"),)),
-    E("self handed to a helper that stores only literal names: the class stays closed (counterpart of obspy's blockettes)", """
-class Field:
-    def parse(self, blockette, data):
-        setattr(blockette, "raw", data)
-class Blockette:
-    def __init__(self):
-        self.field = Field()
-    def parse_seed(self, data):
-        self.field.parse(self, data)
-    def get_resp(self):
-        return self.sensitivity_gain
-""", (("PK003", "sensitivity_gain"),)),
-    E("a template base one of whose subclasses never sets what it reads (counterpart of ase's _MultiFileCacheTemplate)", """
-class _CacheTemplate:
-    def __init__(self, directory):
-        self.directory = directory
-    def filename(self, key):
-        return self.directory + key + self.backend.extension
-class JSONCache(_CacheTemplate):
-    backend = object()
-class PlainCache(_CacheTemplate):
-    pass
-""", (("PK003", "backend"),)),
+    E("a name that metaclass never puts in the namespace (counterpart of dbt's ContextMeta)", _DBT_CONTEXT % "_context_attrs_", (("PK003", "_context_attrs_"),)),
+    E("a property of the class itself reads what the class never sets (counterpart of MDAnalysis's transplanted methods)", _MDA_TOPOLOGY % '    bfactor_value = property(bfactor)', (("PK003", "ix"),)),
+    E("self handed to a helper that stores only a literal name: the class stays closed (counterpart of obspy's blockettes)", _OBSPY_BLOCKETTE % '"raw"', (("PK003", "sensitivity_gain"),)),
+    E("a template base one of whose subclasses never sets what it reads (counterpart of ase's _MultiFileCacheTemplate)", _ASE_CACHE % "class PlainCache(_CacheTemplate):\n    pass\n", (("PK003", "backend"),)),
     E("the same class with the abstract method implemented can be built, and StandardEvaluator.__init__ never runs (counterpart of tf-models' _AsyncTrainer)",
       _ASYNC_TRAINER % "    def train_step(self, it):\n        pass\n", (("PK003", "_eval_ds"),)),
     E("a subclass's slot hides a base's class attribute: nothing stores it on the instance (counterpart of bentoml's JSON)", """

@@ -9,7 +9,10 @@ which the single-module rule examples cannot hold:
   closed, and the read stays an error;
 - a decorator imported from another module whose wrapper stores on the instance before it calls
   the initialiser has set that attribute when the body reads it (MDAnalysis's
-  ``@store_init_arguments`` and ``self._kwargs``); one that stores after the call has not.
+  ``@store_init_arguments`` and ``self._kwargs``); one that stores after the call has not;
+- (set X) an owner that keeps a parameter annotated with the class (``search_method:
+  SearchMethod``) and stores on it (``self.search_method.goal_function = ...``) sets the attribute up
+  after construction: a warning naming the store; without the annotation, no evidence, an error.
 """
 from __future__ import annotations
 
@@ -100,3 +103,36 @@ def test_a_decorator_that_stores_after_the_initialiser_does_not_count(tmp_path):
     files = {"util.py": UTIL, "reader.py": READER % ("stored_after", "stored_after")}
     assert {(f.cls, f.attr, f.code) for f in package_findings(tmp_path, files) if f.severity.value == "error"} == \
         {("XTCReader", "_kwargs", "PK002")}
+
+
+SEARCH = """
+class SearchMethod:
+    def __call__(self, initial):
+        return self.perform_search(initial)
+class BeamSearch(SearchMethod):
+    def __init__(self, beam_width=8):
+        self.beam_width = beam_width
+    def perform_search(self, initial):
+        return self.goal_function(initial)
+"""
+
+ATTACK = """
+from .search import SearchMethod
+class Attack:
+    def __init__(self, goal_function, search_method%s):
+        self.goal_function = goal_function
+        self.search_method = search_method
+        self.search_method.goal_function = self.goal_function
+"""
+
+
+def test_an_owner_storing_on_its_annotated_parameter_sets_it_up_after_construction(tmp_path):
+    got = {(f.cls, f.attr, f.code): f.severity.value for f in
+           package_findings(tmp_path, {"search.py": SEARCH, "attack.py": ATTACK % ": SearchMethod"})}
+    assert got == {("BeamSearch", "goal_function", "PK003"): "warning"}
+
+
+def test_without_the_annotation_the_store_is_no_evidence(tmp_path):
+    got = {(f.cls, f.attr, f.code): f.severity.value for f in
+           package_findings(tmp_path, {"search.py": SEARCH, "attack.py": ATTACK % ""})}
+    assert got == {("BeamSearch", "goal_function", "PK003"): "error"}

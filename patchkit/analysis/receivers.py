@@ -81,7 +81,27 @@ def is_instance(recv, fn, cls, outer, names, torch_module, decorators, ctors) ->
                             (built_as(n.value) in names or isinstance(n, ast.AnnAssign) and names_in(n.annotation) & names
                              or class_attr_built(cls, n.value, selfname) & names):
                         return True
-        return bool(factory_built(cls, recv.attr, ctors) & names)
+        return bool(factory_built(cls, recv.attr, ctors) & names) or param_owned(cls, recv.attr, names)
+    return False
+
+
+def param_owned(cls: ast.ClassDef, attr: str, names: set) -> bool:
+    """A method of the owner stores ``self.<attr> = p`` where its parameter ``p`` is annotated with
+    one of the classes (textattack's ``Attack.__init__(..., search_method: SearchMethod)``: ``self.
+    search_method = search_method``, then ``self.search_method.goal_function = ...``)."""
+    for fn in cls.body:
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or not fn.args.args:
+            continue
+        me = fn.args.args[0].arg
+        typed = {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs
+                 if a.annotation is not None and names_in(a.annotation) & names}
+        if not typed:
+            continue
+        for n in ast.walk(fn):
+            if isinstance(n, ast.Assign) and isinstance(n.value, ast.Name) and n.value.id in typed and \
+                    any(isinstance(t, ast.Attribute) and t.attr == attr and isinstance(t.value, ast.Name) and
+                        t.value.id == me for t in n.targets):
+                return True
     return False
 
 

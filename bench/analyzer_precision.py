@@ -447,6 +447,16 @@ CODEBASES = {  # name -> (requirement, package folder inside the unpacked releas
     "outlines": ("outlines==1.3.3", "outlines"),
     "crewai": ("crewai==1.15.30", "crewai"),
     "nemoguardrails": ("nemoguardrails==0.24.1", "nemoguardrails"),
+    # set X (session 22): never analysed before, measured once on the analyzer of that session
+    "tensor2tensor": ("tensor2tensor==1.15.7", "tensor2tensor"), "trax": ("trax==1.4.1", "trax"),
+    "mesh_tensorflow": ("mesh-tensorflow==0.1.21", "mesh_tensorflow"), "seqio": ("seqio==0.0.20", "seqio"),
+    "t5": ("t5==0.9.4", "t5"), "textattack": ("textattack==0.3.11", "textattack"),
+    "allennlp_models": ("allennlp-models==2.10.1", "allennlp_models"),
+    "pytorch_metric_learning": ("pytorch-metric-learning==2.9.0", "pytorch_metric_learning"),
+    "ogb": ("ogb==1.3.6", "ogb"), "dopamine": ("dopamine-rl==4.1.2", "dopamine"), "acme": ("dm-acme==0.4.0", "acme"),
+    "tf_agents": ("tf-agents==0.19.0", "tf_agents"), "sonnet": ("dm-sonnet==2.0.2", "sonnet"),
+    "gin": ("gin-config==0.5.0", "gin"), "gpflow": ("gpflow==2.11.2", "gpflow"),
+    "pytorch_widedeep": ("pytorch-widedeep==1.7.0", "pytorch_widedeep"), "emukit": ("emukit==0.5.1", "emukit"),
 }
 DEFAULT = ("deepspeed", "diffusers", "ray", "transformers", "vllm")
 # lightning==2.6.6 (266 files) was tried too: 1 error group in all, too few to sample.

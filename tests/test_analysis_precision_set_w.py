@@ -12,7 +12,10 @@ which the single-module rule examples cannot hold:
   ``@store_init_arguments`` and ``self._kwargs``); one that stores after the call has not;
 - (set X) an owner that keeps a parameter annotated with the class (``search_method:
   SearchMethod``) and stores on it (``self.search_method.goal_function = ...``) sets the attribute up
-  after construction: a warning naming the store; without the annotation, no evidence, an error.
+  after construction: a warning naming the store; without the annotation, no evidence, an error;
+- a read during construction after ``self._generation_agent.__init__(self, opt)`` (an initialiser
+  picked at run time, parlai's RagAgent) may be of what that initialiser stored: a warning that says
+  so, as PK003 already said for a skipped base; with no such call the read stays an error.
 """
 from __future__ import annotations
 
@@ -136,3 +139,28 @@ def test_without_the_annotation_the_store_is_no_evidence(tmp_path):
     got = {(f.cls, f.attr, f.code): f.severity.value for f in
            package_findings(tmp_path, {"search.py": SEARCH, "attack.py": ATTACK % ""})}
     assert got == {("BeamSearch", "goal_function", "PK003"): "error"}
+
+
+RAG = """
+class Generator:
+    def __init__(self, opt):
+        self.NULL_IDX = 0
+class Rag:
+    _generation_agent = Generator
+    def __init__(self, opt):
+        %s
+        self.start = self.NULL_IDX + 1
+"""
+
+
+def pk002(tmp_path, call: str) -> set:
+    return {(f.cls, f.attr, f.severity.value) for f in package_findings(tmp_path, {"rag.py": RAG % call})
+            if f.code == "PK002"}
+
+
+def test_a_read_after_an_initialiser_chosen_at_run_time_is_a_warning(tmp_path):
+    assert pk002(tmp_path, "self._generation_agent.__init__(self, opt)") == {("Rag", "NULL_IDX", "warning")}
+
+
+def test_without_that_call_the_read_before_assignment_stays_an_error(tmp_path):
+    assert pk002(tmp_path, "self.opt = opt") == {("Rag", "NULL_IDX", "error")}

@@ -84,6 +84,10 @@ def judge(an, t, reads) -> list:
         # definite when no path reaching the read has assigned it; path-dependent reads are
         # usually mutually exclusive modes: a warning unless strict
         sev = Severity.ERROR if (strict or len(missing) == len(states)) else Severity.WARNING
+        if t.indirect_init and not strict:
+            # an initialiser picked at run time ran on self (parlai's RagAgent: `self._generation_agent
+            # .__init__(self, opt)` sets NULL_IDX): it may have stored it, as PK003 says for the base's
+            sev, why = Severity.WARNING, f"{why}; construction calls {t.indirect_init}(self, ...) on a class chosen at run time"
         out.append(finding(rel, node, ci.qualname, attr, f"{why}; read {where}", "", sev))
     return out
 

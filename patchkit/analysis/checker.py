@@ -210,6 +210,8 @@ class Analyzer(ClassModel, ReadJudge):
             ctor.class_consts = ClassConstants(self.project, [c for c in f.classes if not c.module.external])
             if not f.unknown_base and not f.dynamic:
                 ctor.never_present = self._never_present(ci, f)
+                ctor.instance_only = lambda name: not (name in f.class_level or name in f.provided or
+                                                       name in f.fields)
         if not f.unknown_base and not f.dynamic and not f.dyn_patterns and \
                 not any(c.module.external for c in f.classes):
             # sound whatever the settings: a path that has not stored it reads the class's value

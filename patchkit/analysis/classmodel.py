@@ -151,6 +151,8 @@ class ClassModel:
                 else:
                     continue
             if isinstance(c, External):
+                if c.kind == "module" and not name.startswith("__") and name not in TORCH_MODULE_ATTRS:
+                    continue  # nn.Module has no such method: a later base's runs (nequip's GraphModuleMixin)
                 if c.kind in ("unknown", "module", "thread", "exception", "field", "skip", "closed"):
                     return None
                 continue

@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from typing import Optional
 
-from .astutil import dotted, memo_on
+from .astutil import dotted, memo_on, self_attr
 from .conditions import (CAUGHT, EVENT, NO_CASE, SUPPRESSED, ZERO_LOOP, Cond, _catches_attribute_error, _irrefutable,
                          absent_attr_truth, class_const_truth, tested_self_attr, exact_type_test, frame_truth)
 from .state import Flow, State, _join, merge
@@ -119,7 +119,12 @@ class CompoundStatements:
         catches_attr = any(_catches_attribute_error(h) for h in s.handlers)
         inner = replace(fr, guarded=fr.guarded or catches_attr)
         mark = len(self.del_log)
-        body = self.block(s.body, st, inner)
+        # the leading stores of a name or constant cannot raise: a handler starts after them
+        # (bilby's ``try: self.file_name = file_name; ... except IOError: log(self.file_name)``)
+        quiet = self.quiet_prefix(s.body, fr)
+        if quiet:
+            st = self.block(s.body[:quiet], st, inner).normal
+        body = self.block(s.body[quiet:], st, inner)
         # the body can raise after a deletion: handlers also start from states without what it deleted
         gone = set(self.del_log[mark:])
         starts = st + [State(x.assigned - gone, x.conds) for x in st] if gone else st
@@ -139,6 +144,25 @@ class CompoundStatements:
             joined.normal = fin.normal
             joined.returns += fin.returns
         return joined
+
+    def quiet_prefix(self, body, fr) -> int:
+        """How many leading statements of ``body`` cannot raise: ``x = y`` / ``self.a = 1`` / ``pass``
+        (a name or constant stored in a local or in an attribute without a property setter)."""
+        if self.resolve_method("__setattr__", None) is not None:
+            return 0
+        n = 0
+        for stmt in body:
+            if isinstance(stmt, ast.Pass):
+                n += 1
+                continue
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else \
+                [stmt.target] if isinstance(stmt, ast.AnnAssign) and stmt.value is not None else None
+            if not targets or not isinstance(stmt.value, (ast.Name, ast.Constant)) or \
+                    not all(isinstance(t, ast.Name) or self_attr(t, fr.selfname) is not None
+                            and self.resolve_setter(self_attr(t, fr.selfname)) is None for t in targets):
+                break
+            n += 1
+        return n
 
     def s_Match(self, s, st, fr):
         st = self.expr(s.subject, st, fr)

@@ -17,7 +17,7 @@ from .callargs import bind_constants  # noqa: F401  (re-exported)
 from .calls import CallSemantics
 from .localconsts import UNKNOWN, tracked_locals, value
 from .compound import CompoundStatements
-from .conditions import (EVENT, VALUE, Cond, _catches_attribute_error, _human, _simple_text, conjuncts, const_truth,  # noqa: F401
+from .conditions import (CAUGHT, EVENT, VALUE, Cond, _catches_attribute_error, _human, _simple_text, conjuncts, const_truth,  # noqa: F401
                          frame_truth, implied_attrs, norm_test)
 from .astutil import children, dotted, is_super_call, self_attr
 from .model import ClassInfo
@@ -72,6 +72,9 @@ class Constructor(CallSemantics, CompoundStatements):
         self.class_defaults: dict[str, object] = {}
         #: name -> True when nothing can ever give the instance that attribute (None: unknown)
         self.never_present = None
+        #: name -> True when only a store on the instance can give it (no class attribute, field,
+        #: library or dynamic source); None: not known for this class
+        self.instance_only = None
         #: a class of the tree -> its MRO (set by the driver; ``Base.prop.fset`` looks the setter up along it)
         self.mro_of: Callable = lambda cls: [cls]
         #: (class, method, guarded, constants, entry assigned set) -> exit states (conditions relative to entry)
@@ -329,6 +332,11 @@ class Constructor(CallSemantics, CompoundStatements):
             a = self_attr(e, fr.selfname)
             if a is not None and isinstance(e.ctx, ast.Load):
                 self.read(a, e, fr, st)
+                if self.instance_only is not None and not fr.guarded and a not in fr.known and \
+                        self.instance_only(a):
+                    # the read raises on a path that has not stored it: construction goes on only
+                    # where it did (fastNLP's sampler reads what its try body stored, after the handler)
+                    st = [x for x in st if a in x.assigned or not any(c.key == CAUGHT for c in x.conds)] or st
                 target = self.resolve_method(a, None)
                 if target is not None and target[2] == "property":
                     # a property read during construction runs its getter now

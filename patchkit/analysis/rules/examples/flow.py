@@ -7,6 +7,8 @@ VALID: no finding at the default settings. INVALID: exactly the (code, attribute
 turns each into a test; ``patchkit check`` runs the same analyzer."""
 from patchkit.checks_api import Example as E
 
+from .pk001 import _FASTNLP_SAMPLER
+
 VALID = (
     E("the base initialiser called through functools.wraps' __wrapped__ (captum's ClassSummarizer)", """
 import functools
@@ -831,6 +833,8 @@ class MCSolver(MultiTrajSolver):
 )
 
 INVALID = (
+    E("after the handler, __init__ reads what the try body stored: that read is the finding (a warning), and a path that swallowed the error builds no object, so later methods read it assigned (fastNLP's BucketedBatchSampler)",
+      _FASTNLP_SAMPLER % "        assert len(self.sorted_indices) == len(dataset)", (("PK002", "sorted_indices"),)),
     E("a base setter reached through .fset that reads what nothing assigned yet is walked and judged", """
 class Solver:
     def __init__(self, options=None):

@@ -6,6 +6,22 @@ turns each into a test; ``patchkit check`` runs the same analyzer."""
 from patchkit.checks_api import Example as E
 
 # nncf's telemetry: a decorator's wrapper around the reading method, that swallows or re-raises (session 21)
+_FASTNLP_SAMPLER = """
+import logging
+import numpy as np
+class BucketedBatchSampler:
+    def __init__(self, dataset, length):
+        try:
+            self.length = np.array(length, dtype=int)
+            self.sorted_indices = np.argsort(length)[::-1]
+        except BaseException:
+            logging.error("cannot sort by length")
+%s
+        self.dataset = dataset
+    def __iter__(self):
+        return iter(self.sorted_indices[: len(self.length)])
+"""
+
 _TELEMETRY = """
 import functools
 def guard(func):
@@ -70,6 +86,8 @@ class Shell:
 )
 
 INVALID = (
+    E("the same sampler without the read after the handler: the object is built without its indices (counterpart of fastNLP's sampler)",
+      _FASTNLP_SAMPLER % "        pass", (("PK001", "sorted_indices"), ("PK001", "length"))),
     E("a decorator whose wrapper logs and re-raises does not hide the read", _TELEMETRY % "\n            raise",
       (("PK001", "_impl"),)),
     E("the branch the constructor's defaults take leaves it out: no caller opted into a mode (mmcv's ConvModule.norm_name, fixed in 1.3.0)", """

@@ -68,6 +68,33 @@ class Agent:
 """
 
 
+_BILBY_FROM_FILE = """
+import logging
+class Interpolated:
+    def __init__(self, xx):
+        self.xx = xx
+class FromFile(Interpolated):
+    def __init__(self, file_name):
+        try:
+%s
+            super().__init__(open(file_name).read())
+        except IOError:
+            logging.warning("Can't load %%s", self.file_name)
+"""
+
+_NEQUIP_SAVE_FOR_OUTPUT = """
+import torch
+class GraphModuleMixin:
+    def _init_irreps(self, irreps_in=None):
+        self.irreps_in = dict(irreps_in or {})
+        self.irreps_out = dict(self.irreps_in)
+class SaveForOutput(torch.nn.Module, GraphModuleMixin):
+    def __init__(self, field, out_field, irreps_in=None):
+        super().__init__()
+%s
+        self.irreps_out[out_field] = self.irreps_in[field]
+"""
+
 _VISPY_FILTER = """
 class Filter:
     def __init__(self):
@@ -90,6 +117,10 @@ class WireframeFilter(Filter):
 """
 
 VALID = (
+    E("a method nn.Module does not have resolves to the next base of the MRO (nequip's SaveForOutput calls its mixin's _init_irreps)",
+      _NEQUIP_SAVE_FOR_OUTPUT % "        self._init_irreps(irreps_in=irreps_in)"),
+    E("a try body whose first statement stores a name cannot raise before it: the handler reads it assigned (bilby's FromFile)",
+      _BILBY_FROM_FILE % "            self.file_name = file_name"),
     E("a read under a property that returns a flag set together with the attribute (vispy's filters: `if not self.attached: return` before `self._visual`)", _VISPY_FILTER % "        self._visual = visual\n"),
     E("`if client is self:` in __init__ runs only for an object __new__ handed back already built (nemoguardrails' InstrumentedHTTPClient): not a read during construction", """
 class Instrumented:
@@ -173,6 +204,10 @@ class StudentTOutput(DistributionOutput):
 )
 
 INVALID = (
+    E("the same class without the call to the mixin's set-up (counterpart of nequip's SaveForOutput)",
+      _NEQUIP_SAVE_FOR_OUTPUT % "        pass", (("PK002", "irreps_in"), ("PK002", "irreps_out"))),
+    E("the same store after a call that can raise: the handler may read it unassigned (counterpart of bilby's FromFile)",
+      _BILBY_FROM_FILE % "            open(file_name).close()\n            self.file_name = file_name", (("PK002", "file_name"),)),
     E("the flag the property returns is set without the attribute (counterpart of vispy's filters)", _VISPY_FILTER % "    def _bind(self, visual):\n        self._visual = visual\n", (("PK002", "_visual"),)),
     E("the same reset given reconfigure=False: the agent is read before anything builds it (counterpart of ManiSkill's BaseEnv)",
       _MANISKILL_ENV % "False", (("PK001", "agent"), ("PK002", "agent"))),

@@ -57,15 +57,14 @@ def test_without_the_call_the_mixins_attributes_are_read_unassigned(tmp_path):
 
 
 BASE = """
-import logging
-import numpy as np
+import warnings
 class ReproducibleBatchSampler:
     def __init__(self, dataset, length):
         try:
-            self.length = np.array(length, dtype=int)
-            self.sorted_indices = np.argsort(length)[::-1]
-        except BaseException:
-            logging.error("cannot sort by length")
+            self.length = [int(n) for n in length]
+            self.sorted_indices = sorted(range(len(self.length)), key=self.length.__getitem__)
+        except (TypeError, ValueError) as exc:
+            warnings.warn(f"cannot sort by length: {exc}")
 """
 
 SUB = """

@@ -90,3 +90,40 @@ def test_a_subclass_read_after_the_base_swallowed_an_error_ends_those_paths(tmp_
     else:
         assert {("BucketedBatchSampler", "sorted_indices", "PK001", "error"),
                 ("BucketedBatchSampler", "length", "PK001", "error")} <= later, got
+
+
+SWEEP = """
+class SweepLine:
+    __slots__ = ("intersections", %s)
+    def __init__(self):
+        self.intersections = {}
+    def add(self, p):
+        self.queue.offer(p)
+"""
+
+QUEUE = """
+from .sweep import SweepLine
+class EventQueue:
+    def __init__(self, segments, line):
+        self.events = list(segments)
+%s
+    def offer(self, p):
+        self.events.append(p)
+def isect(segments):
+    line = SweepLine()
+    queue = EventQueue(segments, line)
+    return line, queue
+"""
+
+
+@pytest.mark.parametrize("slot, store, severity", [
+    ('"queue"', "        line.queue = self", "warning"),  # imgaug's SweepLine: reserved, filled by the queue
+    ('"queue"', "        line.intersections = {}", "error"),  # reserved, but nothing fills it
+    ('"other"', "        line.queue = self", "error"),  # no slot for it: a store on some object is no evidence
+    # filled only when there is something to queue (biopython's _ExtraIndices.initialize returns first)
+    ('"queue"', "        if not self.events:\n            return\n        line.queue = self", "error"),
+    ('"queue"', "        if self.events:\n            line.queue = self", "error"),
+])
+def test_a_slot_the_class_reserves_and_another_module_fills_is_a_warning(tmp_path, slot, store, severity):
+    got = findings(tmp_path, {"sweep.py": SWEEP % slot, "queue.py": QUEUE % store})
+    assert ("SweepLine", "queue", "PK003", severity) in got, got

@@ -99,6 +99,10 @@ def demote_injected(project, facts, findings: list) -> list:
         elif x in todo:
             if x.attr not in memo:
                 where = escape_assigns(project, classes, x.attr) or idx.injected(x.attr, names, torch_module, decorators, own)
+                if not where and x.attr not in own and any(x.attr in c.slots for c in classes):
+                    # a slot the class reserves and never fills: the object it is handed to fills it
+                    # (imgaug's SweepLine.queue, stored by the EventQueue built with the sweep line)
+                    where = idx.outside_store(x.attr)
                 host = None if where or x.code != "PK003" else host_provides(project, classes[0], x.attr)
                 memo[x.attr] = (f"{where} assigns it on an instance from outside the class (set up after construction?)" if where
                                 else f"{host} mixes {classes[0].qualname} into a host whose other bases may provide it" if host

@@ -70,6 +70,21 @@ class InjectionIndex(TreeClasses):
                     return self._memo[key]
         return None
 
+    def outside_store(self, attr: str) -> Optional[str]:
+        """``path:line`` of a store of ``attr`` on an object that is not the storing method's own
+        instance, made whenever the function runs: a statement of its body itself, with no return
+        before it (``line.queue = self`` in another class's ``__init__``), or None. A store under a
+        branch or a loop, or after an early return, may not happen (biopython's
+        ``_ExtraIndices.initialize`` returns before filling ``chunks`` when there is no record)."""
+        for rel in self.files_storing(attr):
+            for recv, fn, cls, _outer, line, _ctors in self._stores(rel).get(attr, ()):
+                mine = cls is not None and fn.args.args and isinstance(recv, ast.Name) and recv.id == fn.args.args[0].arg
+                always = any(isinstance(st, (ast.Assign, ast.AnnAssign)) and st.lineno == line for st in fn.body) and \
+                    not any(isinstance(n, ast.Return) and n.lineno < line for n in ast.walk(fn))
+                if not mine and always:
+                    return f"{rel}:{line}"
+        return None
+
     def _duck(self, rel: str, recv, fn, cls, attr: str, own: frozenset) -> bool:
         """``recv`` (a local or parameter, not the method's own instance) gets ``attr`` and at
         least DUCK_MIN other attributes of ``own`` stored in ``fn``, and the class assigns ``attr``

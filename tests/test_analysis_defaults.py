@@ -5,7 +5,7 @@ is not None:``). The same branch decided by a required argument, by a default th
 branch, by an optional part a configuration supplies (mmdet's ``train_cfg=None`` ->
 ``self.assigner``), under the caller's opt-in or under a test the defaults decide against, is a
 plain mode warning. Every one stays a warning: as errors, 12 of 30 such groups on the labelled
-corpus were real or latent (bench/results/analyzer-precision-session15.md). Shapes of rel_20
+corpus were real or latent (analyzer-precision-session15.md in bench/results/analyzer-precision-history.tar.xz). Shapes of rel_20
 (flopy's Mt3dUzt.cuzinf) and rel_39 (pyglet's XlibWindow._xdnd_atoms) of the recall corpus."""
 from __future__ import annotations
 

@@ -59,7 +59,8 @@ def on_some_paths(an, site):
         # a mode; when it is the one the constructor's defaults choose and the read does not wait
         # for the caller to opt in (``if g is not None: self.cond(g)``), the message says so. Still
         # a warning: on 116 labelled codebases such reads were real or latent bugs in 12 of 30
-        # error groups (bench/results/analyzer-precision-session15.md), below the error bar
+        # error groups (analyzer-precision-session15.md, in bench/results/
+        # analyzer-precision-history.tar.xz), below the error bar
         state, default = _default_path(an, site, live, terminal, attr, t.init, site.read.conds)
         if default:
             why = f"{_why(state, terminal, attr)}, the path the constructor's defaults take ({default})"

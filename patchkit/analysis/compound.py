@@ -158,8 +158,7 @@ class CompoundStatements:
             targets = stmt.targets if isinstance(stmt, ast.Assign) else \
                 [stmt.target] if isinstance(stmt, ast.AnnAssign) and stmt.value is not None else None
             if not targets or not isinstance(stmt.value, (ast.Name, ast.Constant)) or \
-                    not all(isinstance(t, ast.Name) or self_attr(t, fr.selfname) is not None
-                            and self.resolve_setter(self_attr(t, fr.selfname)) is None for t in targets):
+                    not all(isinstance(t, ast.Name) or _plain_store(self, self_attr(t, fr.selfname)) for t in targets):
                 break
             n += 1
         return n
@@ -184,6 +183,11 @@ class CompoundStatements:
     s_AsyncFor = s_For
     s_AsyncWith = s_With
     s_TryStar = s_Try
+
+
+def _plain_store(walk, attr) -> bool:
+    """``self.<attr> = v`` only binds: an attribute with no property setter along the MRO."""
+    return attr is not None and walk.resolve_setter(attr) is None
 
 
 def _generator_cm(expr, fr):

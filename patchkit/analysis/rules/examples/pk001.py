@@ -5,7 +5,7 @@ VALID: no finding at the default settings. INVALID: exactly the (code, attribute
 turns each into a test; ``patchkit check`` runs the same analyzer."""
 from patchkit.checks_api import Example as E
 
-# nncf's telemetry: a decorator's wrapper around the reading method, that swallows or re-raises (session 21)
+# fastNLP's sampler: a try body stores what a handler may leave unset (session 23)
 _FASTNLP_SAMPLER = """
 import logging
 import numpy as np
@@ -22,6 +22,7 @@ class BucketedBatchSampler:
         return iter(self.sorted_indices[: len(self.length)])
 """
 
+# nncf's telemetry: a decorator's wrapper around the reading method, that swallows or re-raises (session 21)
 _TELEMETRY = """
 import functools
 def guard(func):

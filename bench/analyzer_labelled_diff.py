@@ -3,7 +3,7 @@
 
     python3 bench/analyzer_labelled_diff.py --base 7fe95d1 [--new DIR] [--codebase NAME ...] [--jobs 2]
 
-Every codebase that has labels in bench/results/analyzer-precision-labels.json.gz (about 120, each a
+Every codebase that has labels in bench/results/analyzer-precision-labels.json.xz (about 120, each a
 pinned registry release, fetched as analyzer_precision.py does) is analysed twice: by the analyzer
 of commit BASE (exported with `git archive` into a scratch folder) and by the checkout DIR (default:
 this working tree). Error groups (class + attribute + code, as the precision bench samples them)

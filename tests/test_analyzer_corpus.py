@@ -164,7 +164,7 @@ def test_tally_precision_and_families():
 
 def test_committed_labels_are_well_formed():
     committed = precision.load_labels()
-    assert precision.LABELS.name.endswith(".json.gz") and sum(map(len, committed.values())) > 900
+    assert precision.LABELS.name.endswith(".json.xz") and sum(map(len, committed.values())) > 900
     for codebase, labels in committed.items():
         for gid, lab in labels.items():
             assert re.fullmatch(r"[\w.]+:PK\d{3}", gid), gid

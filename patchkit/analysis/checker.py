@@ -13,7 +13,7 @@ from .classbody import exported_methods
 from .decorated import entry_stores
 from .injectors import mark_handoffs
 from .classmodel import ClassModel, _has_explicit_init, _unimplemented_abstract, generated_fields
-from .coassign import absent_by_guard
+from .coassign import absent_by_guard, dead_subclass_test
 from .dynamic import dynamic_methods, dynamic_only_in_skipped_init
 from .conditions import ALT_CTOR, EVENT, Cond, fact_contradicts_constants
 from .flow import Budget, BudgetExceeded, Constructor, State
@@ -368,6 +368,8 @@ class Analyzer(ClassModel, ReadJudge):
                         continue
                     if any(a in always or known_static(a) for a in absent_by_guard(r.conds)):
                         continue  # under `not hasattr(self, "a")` with a always set: dead (panel's py2 fallback)
+                    if r.conds and dead_subclass_test(r.conds, f):
+                        continue  # under `issubclass(ThisClass, dict)`, and the MRO has no dict: dead
                     missing = [s for s in terminal if attr not in s.assigned]
                     if not missing:
                         continue

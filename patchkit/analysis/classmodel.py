@@ -13,7 +13,7 @@ from .astutil import dotted
 from .library import (EXC_ATTRS, FIELD_BASE_ATTRS, OBJECT_ATTRS, THREAD_ATTRS, TORCH_MODULE_ATTRS, External,
                       classify_external)
 from .model import ClassInfo
-from .instances import new_copies_dict, new_instances
+from .instances import new_assigns, new_copies_dict
 from .scan import ensure_scanned
 from .classbody import with_metaclass_call
 from .openness import decorator_names, decorator_verdicts, metaclass_names, open_reason
@@ -105,12 +105,14 @@ class ClassModel:
             if c.field_kind and c.field_init:
                 f.field_class = True
                 f.fields |= c.fields
+            if c.field_kind == "dataclass":  # what @dataclass puts on the class
+                f.class_level |= {"__dataclass_fields__", "__dataclass_params__", "__match_args__"}
         for c in classes[1:]:  # an ancestor's __init_subclass__ sets class attributes at class creation
             f.class_level |= init_subclass_stores(c)
         f.class_level -= slot_shadowed(classes)
         for c in classes:
             if "__new__" in c.methods:
-                provided |= _new_assigns(c.methods["__new__"])
+                provided |= new_assigns(c.methods["__new__"])
                 line = new_copies_dict(c.methods["__new__"])
                 if line is not None and not f.dynamic:
                     f.dynamic = f"{c.qualname}.__new__ copies another object's attributes (line {line})"
@@ -312,11 +314,6 @@ def _c3(seqs: list[list]) -> list:
         seqs = [[x for x in t if keyf(x) != keyf(head)] for t in seqs]
         seqs = [t for t in seqs if t]
     return out
-
-
-def _new_assigns(fn: ast.FunctionDef) -> set:
-    """Attributes ``__new__`` sets on the instance it creates: they exist before ``__init__`` runs."""
-    return set().union(*(attrs for _line, attrs, _init in new_instances(fn)))
 
 
 def _unimplemented_abstract(classes: list[ClassInfo]) -> set[str]:

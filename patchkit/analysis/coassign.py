@@ -48,6 +48,26 @@ def absent_by_guard(conds) -> set[str]:
             if not pol and isinstance(text, str) and (m := _HASATTR.match(text))}
 
 
+_ISSUBCLASS = re.compile(r"issubclass\(\s*([A-Za-z_][\w.]*)\s*,\s*([A-Za-z_]\w*)\s*\)$")
+#: builtin types whose subclass test on a class of a closed MRO that lacks them is always false
+_BUILTIN_TYPES = frozenset({"dict", "list", "tuple", "set", "frozenset", "str", "bytes", "int", "float",
+                            "Exception", "BaseException"})
+
+
+def dead_subclass_test(conds, facts) -> bool:
+    """The read sits under ``issubclass(C, dict)`` being true, where ``C`` is a class of the judged
+    MRO (fully known: no unreadable base, not open) and no class of it is that builtin:
+    swagger-codegen's ``to_dict`` reads ``self.items()`` under ``if issubclass(KnativeStatus,
+    dict):`` in every generated model (kserve, kubernetes)."""
+    hits = [m for text, pol in conds if pol and isinstance(text, str) and text.startswith("issubclass(")
+            and (m := _ISSUBCLASS.match(text))]
+    if not hits or facts.unknown_base is not None or facts.open:
+        return False
+    names = {c.qualname.split(".")[-1] for c in facts.classes} | {e.name.split(".")[-1] for e in facts.externals}
+    return any(m.group(1).split(".")[-1] in names and m.group(2) in _BUILTIN_TYPES and m.group(2) not in names
+               for m in hits)
+
+
 def _falsy(value: Optional[ast.expr], mode: str) -> bool:
     """A stored value that cannot make the guard pass (every store passes ``hasattr``)."""
     if mode == EXISTS or not isinstance(value, ast.Constant):

@@ -103,6 +103,9 @@ def demote_injected(project, facts, findings: list) -> list:
                     # a slot the class reserves and never fills: the object it is handed to fills it
                     # (imgaug's SweepLine.queue, stored by the EventQueue built with the sweep line)
                     where = idx.outside_store(x.attr)
+                if not where and x.code == "PK003":
+                    # no code of the tree stores it on self: every store of it is an injection
+                    where = idx.unowned_store(x.attr)
                 host = None if where or x.code != "PK003" else host_provides(project, classes[0], x.attr)
                 memo[x.attr] = (f"{where} assigns it on an instance from outside the class (set up after construction?)" if where
                                 else f"{host} mixes {classes[0].qualname} into a host whose other bases may provide it" if host

@@ -15,6 +15,7 @@ class's)."""
 from __future__ import annotations
 
 import ast
+import builtins
 import re
 from pathlib import Path
 from typing import Optional
@@ -84,6 +85,29 @@ class InjectionIndex(TreeClasses):
                 if not mine and always:
                     return f"{rel}:{line}"
         return None
+
+    def unowned_store(self, attr: str) -> Optional[str]:
+        """``path:line`` of a store of ``attr`` on an object other than the storing method's own
+        instance, when no code of the tree stores it on ``self`` (or None). Nothing owns the
+        attribute, so every store of it is an injection into an instance of a class that reads it:
+        opencompass's task runner sets ``evaluator._out_dir`` on whatever evaluator the config
+        names (``evaluator = evaluator_type(**cfg)``), and no evaluator assigns it itself. Only
+        stores on a local the function binds to a call's result count: a class's own attribute
+        (``KeyboardDevice._backend = ...``) or a tensor's (``p.data = ...``) is not an instance's."""
+        key = ("unowned", attr)
+        if key in self._memo:
+            return self._memo[key]
+        self._memo[key] = None
+        outside = [(rel, line) for rel in self.files_storing(attr)
+                   for recv, fn, cls, _outer, line, _ctors in self._stores(rel).get(attr, ())
+                   if isinstance(recv, ast.Name) and _built_here(fn, recv.id) and
+                   not (cls is not None and fn.args.args and recv.id == fn.args.args[0].arg)]
+        if outside:
+            own = re.compile(r"\bself\s*\.\s*%s\s*(?::[^=\n]+)?=(?!=)|setattr\(\s*self\s*,\s*[\"']%s[\"']"
+                             % (re.escape(attr), re.escape(attr)))
+            if not any(attr in text and own.search(text) for text in self.texts().values()):
+                self._memo[key] = f"{outside[0][0]}:{outside[0][1]}"
+        return self._memo[key]
 
     def _duck(self, rel: str, recv, fn, cls, attr: str, own: frozenset) -> bool:
         """``recv`` (a local or parameter, not the method's own instance) gets ``attr`` and at
@@ -169,6 +193,29 @@ class InjectionIndex(TreeClasses):
                         isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
                     got.setdefault(node.args[1].value, []).append((node.args[0], fn, cls, outer, node.lineno, ctors))
         return got
+
+
+#: method names that build an object whose class a configuration chooses (``REGISTRY.build(cfg)``)
+_FACTORY_VERBS = frozenset({"build", "create", "make", "instantiate", "from_config", "build_from_cfg"})
+
+
+def _built_here(fn, name: str) -> bool:
+    """``name`` is a local that ``fn`` binds to an object built from a class held in a variable
+    (``evaluator = evaluator_type(**cfg)``) or by a registry (``ICL_INFERENCERS.build(cfg)``): not a
+    copy of another object (``op = copy.deepcopy(op)``), a loop variable (``for p in params:
+    p.data = ...``), a parameter or a class."""
+    def builds(v) -> bool:
+        if not isinstance(v, ast.Call) or any(isinstance(a, ast.Name) and a.id == name for a in v.args):
+            return False
+        f = v.func
+        return (isinstance(f, ast.Name) and f.id[:1].islower() and not hasattr(builtins, f.id)) or \
+            (isinstance(f, ast.Attribute) and f.attr in _FACTORY_VERBS)
+    if name[:1].isupper():
+        return False  # ``Solver = object(); Solver._optimize = ...``: a class-like name, not an instance
+    return any(isinstance(n, ast.Assign) and builds(n.value) and
+               any(isinstance(t, ast.Name) and t.id == name for t in n.targets) for n in ast.walk(fn)) and \
+        not any(isinstance(n, (ast.For, ast.AsyncFor, ast.comprehension)) and
+                any(isinstance(t, ast.Name) and t.id == name for t in ast.walk(n.target)) for n in ast.walk(fn))
 
 
 class _Ctors(dict):

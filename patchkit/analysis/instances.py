@@ -200,3 +200,28 @@ def init_callers(c: ClassInfo) -> list:
                 got.append((mname, callees))
         return got
     return memo_on(c, "_pk_init_callers", compute)
+
+
+def new_assigns(fn: ast.FunctionDef) -> set:
+    """Attributes ``__new__`` sets on the instance it creates: they exist before ``__init__`` runs.
+    The instance is what ``__new__`` makes with ``__new__``, or what it returns (a name or
+    ``cls._instance``, a singleton's) after binding it to a call that makes it: one that is
+    handed ``cls`` first (torch's ``r = torch.Tensor._make_wrapper_subclass(cls, ...)``) or a
+    ``__new__`` call."""
+    got = set().union(*(attrs for _line, attrs, _init in new_instances(fn)))
+    params = fn.args.posonlyargs + fn.args.args
+    if not params:
+        return got
+    cls = params[0].arg
+    returned = {dotted(n.value) for n in fast_walk(fn) if isinstance(n, ast.Return) and n.value is not None} - {None}
+    made = set()
+    for n in fast_walk(fn):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and dotted(n.targets[0]) in returned and \
+                isinstance(n.value, ast.Call) and ((n.value.args and isinstance(n.value.args[0], ast.Name) and
+                                                    n.value.args[0].id == cls) or
+                                                   (dotted(n.value.func) or "").endswith("__new__")):
+            made.add(dotted(n.targets[0]))
+    for n in fast_walk(fn) if made else ():
+        if isinstance(n, ast.Assign):
+            got.update(t.attr for t in n.targets if isinstance(t, ast.Attribute) and dotted(t.value) in made)
+    return got

@@ -21,7 +21,8 @@ from .trace import NEXT, Placement, ReadSite
 
 #: the links a read goes through, in order; each answers a Finding, None (the read is fine) or NEXT
 CHAIN = (pk004.entered_first, pk001.on_some_paths, pk001.lost_track, pk004.deferred_base_init,
-         pk003.skipped_base_init, pk003.shadowed, pk004.ordered_protocol, pk003.helper_of_skipped_init, pk004.two_phase,
+         pk003.skipped_base_init, pk003.shadowed, pk004.ordered_protocol, pk003.helper_of_skipped_init, pk001.on_no_path,
+         pk004.two_phase,
          pk003.never_assigned)
 
 
@@ -108,7 +109,7 @@ class ReadJudge:
                 if not isinstance(target, ClassInfo):
                     return True
                 tf = self.facts(target)
-                if attr in tf.class_level or any(attr in k.assigned_in for k in tf.classes):
+                if attr in tf.class_level or attr in tf.fields or any(attr in k.assigned_in for k in tf.classes):
                     return True
                 if ci is not None:
                     mine = self.facts(ci)

@@ -174,7 +174,38 @@ def build_module(name: str, rel: str, tree: ast.Module, source: str, is_package:
                 mod.classes[args[0].id].class_names.add(args[1].value)
         elif isinstance(stmt, ast.For):
             _class_stores_in_loop(mod, stmt)
+    _computed_class_setattrs(mod, tree)
     return mod
+
+
+def _computed_class_setattrs(mod: ModuleInfo, tree: ast.Module) -> None:
+    """``setattr(Cls, f"_{name}", impl)`` anywhere in the class's module (a module-level loop, a
+    function it runs): the class gets attributes whose names the analyzer cannot list. An f-string
+    key gives a pattern of names (torch's ``SymNode._gt``, ``_mul`` ... made by
+    ``_make_node_magic``), any other computed key every name."""
+    if "setattr(" not in mod.source or not mod.classes:
+        return
+    names = [n for n in mod.classes if "." not in n]
+    if not names or not re.search(r"setattr\(\s*(?:%s)\s*," % "|".join(map(re.escape, names)), mod.source):
+        return
+    listed = set()  # setattr keyed by a loop over literal names: those names (_class_stores_in_loop)
+    for loop in ast.walk(tree):
+        if isinstance(loop, ast.For) and isinstance(loop.target, ast.Name) and \
+                isinstance(loop.iter, (ast.List, ast.Tuple, ast.Set)) and \
+                all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in loop.iter.elts):
+            listed |= {id(n) for n in ast.walk(loop) if isinstance(n, ast.Call) and len(n.args) >= 2 and
+                       isinstance(n.args[1], ast.Name) and n.args[1].id == loop.target.id}
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and dotted(node.func) == "setattr" and len(node.args) >= 2 and
+                isinstance(node.args[0], ast.Name) and node.args[0].id in mod.classes):
+            continue
+        key = node.args[1]
+        if isinstance(key, ast.Constant) or id(node) in listed:
+            continue  # a literal name, or a loop over literal names: the module-level forms above record them
+        parts = [re.escape(str(v.value)) if isinstance(v, ast.Constant) else ".*"
+                 for v in key.values] if isinstance(key, ast.JoinedStr) else [".*"]
+        ci = mod.classes[node.args[0].id]
+        ci.dyn_patterns.append(re.compile("^" + "".join(parts) + "$"))
 
 
 def _class_stores_in_loop(mod: ModuleInfo, loop: ast.For) -> None:

@@ -124,7 +124,30 @@ class Project:
             r = self._resolve_qualified(f"{star}.{dotted}", depth + 1)
             if isinstance(r, ClassInfo):
                 return r
+        if mod.star_imports and not rest and classify_external(dotted).kind in ("module", "field", "thread"):
+            # a bare ``Module`` that only a star import can have brought: the library it came from
+            # decides what it is (tsai's ``from fastai.torch_core import *`` gives fastai's Module,
+            # whose metaclass runs nn.Module.__init__ itself)
+            origin = self._star_origin(mod, dotted, set())
+            if origin and classify_external(origin).kind != classify_external(dotted).kind:
+                return origin
         return dotted
+
+    def _star_origin(self, mod: ModuleInfo, name: str, seen: set) -> Optional[str]:
+        """``lib.module.name`` for the module outside the tree that ``mod``'s star imports (the last
+        first, as the last binding wins; followed through the tree's own star-importing modules)
+        bring ``name`` from, or None."""
+        for star in reversed(mod.star_imports):
+            if star in seen:
+                continue
+            seen.add(star)
+            m = self.module(star, external=False)
+            if m is None:
+                return f"{star}.{name}"
+            got = self._star_origin(m, name, seen)
+            if got:
+                return got
+        return None
 
     def _resolve_qualified(self, full: str, depth: int) -> Optional[ClassInfo] | str:
         """``pkg.mod.Cls`` -> its ClassInfo, or the name when it lies outside the tree. Memoised per

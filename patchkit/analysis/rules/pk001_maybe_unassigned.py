@@ -1,8 +1,10 @@
 """PK001 maybe-unassigned (default: error). An attribute read on `self` may be unassigned: some construction path leaves it out.
 
-Logic (two links of the read chain in ``judge.py``): ``on_some_paths``, the attribute is assigned on
+Logic (three links of the read chain in ``judge.py``): ``on_some_paths``, the attribute is assigned on
 some construction paths and not on others; ``lost_track``, the walk had too many paths to keep each
-one's conditions, or construction deletes the attribute again."""
+one's conditions, or construction deletes the attribute again; ``on_no_path``, a base's ``__init__``
+assigns it only under a test of its own parameters, and the subclass's call never takes that branch
+(``super().__init__(use_cache=False)``)."""
 from __future__ import annotations
 
 from ...ftypes import Severity
@@ -43,6 +45,79 @@ class Worker:
 def finding(rel, node, cls, attr, why, hint="", sev=None):
     """A PK001 finding (the rule's default severity unless ``sev``)."""
     return _finding(RULE, rel, node, cls, attr, why, hint, sev)
+
+
+def on_no_path(an, site):
+    """Assigned only in ``__init__`` methods construction of the class does run, but on a branch
+    none of its construction paths takes: a subclass hands its base a constant that turns the
+    store off (``super().__init__(use_cache=False)``), so the read raises on every instance. The
+    base alone, whose callers choose, is a mode (a warning); the subclass has chosen."""
+    p, t, attr = site.placed, site.trace, site.attr
+    if p is None or p.live or p.init_not_run or p.shadowed or attr in t.ever_in_ctor or not site.live:
+        return NEXT
+    ran = [(c, ln) for c, m, ln in t.assigned_anywhere[attr] if m == "__init__" and f"{c}.__init__" in t.inlined]
+    names = [k.qualname for k in t.facts.classes]
+    ran = [(c, ln) for c, ln in ran if c != t.ci.qualname]  # a base's: the class itself chose its arguments
+    if not ran or any(names.count(c) > 1 for c, _ln in ran):
+        return NEXT  # a subclass named like its base (espnet's MultiHeadedAttention): whose __init__ ran is unclear
+    c, ln = ran[0]
+    init = an._cls_by_name(t.ci, c).methods.get("__init__")
+    if init is None or site.read.conds or not _param_branch(init, ln):
+        # only an unguarded read of a store under a test of the initialiser's own parameters: a
+        # store the walk dropped for another reason (a closure __init__ hands on, an instance
+        # attribute whose value a deep call sets, a guard property such as mmdet's ``with_rpn``)
+        # may still happen
+        return NEXT
+    under = _enclosing(init, ln)
+    return finding(site.rel, site.node, t.ci.qualname, attr,
+                   f"{c}.__init__ assigns it ({an._at(t.ci, c, site.rel, ln)}){under}, and no construction path "
+                   f"of {t.ci.qualname} reaches that store" + site.inherited, "", Severity.ERROR)
+
+
+def _param_branch(fn, line: int) -> bool:
+    """The store at ``line`` sits in a branch of an ``if`` of ``fn``'s own body (not a nested
+    function's) whose test reads only ``fn``'s parameters (``if use_cache:``, ``if head is not None:``)."""
+    import ast
+    params = {a.arg for a in fn.args.posonlyargs + fn.args.args[1:] + fn.args.kwonlyargs}
+    todo = list(fn.body)
+    while todo:
+        st = todo.pop()
+        if isinstance(st, ast.If) and st.lineno < line <= (st.end_lineno or st.lineno):
+            names = [n for n in ast.walk(st.test) if isinstance(n, ast.Name)]
+            if names and all(n.id in params for n in names) and \
+                    not any(isinstance(n, (ast.Call, ast.Attribute, ast.Subscript)) for n in ast.walk(st.test)):
+                return True
+        if isinstance(st, (ast.If, ast.For, ast.While, ast.Try, ast.With)):
+            todo.extend(x for f in ("body", "orelse", "finalbody") for x in getattr(st, f, []))
+            todo.extend(x for h in getattr(st, "handlers", []) for x in h.body)
+    return False
+
+
+def _enclosing(fn, line: int) -> str:
+    """`` only under `if <test>:` (line N)`` for the innermost compound statement of ``fn`` around
+    ``line`` (an ``if``, a loop, a ``try``), or ''."""
+    import ast
+    best = None
+    todo = list(fn.body)
+    while todo:
+        st = todo.pop()
+        if not isinstance(st, (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Try, ast.With)):
+            continue
+        if st.lineno < line <= (st.end_lineno or st.lineno):
+            if best is None or st.lineno > best.lineno:
+                best = st
+            todo.extend(x for field in ("body", "orelse", "finalbody") for x in getattr(st, field, []))
+            todo.extend(x for h in getattr(st, "handlers", []) for x in h.body)
+    if best is None:
+        return ""
+    if isinstance(best, ast.If):
+        test = ast.unparse(best.test)
+        test = test if len(test) <= 60 else test[:57] + "..."
+        inside = line <= (best.body[-1].end_lineno or line)
+        return f" only under `if {test}:` being {'true' if inside else 'false'} (line {best.lineno})"
+    kind = {ast.For: "a loop", ast.AsyncFor: "a loop", ast.While: "a loop", ast.Try: "a try statement",
+            ast.With: "a with statement"}[type(best)]
+    return f" only inside {kind} (line {best.lineno})"
 
 
 def on_some_paths(an, site):

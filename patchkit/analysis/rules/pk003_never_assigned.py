@@ -2,13 +2,15 @@
 
 Logic (links of the read chain in ``judge.py``): ``skipped_base_init``, the only assignments are in a
 base ``__init__`` construction never runs (the STANDALONE shape: a subclass without
-``super().__init__()``); ``shadowed``, only in a method the class overrides; ``helper_of_skipped_init``,
+``super().__init__()``; a warning when the base has the attribute's own setter, ``set_model`` for
+``model``); ``shadowed``, only in a method the class overrides; ``helper_of_skipped_init``,
 only in a private helper that only the skipped ``__init__`` calls; ``never_assigned``, nowhere in the
 class's hierarchy (the field bug: the assignment landed in another class), with the leniencies that
 keep it quiet where a subclass, a sibling or the class's users provide it."""
 from __future__ import annotations
 
 import ast
+import re
 import difflib
 from typing import Optional
 
@@ -66,14 +68,41 @@ def skipped_base_init(an, site):
     skipped = {k for k, _m2, _ln in p.init_not_run}
     also = [(k, m, n) for k, m, n in p.live if k in skipped]
     implicit = site.mname.startswith("__") and site.mname.endswith("__") and site.mname not in _NOT_PROTOCOL
-    excuse = ((None if implicit else facade(an, ci, c)) or through_library(an, t, c) or indirect(t)) \
-        if not t.strict else None
+    excuse = ((None if implicit else facade(an, ci, c)) or through_library(an, t, c) or indirect(t) or
+              public_setter(an, ci, site.attr, also)) if not t.strict else None
     reset = "; otherwise only in " + ", ".join(f"{k}.{mm} ({an._at(ci, k, rel, n)})" for k, mm, n in also[:2]) \
         + ", which construction never calls" if also else ""
     return finding(rel, site.node, ci.qualname, site.attr,
                    f"assigned in {c}.__init__ ({an._at(ci, c, rel, ln)}), which construction of {ci.qualname} "
                    f"never runs (missing super().__init__()?)" + reset + site.inherited + (f"; {excuse}" if excuse else ""),
                    "", Severity.WARNING if excuse else Severity.ERROR)
+
+
+_SETTER = re.compile(r"set(?:_|[A-Z])")
+
+
+def public_setter(an, ci, attr: str, also) -> Optional[str]:
+    """A public method of the skipped base stores a parameter of its own in ``attr``
+    (``Callback.set_model(self, model): self.model = model``): the attribute is meant to be handed
+    in after construction, and the base ``__init__`` only gave it a placeholder (paddle's hapi
+    callbacks, which ``config_callbacks`` always hands the model and the params)."""
+    for k, m, _n in also:
+        fn = an._cls_by_name(ci, k).methods.get(m)
+        if fn is None or not _SETTER.match(m) or m[3:].strip("_").lower() != attr.strip("_").lower() or \
+                not fn.args.args:
+            continue  # the attribute's own setter by name (set_model for model), not any public method
+            # that stores it (parlai's observe, paddle's set_state_dict for _accumulators_holder)
+        params = {a.arg for a in fn.args.args[1:] + fn.args.kwonlyargs}
+        sn = fn.args.args[0].arg
+        if any(isinstance(n, ast.Attribute) and n.attr == attr and isinstance(n.ctx, ast.Load) and
+               isinstance(n.value, ast.Name) and n.value.id == sn for n in ast.walk(fn)):
+            continue  # the setter reads the placeholder first (nni's `if self._engine is not None: raise`)
+        for node in ast.walk(fn):
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name) and node.value.id in params and \
+                    any(isinstance(x, ast.Attribute) and x.attr == attr and isinstance(x.value, ast.Name) and
+                        x.value.id == sn for x in node.targets):
+                return f"{k}.{m} is a public setter for it (set up by the object's user after construction?)"
+    return None
 
 
 def shadowed(an, site):

@@ -306,6 +306,47 @@ class JSONCache(_CacheTemplate):
 %s"""
 
 VALID = (
+    E("setattr(Cls, f'_{name}', impl) in the class's module gives it those names (torch's SymNode._gt, session 24)", """
+class SymNode:
+    def __init__(self, expr):
+        self.expr = expr
+    def gt(self, other):
+        return self._gt(other)
+def _make_node_magic(method, impl):
+    setattr(SymNode, f"_{method}", impl)
+for _m in ("gt", "lt"):
+    _make_node_magic(_m, lambda self, other: other)
+"""),
+    E("__new__ stores on the object it builds from cls and returns (torch's ShardedTensor._metadata)", """
+def make_wrapper_subclass(cls, data):
+    return object.__new__(cls)
+class Sharded:
+    def __new__(cls, data):
+        r = make_wrapper_subclass(cls, data)
+        r._metadata = data
+        return r
+    def metadata(self):
+        return self._metadata
+"""),
+    E("issubclass(ThisClass, dict) when no class of the MRO is a dict: dead (swagger-codegen's to_dict)", """
+class KnativeStatus(object):
+    def __init__(self, conditions=None):
+        self._conditions = conditions
+    def to_dict(self):
+        result = {}
+        if issubclass(KnativeStatus, dict):
+            for key, value in self.items():
+                result[key] = value
+        return result
+"""),
+    E("@dataclass puts __dataclass_fields__ on the class", """
+from dataclasses import dataclass
+@dataclass(frozen=True)
+class Query:
+    n: int
+    def names(self):
+        return list(self.__dataclass_fields__)
+"""),
     E("a metaclass of the tree builds the class from a new namespace it fills (dbt's ContextMeta: `new_dct[\"_context_members_\"] = ...` then `type.__new__(mcls, name, bases, new_dct)`)", _DBT_CONTEXT % "_context_members_"),
     E("a method the class body hands to other code as a function runs bound to other objects (MDAnalysis's topology attributes: `transplants[Atom].append((\"bfactor\", property(bfactor)))`)", _MDA_TOPOLOGY % '    transplants.setdefault(Atom, []).append(("bfactor", property(bfactor)))'),
     E("a base method hands self to a helper that stores computed names on what it is handed (obspy's SEED blockettes: `field.parse_seed(self, data)` runs `setattr(blockette, self.attribute_name, value)`)", _OBSPY_BLOCKETTE % "self.attribute_name"),
@@ -574,6 +615,30 @@ class AcceleratedOptimizer(torch.optim.Optimizer):
 )
 
 INVALID = (
+    E("an attribute no code stores on self, set on the object from outside (opencompass's evaluator._out_dir): a warning, still PK003", """
+class BaseEvaluator:
+    def __init__(self, k=1):
+        self.k = k
+    @property
+    def out_dir(self):
+        return self._out_dir
+def run(evaluator_type, cfg, path):
+    evaluator = evaluator_type(**cfg)
+    evaluator._out_dir = path
+    return evaluator
+""", (("PK003", "_out_dir"),)),
+    E("a skipped base __init__ whose attribute a public setter also stores (paddle's Callback.set_model): a warning, still PK003", """
+class Callback:
+    def __init__(self):
+        self.model = None
+    def set_model(self, model):
+        self.model = model
+    def on_epoch_end(self):
+        return self.model.step()
+class LRScheduler(Callback):
+    def __init__(self, by_step=True):
+        self.by_step = by_step
+""", (("PK003", "model"),)),
     E("a name that metaclass never puts in the namespace (counterpart of dbt's ContextMeta)", _DBT_CONTEXT % "_context_attrs_", (("PK003", "_context_attrs_"),)),
     E("a property of the class itself reads what the class never sets (counterpart of MDAnalysis's transplanted methods)", _MDA_TOPOLOGY % '    bfactor_value = property(bfactor)', (("PK003", "ix"),)),
     E("self handed to a helper that stores only a literal name: the class stays closed (counterpart of obspy's blockettes)", _OBSPY_BLOCKETTE % '"raw"', (("PK003", "sensitivity_gain"),)),

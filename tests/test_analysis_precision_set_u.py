@@ -1,4 +1,5 @@
-"""Session 20's rules from set U (bench/results/analyzer-precision-session20.md), each with a case
+"""Session 20's rules from set U (analyzer-precision-session20.md in
+bench/results/analyzer-precision-history.tar.xz), each with a case
 of the same shape that is still reported:
 
 - a dict literal passed to a method decides the branches its body takes on it (ManiSkill's

@@ -1,4 +1,5 @@
-"""Session 21's rules from set V (bench/results/analyzer-precision-session21.md) that change a
+"""Session 21's rules from set V (analyzer-precision-session21.md in
+bench/results/analyzer-precision-history.tar.xz) that change a
 finding's severity rather than remove it, so the rule examples (valid: no finding at all) cannot
 hold them; each next to a case of the same shape that stays an error:
 

@@ -290,3 +290,41 @@ def test_a_bare_module_base_brought_by_a_star_import(tmp_path, origin, expected)
                 self.fc = c_out
         """})
     assert (("FCN", "Module", "PK006", "error") in got) == expected, got
+
+
+NGBOOST_SCORES = """
+class LogScore:
+    def total(self, y):
+        return self.score(y)
+"""
+NGBOOST_NORMAL = """
+from .scores import LogScore
+class NormalLogScore(LogScore):
+{init}    def score(self, y):
+        return (self.loc - y) ** 2
+class Normal:
+    scores = [NormalLogScore]
+    def __init__(self, params):
+        self.loc = params[0]
+    @classmethod
+    def implementation(cls, score):
+        return next(s for s in cls.scores if issubclass(s, score))
+def manifold(score, dist):
+    class Manifold(dist.implementation(score), dist):
+        pass
+    return Manifold
+{extra}"""
+
+
+@pytest.mark.parametrize("init, extra, expected", [
+    ("", "", "warning"),  # no state of its own, never built: the run-time host's attribute
+    # with state of its own, the field bug's shape (the store landed in another class of the file)
+    ("    def __init__(self, k):\n        self.k = k\n", "", "error"),
+    ("", "probe = NormalLogScore()\n", "error"),  # built by name in the tree: it is used alone
+])
+def test_a_stateless_class_mixed_into_a_host_made_at_run_time(tmp_path, init, extra, expected):
+    """ngboost's score classes: no ``__init__``, nothing assigned, never built by name, combined with
+    a distribution of their module by ``class Manifold(Distribution.implementation(Score),
+    Distribution)``."""
+    got = findings(tmp_path, {"scores.py": NGBOOST_SCORES, "normal.py": NGBOOST_NORMAL.format(init=init, extra=extra)})
+    assert ("NormalLogScore", "loc", "PK003", expected) in got, got

@@ -9,6 +9,7 @@ from typing import Optional
 
 from .classmodel import init_subclass_stores
 from .injection import _index_for
+from .mixins import stateless_host
 from .astutil import dotted
 
 
@@ -107,8 +108,11 @@ def demote_injected(project, facts, findings: list) -> list:
                     # no code of the tree stores it on self: every store of it is an injection
                     where = idx.unowned_store(x.attr)
                 host = None if where or x.code != "PK003" else host_provides(project, classes[0], x.attr)
+                state = None if where or host or x.code != "PK003" else stateless_host(project, facts, x.attr)
                 memo[x.attr] = (f"{where} assigns it on an instance from outside the class (set up after construction?)" if where
                                 else f"{host} mixes {classes[0].qualname} into a host whose other bases may provide it" if host
+                                else f"{classes[0].qualname} holds no state of its own and is never built in the tree: "
+                                     f"a mixin for a host made at run time ({state} assigns it on its instances)?" if state
                                 else type_built(x.attr) if x.code == "PK003" else None)
             why = memo[x.attr]
         if why:

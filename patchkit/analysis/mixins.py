@@ -63,11 +63,52 @@ def built_in_tree(an, ci: ClassInfo) -> bool:
     """``ci`` is called by its name (``Name(...)``, ``Outer.Name(...)`` for a nested class) in its
     module or anywhere in the analysed tree: some code builds it. False says only that no code in
     view does (a registry, a config file or a user may)."""
+    return _built(an.project, ci)
+
+
+def _built(project, ci: ClassInfo) -> bool:
     name = ci.qualname
     # `Name(` with no space: prose in a docstring says "a Name (even ...)", code does not
     call = re.compile(rf"(?<![\w.])(?<!class ){re.escape(name)}\(")
-    texts = [ci.module.source, *an.project.overlay.values(), *_index_for(an.project, ci).texts().values()]
+    texts = [ci.module.source, *project.overlay.values(), *_index_for(project, ci).texts().values()]
     return any(name in text and call.search(text) for text in texts)
+
+
+def _handed_as_value(project, ci: ClassInfo) -> bool:
+    """``ci``'s name appears in the tree as a value: in a list, a call's arguments, an assignment
+    (``scores = [NormalLogScore, NormalCRPScore]``), not only in its own ``class`` statement, a
+    base list, an import or a call that builds it."""
+    name = ci.qualname.split(".")[-1]
+    use = re.compile(rf"(?<![\w.]){re.escape(name)}(?![\w(])")
+    texts = [ci.module.source, *_index_for(project, ci).texts().values()]
+    for text in texts:
+        if name not in text:
+            continue
+        for line in text.splitlines():
+            s = line.lstrip()
+            if name in line and not s.startswith(("class ", "from ", "import ", "#")) and use.search(line):
+                return True
+    return False
+
+
+def stateless_host(project, facts, attr: str):
+    """``path`` of a module where some class assigns ``self.<attr>``, when the class judged (its
+    first class) cannot hold state of its own: no ``__init__`` or ``__new__`` in its MRO, no
+    assignment on the instance anywhere in it, no field, no library base, and never built by name
+    in the tree, yet handed around as a value (``scores = [NormalLogScore]``). Such a class only
+    works mixed into a host made at run time (ngboost's ``NormalLogScore``, combined with ``Normal``
+    by ``class Manifold(Distribution.implementation(Score), Distribution)``), and the read is the
+    host's attribute. None otherwise."""
+    from .scan import ensure_scanned
+    classes = [c for c in facts.classes if not c.module.external]
+    if not classes or facts.fields or facts.open or facts.unknown_base is not None or \
+            any(e.name.split(".")[-1] != "object" for e in facts.externals) or \
+            any("__init__" in c.methods or "__new__" in c.methods or ensure_scanned(c).assigned_in
+                for c in classes) or _built(project, classes[0]) or not _handed_as_value(project, classes[0]):
+        return None
+    own = re.compile(r"\bself\s*\.\s*%s\s*(?::[^=\n]+)?=(?!=)" % re.escape(attr))
+    return next((rel for rel, text in _index_for(project, classes[0]).texts().items()
+                 if attr in text and own.search(text)), None)
 
 
 class ClassConstants(dict):

@@ -615,6 +615,22 @@ class AcceleratedOptimizer(torch.optim.Optimizer):
 )
 
 INVALID = (
+    E("a stateless class never built but handed around as a value reads its run-time host's attribute (ngboost's score mixins): a warning, still PK003", """
+class NormalLogScore:
+    def score(self, y):
+        return (self.loc - y) ** 2
+class Normal:
+    scores = [NormalLogScore]
+    def __init__(self, params):
+        self.loc = params[0]
+    @classmethod
+    def implementation(cls, score):
+        return next(s for s in cls.scores if issubclass(s, score))
+def manifold(score, dist):
+    class Manifold(dist.implementation(score), dist):
+        pass
+    return Manifold
+""", (("PK003", "loc"),)),
     E("an attribute no code stores on self, set on the object from outside (opencompass's evaluator._out_dir): a warning, still PK003", """
 class BaseEvaluator:
     def __init__(self, k=1):

@@ -4,7 +4,7 @@ across modules with the case it must keep:
 - a subclass that hands its base a constant turning a store off (``super().__init__(use_cache=
   False)``) reads it unassigned on every instance: an error for the subclass, while the base alone
   (its callers choose) stays a configuration mode (a store in a closure ``__init__`` only builds:
-  ``rules/examples/pk001.py``);
+  ``rules/examples/pk004.py``);
 - ``setattr(Cls, f"_{name}", impl)`` in the class's module gives it attributes by pattern (torch's
   ``SymNode._gt``, ``_mul`` ...);
 - ``__new__`` returning an object it built from ``cls`` and stored attributes on (torch's

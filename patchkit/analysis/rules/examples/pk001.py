@@ -302,17 +302,6 @@ class A:
     def f(self):
         return self.x
 """, (('PK001', 'x'),)),
-    E("a store in a closure __init__ builds and hands on: two-phase (PK004, a warning), not a store on no path (flashinfer's _local_init)", """
-def on_rank(fn):
-    return fn
-class Runner:
-    def __init__(self, weights):
-        def _local_init():
-            self.size = weights.size
-        self.start = on_rank(_local_init)
-    def width(self):
-        return self.size
-""", (("PK004", "size"),)),
     E("a subclass hands its base a constant that turns the store off: every instance lacks it (session 24)", """
 class Base:
     def __init__(self, use_cache):

@@ -23,6 +23,17 @@ class DefaultFramebuffer(Framebuffer):
 )
 
 INVALID = (
+    E("a store in a closure __init__ builds and hands on: two-phase, not a PK001 store on no path (flashinfer's _local_init)", """
+def on_rank(fn):
+    return fn
+class Runner:
+    def __init__(self, weights):
+        def _local_init():
+            self.size = weights.size
+        self.start = on_rank(_local_init)
+    def width(self):
+        return self.size
+""", (("PK004", "size"),)),
     E("a property setter run only after construction: two-phase, not never-assigned (tornado's selected_subprotocol)", """
 class Proto:
     def __init__(self):

@@ -102,12 +102,20 @@ class InjectionIndex(TreeClasses):
                    for recv, fn, cls, _outer, line, _ctors in self._stores(rel).get(attr, ())
                    if isinstance(recv, ast.Name) and _built_here(fn, recv.id) and
                    not (cls is not None and fn.args.args and recv.id == fn.args.args[0].arg)]
-        if outside:
+        if outside and not self.self_stores(attr):
+            self._memo[key] = f"{outside[0][0]}:{outside[0][1]}"
+        return self._memo[key]
+
+    def self_stores(self, attr: str) -> list[str]:
+        """The files of the tree where some code stores ``attr`` on ``self`` (``self.attr = ...``,
+        ``setattr(self, "attr", ...)``), one regex pass per attribute, memoised."""
+        key = ("self", attr)
+        got = self._memo.get(key)
+        if got is None:
             own = re.compile(r"\bself\s*\.\s*%s\s*(?::[^=\n]+)?=(?!=)|setattr\(\s*self\s*,\s*[\"']%s[\"']"
                              % (re.escape(attr), re.escape(attr)))
-            if not any(attr in text and own.search(text) for text in self.texts().values()):
-                self._memo[key] = f"{outside[0][0]}:{outside[0][1]}"
-        return self._memo[key]
+            got = self._memo[key] = [rel for rel, text in self.texts().items() if attr in text and own.search(text)]
+        return got
 
     def _duck(self, rel: str, recv, fn, cls, attr: str, own: frozenset) -> bool:
         """``recv`` (a local or parameter, not the method's own instance) gets ``attr`` and at

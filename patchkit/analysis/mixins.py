@@ -106,9 +106,7 @@ def stateless_host(project, facts, attr: str):
             any("__init__" in c.methods or "__new__" in c.methods or ensure_scanned(c).assigned_in
                 for c in classes) or _built(project, classes[0]) or not _handed_as_value(project, classes[0]):
         return None
-    own = re.compile(r"\bself\s*\.\s*%s\s*(?::[^=\n]+)?=(?!=)" % re.escape(attr))
-    return next((rel for rel, text in _index_for(project, classes[0]).texts().items()
-                 if attr in text and own.search(text)), None)
+    return next(iter(_index_for(project, classes[0]).self_stores(attr)), None)
 
 
 class ClassConstants(dict):

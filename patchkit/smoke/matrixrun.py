@@ -204,7 +204,7 @@ class ReferenceServer:
         opts, spec = self.opts, self.spec
         mem = round(max(0.05, opts.mem_total / max(1, opts.parallel, self.servers)), 3)
         args = merge_args(list(self.args), ["--mem-fraction-static", str(mem)], spec.bool_options)
-        port = free_port(20000, 24000)
+        port = free_port(20000, 22000)
         log_name = "-".join(filter(None, re.split(r"[^A-Za-z0-9_.]+", self.name)))
         cfg = SmokeConfig(opts.model_path, server_args=args, timeout=opts.timeout, log_dir=opts.log_dir / log_name,
                           spec=spec, models=dict(opts.models), tp=opts.tp,
@@ -293,7 +293,7 @@ def run_matrix(spec: SmokeSpec, target: Target, opts: MatrixOptions, progress: P
             else:
                 cfg.stages = tuple(s for s in cfg.stages if s != "forced-acceptance")
             if opts.parallel > 1:
-                cfg.port = free_port(24000 + (i % 5) * 4000, 24000 + (i % 5 + 1) * 4000)
+                cfg.port = free_port(22000 + (i % 5) * 2000, 22000 + (i % 5 + 1) * 2000)
             cfg.boot_gate = gate
             if opts.parallel > 1 or refs:
                 cfg.gpu_check = False  # other servers hold GPU memory: the run's end checks it (gpu_memory)

@@ -98,12 +98,18 @@ class Cancelled(StageFailed):
     """The run stopped at another cell's first failure before this stage."""
 
 
-def free_port(low: int = 20000, high: int = 45000) -> int:
-    """A free port in 20000-45000: SGLang derives further ports from it (gRPC at port + 10000,
-    which must stay below 65536), so the kernel's high ephemeral ports do not do."""
+def free_port(low: int = 20000, high: int = 32000) -> int:
+    """A free port in ``low``-``high``: SGLang derives further ports from it (gRPC at port + 10000,
+    which must stay below 65536), so the kernel's high ephemeral ports do not do. Ports in the
+    kernel's ephemeral range are skipped when the range allows: a port found free there can be taken
+    by any outgoing connection (the smoke test's own HTTP clients) before the server binds it, and
+    the launch then dies with "Address already in use"."""
+    lo_eph, hi_eph = ephemeral_ports()
+    outside = [p for p in range(low, high) if not lo_eph <= p <= hi_eph]
+    pool = outside or list(range(low, high))
     rng = random.Random()
     for _ in range(400):
-        port = rng.randrange(low, high)
+        port = rng.choice(pool)
         with socket.socket() as s:
             try:
                 s.bind(("127.0.0.1", port))
@@ -111,6 +117,15 @@ def free_port(low: int = 20000, high: int = 45000) -> int:
                 continue
             return port
     raise OSError(f"no free port in {low}-{high}")
+
+
+def ephemeral_ports() -> tuple[int, int]:
+    """The kernel's range for outgoing connections' local ports (Linux; elsewhere IANA's)."""
+    try:
+        lo, hi = map(int, Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split())
+        return lo, hi
+    except (OSError, ValueError):
+        return 49152, 65535
 
 
 def spec_of_cfg(cfg: SmokeConfig) -> SmokeSpec:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterable, Mapping, Optional, Sequence
 
-from .analysis.checker import Settings
+from .analysis.settings import Settings
 from .ftypes import FileReport, Finding, UsageError
 
 

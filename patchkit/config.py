@@ -15,7 +15,7 @@ try:
 except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib  # type: ignore[no-redef]
 
-from .analysis.checker import Settings
+from .analysis.settings import Settings
 from .ftypes import UsageError
 
 

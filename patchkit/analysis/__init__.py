@@ -5,11 +5,21 @@ from pathlib import Path
 from typing import Mapping, Optional
 
 from ..ftypes import Finding
-from .checker import Analyzer, Settings
-from .impact import impact_set
-from .project import Project
+from .settings import Settings
 
 __all__ = ["Analyzer", "Settings", "Project", "analyse_source"]
+
+
+def __getattr__(name: str):
+    """``Analyzer`` and ``Project`` load on first use: a run answered from the cache, and the
+    report's rule table, never import the analyzer itself."""
+    if name == "Analyzer":
+        from .checker import Analyzer
+        return Analyzer
+    if name == "Project":
+        from .project import Project
+        return Project
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def analyse_source(rel: str, source: str, root: Optional[Path] = None,
@@ -18,7 +28,10 @@ def analyse_source(rel: str, source: str, root: Optional[Path] = None,
     """Findings for one module's source. ``root`` lets bases in other modules resolve; with a
     root, the classes of other modules that inherit from this module's classes (the impact set)
     are judged too, so an edit that breaks a subclass elsewhere is seen here."""
+    from .checker import Analyzer
+    from .impact import impact_set
     from .injection import new_chunk
+    from .project import Project
     new_chunk()  # the tree may have changed since the last call (apply, then check)
     overlay = dict(overlay or {})
     overlay[rel] = source

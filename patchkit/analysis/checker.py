@@ -4,7 +4,7 @@ judges every read in every method against the states construction can end in."""
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from ..ftypes import Finding, Severity
 from .astutil import dotted, fast_walk, first_param, memo_on
@@ -23,33 +23,18 @@ from .mixins import ClassConstants, ClassDefaults, implicit_mixin
 from .model import ClassInfo, ModuleInfo
 from .project import Project
 from .reach import forward_bypassed
-from .rules import pk002_read_before_assignment as pk002, pk005_del_reads_partial_object as pk005, \
+from .rules import pk001_maybe_unassigned as pk001, pk002_read_before_assignment as pk002, pk005_del_reads_partial_object as pk005, \
     pk006_base_init_skipped as pk006, pk901_analysis_budget as pk901
 from .scan import ensure_scanned
+from .settings import Settings
 from .severity import _excluded, _private, _suppressed, in_test_code, is_test_path, stand_in
 from .templates import template_of, type_checking_only
+from .torchscript import compiled_exclusion
 from .trace import ReadSite, Trace
 
 NOT_CHECKED_METHODS = {"__init__", "__new__", "__init_subclass__", "__post_init__", "__attrs_post_init__", "__del__", "__setstate__",
                        "__getstate__", "__reduce__", "__reduce_ex__", "__class_getitem__", "__set_name__",
                        "__getattr__", "__getattribute__", "__setattr__", "__delattr__", "__copy__", "__deepcopy__"}
-
-
-@dataclass(frozen=True)
-class Settings:
-    #: "quiet": a class with a base outside the analysed code is judged only on what it
-    #: assigns itself; "strict": unknown bases provide nothing
-    unknown_bases: str = "quiet"
-    #: report reads of attributes assigned only outside construction (two-phase init) as errors
-    strict_two_phase: bool = False
-    #: extra methods a project always calls before use (treated as part of construction)
-    initializers: tuple[str, ...] = ()
-    #: report info-level findings too
-    show_info: bool = False
-    #: work allowed per file (wall-clock seconds, state-steps); past it the file gets a PK901
-    #: "could not be fully analysed" finding instead of a hang
-    budget_seconds: float = 20.0
-    budget_steps: int = 3_000_000
 
 
 class Analyzer(ClassModel, ReadJudge):
@@ -380,6 +365,10 @@ class Analyzer(ClassModel, ReadJudge):
                         sites = self._call_sites(f.classes, mname, t.inlined)
                         live = [s for s in live if not sites or not all(_excluded(s, conds) for conds in sites)]
                     if not live:
+                        scripted = attr in t.assigned_anywhere and \
+                            compiled_exclusion(self, f, fn, selfname, r.conds, missing)
+                        if scripted:  # safe in Python, compiled anyway by torch.jit.script
+                            findings.append(pk001.scripted(ReadSite(t, c, mname, r, tuple(missing)), *scripted, strict))
                         continue
                     fnd = judge_read(self, ReadSite(t, c, mname, r, tuple(live)))
                     if fnd is not None and fnd.severity == Severity.ERROR and c.key != ci.key and not strict:

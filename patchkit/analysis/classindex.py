@@ -15,6 +15,13 @@ from ..fsutil import atomic_write, cache_dir
 
 _HEADER = re.compile(r"^[ \t]*class[ \t]+\w+[ \t]*\(([^()]*(?:\([^()]*\)[^()]*)*)\)", re.M)
 _IDENT = re.compile(r"[A-Za-z_]\w*")
+#: text that says a module is written to be compiled by ``torch.jit.script`` (not traced: tracing
+#: records the branch taken), and the index's token for such a file
+USES_TORCHSCRIPT = re.compile(r"\bjit\.(?:script|is_scripting|Final|ignore|unused|export|_overload_method|_overload|"
+                              r"interface)\b|__constants__|\bjittable\b|from torch\.jit import")
+TORCHSCRIPT_TOKEN = "<torchscript>"
+#: the on-disk format: part of the file name, so an index written by another version is not read
+FORMAT = "2"
 #: (root, package) -> (signature, tokens, when checked); within FRESH_S seconds the same process
 #: trusts it without looking at the files again
 _MEM: dict[tuple, tuple[str, dict, float]] = {}
@@ -22,10 +29,14 @@ FRESH_S = 30.0
 
 
 def tokens_of(text: str) -> list[str]:
-    """Identifiers named in the base lists of the class headers of ``text``."""
+    """Identifiers named in the base lists of the class headers of ``text`` (and TORCHSCRIPT_TOKEN
+    when the text mentions TorchScript)."""
     out: set[str] = set()
     for mt in _HEADER.finditer(text):
         out.update(_IDENT.findall(mt.group(1)))
+    if "jit" in text or "__constants__" in text:  # the regex only where it can match
+        if USES_TORCHSCRIPT.search(text):
+            out.add(TORCHSCRIPT_TOKEN)
     return sorted(out)
 
 
@@ -58,7 +69,7 @@ def header_tokens(root: Path, top: str) -> dict[str, list[str]]:
     if hit is not None and hit[0] == sig:
         _MEM[key] = (sig, hit[1], time.monotonic())
         return hit[1]
-    path = cache_dir() / "classindex" / (hashlib.sha256(f"{root}\0{top}".encode()).hexdigest()[:24] + ".json")
+    path = cache_dir() / "classindex" / (hashlib.sha256(f"{root}\0{top}\0{FORMAT}".encode()).hexdigest()[:24] + ".json")
     try:
         doc = json.loads(path.read_bytes())
         if doc.get("sig") == sig and isinstance(doc.get("tokens"), dict):

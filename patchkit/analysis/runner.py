@@ -11,6 +11,7 @@ import hashlib
 import re
 import json
 import os
+import stat
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict
 from pathlib import Path
@@ -19,9 +20,7 @@ from typing import Iterable, Optional
 from .. import __version__
 from ..fsutil import atomic_write, cache_dir
 from ..ftypes import FileReport, Finding
-from .checker import Analyzer, Settings
-from .classindex import header_tokens
-from .project import Project
+from .settings import Settings
 
 def _source_hash() -> str:
     """A hash of the analyzer's own source: any change to it invalidates cached results (no
@@ -36,14 +35,17 @@ def _source_hash() -> str:
 ANALYZER_VERSION = _source_hash()
 
 
-def import_root(path: Path) -> tuple[Path, str]:
-    """The folder above the outermost package holding ``path`` and the path relative to it."""
+def import_root(path) -> tuple[Path, str]:
+    """The folder above the outermost package holding ``path`` (a Path or a string) and the path
+    relative to it."""
+    path = os.fspath(path)
     if os.path.islink(path):
-        path = path.resolve()
-        root = _root_of_folder(path.parent)
-        return root, path.relative_to(root).as_posix()
-    root, prefix = _folder_root(str(path.parent))  # resolved once per folder, not per file
-    return root, prefix + path.name
+        real = Path(path).resolve()
+        root = _root_of_folder(real.parent)
+        return root, real.relative_to(root).as_posix()
+    folder, name = os.path.split(path)
+    root, prefix = _folder_root(folder or ".")  # resolved once per folder, not per file
+    return root, prefix + name
 
 
 @functools.lru_cache(maxsize=4096)
@@ -70,8 +72,8 @@ def _root_of_folder(folder: Path) -> Path:
     for _ in range(8):
         if up.parent == up:
             break
-        installed = up.name == "site-packages" or any(up.glob("*.dist-info"))
-        if installed or (up / "pyproject.toml").is_file():
+        installed, project = _marks(up)
+        if installed or project:
             parts = path.parent.relative_to(up).parts
             if all(p.isidentifier() for p in parts) and len(parts) >= len(path.parent.relative_to(d).parts) and \
                     (installed or d.parent == up and d.name not in NOT_PACKAGES):
@@ -79,6 +81,18 @@ def _root_of_folder(folder: Path) -> Path:
             break
         up = up.parent
     return d
+
+
+@functools.lru_cache(maxsize=4096)
+def _marks(folder: Path) -> tuple[bool, bool]:
+    """(an installed layout: named site-packages or holding a *.dist-info, holds a pyproject.toml),
+    asked once per folder: every package folder below one asks about the same ancestors."""
+    try:
+        names = os.listdir(folder)
+    except OSError:
+        return folder.name == "site-packages", False
+    return (folder.name == "site-packages" or any(n.endswith(".dist-info") for n in names),
+            "pyproject.toml" in names and os.path.isfile(os.path.join(folder, "pyproject.toml")))
 
 
 #: folders right below a pyproject.toml that hold packages rather than being one
@@ -89,17 +103,20 @@ NOT_PACKAGES = frozenset({"src", "lib", "python", "tests", "test", "scripts", "e
 def expand(paths: Iterable[Path]) -> list[Path]:
     out: list[Path] = []
     for p in paths:
-        p = Path(p)
-        if p.is_dir():
+        try:
+            mode = os.stat(p).st_mode
+        except (OSError, ValueError):
+            continue
+        if stat.S_ISDIR(mode):
             # hidden folders below the one named are skipped (.git, .venv, .tox); the path above
             # it may well contain one (~/.cache, ~/.pyenv, a .venv's site-packages)
             found = []
             for d, dirs, files in os.walk(p):
                 dirs[:] = [x for x in dirs if not x.startswith(".")]
-                found += [Path(d, f) for f in files if f.endswith(".py") and not f.startswith(".")]
-            out += sorted(found)
-        elif p.is_file():
-            out.append(p)
+                found += [os.path.join(d, f) for f in files if f.endswith(".py") and not f.startswith(".")]
+            out += sorted(map(Path, found))  # in path order (parts), as before
+        elif stat.S_ISREG(mode):
+            out.append(Path(p))
     return out
 
 
@@ -117,13 +134,26 @@ def _key(rel: str, text: str, settings: Settings) -> str:
     return h.hexdigest()
 
 
-def _deps_ok(root: Path, deps: dict[str, str], memo: dict) -> bool:
+def _text_sha(text: str) -> str:
+    """The hash a dependency is recorded with: of its text as the analyzer read it."""
+    return hashlib.sha256(text.encode("utf-8", "replace")).hexdigest()
+
+
+def _read(path: str, encoding: str = "utf-8-sig") -> str:
+    with open(path, encoding=encoding, errors="replace") as fh:
+        return fh.read()
+
+
+def _deps_ok(root: str, deps: dict[str, str], memo: dict, texts: dict) -> bool:
+    """Every module a cached result depends on (a base's file) still has the recorded hash; a file
+    the run already read is not read again."""
     for rel, sha in deps.items():
-        p = root / rel
+        p = os.path.join(root, rel)
         now = memo.get(p)
         if now is None:
             try:
-                now = memo[p] = hashlib.sha256(p.read_bytes()).hexdigest()
+                text = texts.get(p)
+                now = memo[p] = _text_sha(text if text is not None else _read(p, "utf-8"))  # as Project reads it
             except OSError:
                 return False
         if now != sha:
@@ -136,19 +166,25 @@ def _lookup(files: list[str], settings: Settings) -> tuple[list[dict], list[str]
     packs = _load_packs(cache_dir() / "analysis")
     if not packs:
         return [], files
-    hits, misses, memo = [], [], {}
+    texts: dict[str, str] = {}  # absolute path -> text: a file that is also a base's module is read once
+    keyed = []
     for f in files:
-        path = Path(f)
         try:
-            root, rel = import_root(path)
-            text = path.read_text(encoding="utf-8-sig", errors="replace")
+            root, rel = import_root(f)
+            text = _read(f)
         except OSError:
-            misses.append(f)
+            keyed.append((f, None, None))
             continue
-        doc = packs.get(_key(rel, text, settings))
+        root_s = str(root)
+        texts[os.path.join(root_s, rel)] = text
+        keyed.append((f, root_s, _key(rel, text, settings)))
+    hits, misses, memo = [], [], {}
+    for f, root_s, key in keyed:
+        doc = packs.get(key) if key else None
         try:
-            if doc is not None and _deps_ok(root, doc["deps"], memo):
-                hits.append({"path": f, "findings": [dict(x, path=f if x["path"] == doc.get("self", x["path"]) else x["path"])
+            if doc is not None and _deps_ok(root_s, doc["deps"], memo, texts):
+                own = doc.get("self")
+                hits.append({"path": f, "findings": [dict(x, path=f) if own is None or x["path"] == own else dict(x)
                                                      for x in doc["findings"]],
                              "cached": True, "error": doc.get("error")})
                 continue
@@ -162,7 +198,7 @@ _SHAS: dict[tuple, str] = {}
 _HAS_CLASS = re.compile(r"^[ \t]*class\s", re.M)
 
 
-def _sha_of(project: Project, rel: str) -> str:
+def _sha_of(project, rel: str) -> str:
     key = (id(project), rel)
     if key not in _SHAS:
         _SHAS[key] = hashlib.sha256(project.deps[rel].encode("utf-8", "replace")).hexdigest()
@@ -199,11 +235,13 @@ _KEEP: list = []
 def _analyse_chunk_inner(args) -> tuple[list[dict], dict]:
     """Analyse files (the cache was consulted by the caller) and add the results to the cache."""
     files, settings, use_cache = args
+    from .checker import Analyzer
     from .injection import new_chunk
+    from .project import Project
     new_chunk()  # tree-wide indexes are built once per chunk, never reused from an earlier run
     cdir = cache_dir() / "analysis"
     out = []
-    projects: dict[Path, Project] = {}
+    projects: dict = {}
     fresh: dict = {}
     for path in files:
         path = Path(path)
@@ -298,6 +336,7 @@ def analyse_paths(paths: Iterable[Path], settings: Settings = Settings(), use_ca
     hits, files = _lookup(every, settings) if use_cache else ([], every)
     jobs = jobs or min(os.cpu_count() or 1, 8)
     if files:  # the class index of each package, built once here and shared with the workers
+        from .classindex import header_tokens
         for root, top in sorted({(r, rel.split("/")[0]) for r, rel in map(import_root, map(Path, files))}):
             header_tokens(root, top)
     if not files:

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass, field
-from typing import Mapping, Optional
+from typing import TYPE_CHECKING, Mapping, Optional
 
-from .classmodel import ClassFacts
-from .model import ClassInfo
-from .reads import Read
+if TYPE_CHECKING:  # annotations only: the rule registry imports this module without the analyzer
+    from .classmodel import ClassFacts
+    from .model import ClassInfo
+    from .reads import Read
 
 #: a rule in a chain answers NEXT when the read is not its case (the next rule is asked)
 NEXT = object()

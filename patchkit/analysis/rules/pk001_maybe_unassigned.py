@@ -47,6 +47,19 @@ def finding(rel, node, cls, attr, why, hint="", sev=None):
     return _finding(RULE, rel, node, cls, attr, why, hint, sev)
 
 
+def scripted(site, test: str, value: bool, strict: bool):
+    """A read in a TorchScript package's ``forward`` that a test of a module attribute keeps off the
+    construction paths lacking it (torchscript.py): Python never reaches it there, ``torch.jit.script``
+    compiles it anyway. A warning (an error with ``--strict``): only scripting the module fails."""
+    t = site.trace
+    state = "true" if value else "false"
+    why = (f"TorchScript compiles every branch of forward: torch.jit.script on a {t.ci.qualname} built "
+           f"with `{test}` {state} fails, although Python skips the read there") + site.inherited
+    return finding(site.rel, site.node, t.ci.qualname, site.attr, why,
+                   f"assign self.{site.attr} = None on the construction path that skips it",
+                   Severity.ERROR if strict else Severity.WARNING)
+
+
 def on_no_path(an, site):
     """Assigned only in ``__init__`` methods construction of the class does run, but on a branch
     none of its construction paths takes: a subclass hands its base a constant that turns the

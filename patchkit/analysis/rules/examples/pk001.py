@@ -44,6 +44,25 @@ class Telemetry:
         self._impl.send(name)
 """
 
+# timm's TNT Block (bug fixed before 1.0.16): TorchScript compiles both branches of forward (session 25)
+_SCRIPTED = """
+import torch
+from torch import nn
+class Block(nn.Module):%s
+    def __init__(self, dim, legacy=False):
+        super().__init__()
+        self.legacy = legacy
+        self.proj = nn.Linear(dim, dim)
+        if not legacy:
+            self.norm2_proj = nn.LayerNorm(dim)%s
+    def forward(self, x):
+        if %s:
+            return self.proj(x)
+        return self.norm2_proj(self.proj(x))
+def script(dim):
+    return torch.jit.script(Block(dim))
+"""
+
 VALID = (
     E("a decorator whose wrapper catches Exception around the method swallows the read's AttributeError (nncf's @skip_if_raised telemetry methods)",
       _TELEMETRY % ""),
@@ -84,9 +103,33 @@ class Shell:
             return self._progress_handler
         return None
 """),
+    E("TorchScript folds an `is None` test of a module attribute: the branch it rules out is never compiled (timm's RotAttentionPool2d)", """
+import torch
+from torch import nn
+class Pool(nn.Module):
+    def __init__(self, dim, separate=False):
+        super().__init__()
+        if separate:
+            self.q = nn.Linear(dim, dim)
+            self.qkv = None
+        else:
+            self.qkv = nn.Linear(dim, 3 * dim)
+    def forward(self, x):
+        if self.qkv is None:
+            return self.q(x)
+        return self.qkv(x)
+def script(dim):
+    return torch.jit.script(Pool(dim))
+"""),
+    E("a `Final` flag is a TorchScript constant: the branch it rules out is not compiled",
+      _SCRIPTED % ("\n    legacy: torch.jit.Final[bool]", "", "self.legacy")),
+    E("a package that never uses TorchScript: Python alone runs forward, and it never reaches the read",
+      _SCRIPTED.replace("torch.jit.script(Block(dim))", "Block(dim)") % ("", "", "self.legacy")),
 )
 
 INVALID = (
+    E("torch.jit.script compiles both branches of forward: a Block built with legacy=True has no norm2_proj (timm's TNT, fixed before 1.0.16)",
+      _SCRIPTED % ("", "", "self.legacy"), (("PK001", "norm2_proj"),)),
     E("the same sampler without the read after the handler: the object is built without its indices (counterpart of fastNLP's sampler)",
       _FASTNLP_SAMPLER % "        pass", (("PK001", "sorted_indices"), ("PK001", "length"))),
     E("a decorator whose wrapper logs and re-raises does not hide the read", _TELEMETRY % "\n            raise",

@@ -542,6 +542,12 @@ CODEBASES = {  # name -> (requirement, package folder inside the unpacked releas
     "torch_fidelity": ("torch-fidelity==0.4.0", "torch_fidelity"), "tsai": ("tsai==1.0.1", "tsai"),
     "tslearn": ("tslearn==0.10.0", "tslearn"), "ultranest": ("ultranest==4.6.3", "ultranest"),
     "zuko": ("zuko==1.6.0", "zuko"),
+    # set AB (session 25): large popular releases never analysed before
+    "numpy": ("numpy==2.4.6", "numpy"), "llama_index": ("llama-index-core==0.14.25", "llama_index"),
+    "sentence_transformers": ("sentence-transformers==6.3.0", "sentence_transformers"),
+    "triton": ("triton==3.9.0", "triton"), "onnxruntime": ("onnxruntime==1.32.0", "onnxruntime"),
+    "catboost": ("catboost==1.2.10", "catboost"), "omegaconf": ("omegaconf==2.4.0", "omegaconf"),
+    "openai": ("openai==3.63.0", "openai"), "einops": ("einops==0.8.2", "einops"),
 }
 DEFAULT = ("deepspeed", "diffusers", "ray", "transformers", "vllm")
 # lightning==2.6.6 (266 files) was tried too: 1 error group in all, too few to sample.

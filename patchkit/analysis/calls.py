@@ -92,6 +92,10 @@ class CallSemantics:
             pre = self.entry_stores(cls, fn) if self.entry_stores is not None else frozenset()
             if pre:  # a decorator's wrapper stored these before the body runs
                 states = [s.add(*pre) for s in states]
+            for name in self.entry_calls(cls, fn) if self.entry_calls is not None else ():
+                target = self.resolve_method(name, None)  # and called these methods (diffusers' @register_to_config)
+                if target is not None and target[2] == "method" and (target[0].key, name) not in self.stack:
+                    states = self.call_function(target[0], target[1], states, depth + 1, guarded)
             flow = self.block(fn.body, states, frame)
             out = merge(flow.normal + flow.returns)
             return _forget_locals(out, states, fn, selfname, frame.kept) if depth > 0 else out

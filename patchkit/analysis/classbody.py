@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 
 from .astutil import _is_noreturn_annotation, _only_raises_not_implemented, dotted, first_param
+from .configstore import serves_config
 from .model import FIELD_DECORATORS, ClassInfo, ModuleInfo
 
 
@@ -141,7 +142,9 @@ def _collect_body(ci: ClassInfo, body: list[ast.stmt], qual: str) -> None:
                 ci.raising_methods.add(stmt.name)
             else:
                 ci.raising_methods.discard(stmt.name)
-            if stmt.name in ("__getattr__", "__getattribute__"):
+            if stmt.name == "__getattr__" and serves_config(stmt):
+                ci.config_getattr = stmt.lineno  # open for its configuration keys only (configstore.py)
+            elif stmt.name in ("__getattr__", "__getattribute__"):
                 ci.dynamic = f"defines {stmt.name}"
         elif isinstance(stmt, ast.ClassDef):
             ci.class_names.add(stmt.name)

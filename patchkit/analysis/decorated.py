@@ -1,7 +1,9 @@
 """Decorators that store on the instance before the decorated method's body runs. MDAnalysis's
 ``@store_init_arguments`` wraps every reader's ``__init__``: its wrapper sets ``self._kwargs``
 (under ``if not hasattr(self, "_kwargs"):``) and only then calls the initialiser, whose body reads
-``self._kwargs``. Read, never imported: the decorator must be a function of the analysed tree."""
+``self._kwargs``. diffusers' ``@register_to_config`` wraps ``__init__`` in a wrapper that first calls
+``self.register_to_config(...)`` (which sets ``self._internal_dict``): such methods run at entry too.
+Read, never imported: the decorator must be a function of the analysed tree."""
 from __future__ import annotations
 
 import ast
@@ -21,6 +23,53 @@ def entry_stores(project, module, fn: ast.FunctionDef) -> frozenset:
                 out |= memo_on(found[1], "_pk_wrapper_stores", lambda d=found[1]: _wrapper_stores(d))
         return frozenset(out)
     return memo_on(fn, "_pk_entry_stores", compute)
+
+
+def entry_calls(project, module, fn: ast.FunctionDef) -> tuple:
+    """Methods of the instance every decorator of ``fn`` calls before the body of ``fn`` starts
+    (``getattr(self, "register_to_config")(...)`` or ``self.setup(...)`` in the wrapper)."""
+    def compute() -> tuple:
+        out: list = []
+        for dec in fn.decorator_list:
+            name = dotted(dec.func if isinstance(dec, ast.Call) else dec)
+            found = project.resolve_function(module, name) if name and project is not None else None
+            if found is not None:
+                out += memo_on(found[1], "_pk_wrapper_calls", lambda d=found[1]: _wrapper_calls(d))
+        return tuple(dict.fromkeys(out))
+    return memo_on(fn, "_pk_entry_calls", compute)
+
+
+def _wrapper_calls(deco: ast.FunctionDef) -> tuple:
+    """The methods of its first parameter a wrapper inside ``deco`` calls, as statements of its own
+    top level, before it calls the wrapped function."""
+    params = [a.arg for a in deco.args.posonlyargs + deco.args.args]
+    if len(params) != 1:
+        return ()
+    func = params[0]
+    for inner in deco.body:
+        if not isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef)) or not inner.args.args:
+            continue
+        me = inner.args.args[0].arg
+        called: list = []
+        for st in inner.body:
+            if _calls(st, func):
+                return tuple(called)
+            if isinstance(st, ast.Expr) and isinstance(st.value, ast.Call):
+                m = _method_of(st.value.func, me)
+                if m is not None:
+                    called.append(m)
+    return ()
+
+
+def _method_of(f, me: str):
+    """``me.m`` or ``getattr(me, "m")`` -> "m", else None."""
+    if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == me:
+        return f.attr
+    if isinstance(f, ast.Call) and dotted(f.func) == "getattr" and len(f.args) == 2 and \
+            isinstance(f.args[0], ast.Name) and f.args[0].id == me and isinstance(f.args[1], ast.Constant) and \
+            isinstance(f.args[1].value, str):
+        return f.args[1].value
+    return None
 
 
 def _wrapper_stores(deco: ast.FunctionDef) -> frozenset:

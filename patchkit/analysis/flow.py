@@ -82,6 +82,7 @@ class Constructor(CallSemantics, CompoundStatements):
         self.budget: Optional[Budget] = None
         #: (class, method) -> attributes its decorators store before its body runs (decorated.py)
         self.entry_stores: Optional[Callable] = None
+        self.entry_calls: Optional[Callable] = None
 
     # ---------------------------------------------------------------- entry
     def run(self, start: State, init: Optional[tuple[ClassInfo, ast.FunctionDef]]) -> list[State]:

@@ -41,6 +41,12 @@ class ClassInfo:
     dynamic: Optional[str] = None
     #: the methods whose computed stores made it dynamic (empty: the class body itself, ``__getattr__``)
     dynamic_in: set[str] = field(default_factory=set)
+    #: line of a ``__getattr__`` that serves a configuration store (configstore.py), else 0
+    config_getattr: int = 0
+    #: (method, line, holder) of computed stores whose name an attribute of the instance holds
+    #: (mmcv's ``self.add_module(self.norm_name, norm)``): they add an attribute no literal store
+    #: names, never one the class assigns by name, so the class stays closed for those
+    attr_named: list[tuple[str, int, str]] = field(default_factory=list)
     #: regexes of attribute names assigned through ``setattr(self, f"...")``
     dyn_patterns: list[re.Pattern] = field(default_factory=list)
     #: every ``self.x = ...`` in any method: x -> [(method, line)]

@@ -202,6 +202,11 @@ def _names_from_locals(fn) -> set[str]:
     return {x.arg for x in a.posonlyargs + a.args[1:] + a.kwonlyargs}
 
 
+def _held_by_attr(key, selfname: str) -> bool:
+    """The computed name is the value of ``self.<holder>`` (``self.add_module(self.norm_name, m)``)."""
+    return isinstance(key, ast.Attribute) and isinstance(key.value, ast.Name) and key.value.id == selfname
+
+
 def _scan_call(ci: ClassInfo, mname: str, node: ast.Call, selfname: str, refs: set) -> None:
     f = dotted(node.func) or ""
     if f == "getattr" and len(node.args) == 2 and isinstance(node.args[1], ast.Constant) and \
@@ -219,6 +224,8 @@ def _scan_call(ci: ClassInfo, mname: str, node: ast.Call, selfname: str, refs: s
             elif isinstance(key, ast.Name) and mname == "__setattr__" and is_param(ci.methods.get(mname), key.id, 1) \
                     and not stores_others(ci.methods.get(mname), selfname):
                 pass  # __setattr__ passing the caller's own store on: the store is the caller's, seen there
+            elif _held_by_attr(key, selfname):
+                ci.attr_named.append((mname, node.lineno, key.attr))
             elif not (isinstance(key, ast.Name) and rebinds_existing(ci.methods.get(mname), node, selfname, key.id)):
                 mark_dynamic(ci, mname, f"setattr(self, <non-literal>) in {mname} at line {node.lineno}")
         elif _is_class_ref(obj, selfname):
@@ -239,6 +246,8 @@ def _scan_call(ci: ClassInfo, mname: str, node: ast.Call, selfname: str, refs: s
             ci.assigned_in.setdefault(node.args[0].value, []).append((mname, node.lineno))
         elif node.args and isinstance(node.args[0], ast.JoinedStr):
             ci.dyn_patterns.append(_fstring_pattern(node.args[0]))
+        elif node.args and _held_by_attr(node.args[0], selfname):
+            ci.attr_named.append((mname, node.lineno, node.args[0].attr))
         else:
             mark_dynamic(ci, mname, f"{f.split('.')[-1]}(<non-literal>) in {mname} at line {node.lineno}")
     elif f.split(".")[-1] == "store_attr":

@@ -10,6 +10,25 @@ from patchkit.checks_api import Example as E
 from .pk001 import _FASTNLP_SAMPLER
 
 VALID = (
+    E("a decorator's wrapper that calls a method of the instance before the initialiser runs it at entry (diffusers' @register_to_config)", """
+import functools
+def register_to_config(init):
+    @functools.wraps(init)
+    def inner_init(self, *args, **kwargs):
+        getattr(self, "register_to_config")(**kwargs)
+        init(self, *args, **kwargs)
+    return inner_init
+class ConfigMixin:
+    def register_to_config(self, **kwargs):
+        self._internal_dict = dict(kwargs)
+    @property
+    def config(self):
+        return self._internal_dict
+class Scheduler(ConfigMixin):
+    @register_to_config
+    def __init__(self, num_train_timesteps=1000):
+        self.timesteps = list(range(self.config["num_train_timesteps"]))
+"""),
     E("the base initialiser called through functools.wraps' __wrapped__ (captum's ClassSummarizer)", """
 import functools
 def log_usage(f):

@@ -63,6 +63,23 @@ def script(dim):
     return torch.jit.script(Block(dim))
 """
 
+# mmcv 1.2.7's ConvModule: the computed store's name is held in the attribute read (session 25)
+_NAMED_BY = """
+from torch import nn
+def build_norm_layer(cfg, channels):
+    return cfg["type"].lower(), nn.BatchNorm2d(channels)
+class ConvModule(nn.Module):
+    def __init__(self, channels, norm_cfg=None):
+        super().__init__()
+        self.with_norm = norm_cfg is not None
+        if self.with_norm:
+            self.norm_name, norm = build_norm_layer(norm_cfg, channels)
+            self.add_module(self.norm_name, norm)%s
+    @property
+    def norm(self):
+        return %s
+"""
+
 VALID = (
     E("a decorator whose wrapper catches Exception around the method swallows the read's AttributeError (nncf's @skip_if_raised telemetry methods)",
       _TELEMETRY % ""),
@@ -123,11 +140,24 @@ def script(dim):
 """),
     E("a `Final` flag is a TorchScript constant: the branch it rules out is not compiled",
       _SCRIPTED % ("\n    legacy: torch.jit.Final[bool]", "", "self.legacy")),
+    E("an attribute no literal store names may be the one setattr(self, self.slot, ...) added: the class stays open for it", """
+class Plugin:
+    def __init__(self, kind):
+        self.kind = kind
+        self.slot = kind + "_handler"
+        setattr(self, self.slot, object())
+    def handle(self):
+        return self.audio_handler if self.kind == "audio" else None
+"""),
+    E("the attribute holding the computed name, assigned on every path (mmcv 1.3.0's fix)",
+      _NAMED_BY % ("\n        else:\n            self.norm_name = None", "getattr(self, self.norm_name) if self.norm_name else None")),
     E("a package that never uses TorchScript: Python alone runs forward, and it never reaches the read",
       _SCRIPTED.replace("torch.jit.script(Block(dim))", "Block(dim)") % ("", "", "self.legacy")),
 )
 
 INVALID = (
+    E("add_module(self.norm_name, ...) adds the attribute norm_name names, never norm_name itself: without a norm the property raises (mmcv 1.2.7's ConvModule, fixed in 1.3.0)",
+      _NAMED_BY % ("", "getattr(self, self.norm_name)"), (("PK001", "norm_name"),)),
     E("torch.jit.script compiles both branches of forward: a Block built with legacy=True has no norm2_proj (timm's TNT, fixed before 1.0.16)",
       _SCRIPTED % ("", "", "self.legacy"), (("PK001", "norm2_proj"),)),
     E("the same sampler without the read after the handler: the object is built without its indices (counterpart of fastNLP's sampler)",

@@ -305,7 +305,28 @@ class JSONCache(_CacheTemplate):
     backend = object()
 %s"""
 
+# diffusers' ConfigMixin: a __getattr__ that serves the registered configuration, nothing else (session 25)
+_CONFIG_GETATTR = """
+class ConfigMixin:
+    def register_to_config(self, **kwargs):
+        self._internal_dict = dict(kwargs)
+    def __getattr__(self, name):
+        is_in_config = "_internal_dict" in self.__dict__ and name in self.__dict__["_internal_dict"]
+        if is_in_config and name not in self.__dict__:
+            return self._internal_dict[name]
+        raise AttributeError(name)
+class Processor(ConfigMixin):
+    def __init__(self, resolution=384, do_resize=True):
+        self.register_to_config(resolution=resolution, do_resize=do_resize, vae_latent_channels=4)
+    def process(self, image):
+        if self.do_resize and self.vae_latent_channels:
+            image = %s
+        return image
+"""
+
 VALID = (
+    E("a __getattr__ that serves the registered configuration answers for the constructor's parameters and the registered keywords",
+      _CONFIG_GETATTR % "image[: self.resolution]"),
     E("setattr(Cls, f'_{name}', impl) in the class's module gives it those names (torch's SymNode._gt, session 24)", """
 class SymNode:
     def __init__(self, expr):
@@ -615,6 +636,8 @@ class AcceleratedOptimizer(torch.optim.Optimizer):
 )
 
 INVALID = (
+    E("a config-serving __getattr__ answers for configuration keys only: a method that exists nowhere still raises (diffusers 0.35.2's VisualClozeProcessor.height)",
+      _CONFIG_GETATTR % "self.height(image, self.resolution)", (("PK003", "height"),)),
     E("a stateless class never built but handed around as a value reads its run-time host's attribute (ngboost's score mixins): a warning, still PK003", """
 class NormalLogScore:
     def score(self, y):

@@ -6,6 +6,17 @@ turns each into a test; ``patchkit check`` runs the same analyzer."""
 from patchkit.checks_api import Example as E
 
 VALID = (
+    E("a descriptor's __set_name__ runs when the owner class is created, before any __get__ or __set__", """
+class Field:
+    def __set_name__(self, owner, name):
+        self.name = "_" + name
+    def __get__(self, obj, objtype=None):
+        return self if obj is None else getattr(obj, self.name)
+    def __set__(self, obj, value):
+        setattr(obj, self.name, value)
+class Point:
+    x = Field()
+"""),
     E("__exit__ reads what __enter__ assigned, whatever construction skipped (arcade's framebuffers)", """
 class Framebuffer:
     def __init__(self, ctx):
@@ -23,6 +34,13 @@ class DefaultFramebuffer(Framebuffer):
 )
 
 INVALID = (
+    E("__set_name__ on a class that is no descriptor: nothing says it ran before another method reads what it set", """
+class Tag:
+    def __set_name__(self, owner, name):
+        self.name = name
+    def describe(self):
+        return self.name
+""", (("PK004", "name"),)),
     E("a store in a closure __init__ builds and hands on: two-phase, not a PK001 store on no path (flashinfer's _local_init)", """
 def on_rank(fn):
     return fn

@@ -1,0 +1,64 @@
+"""A ``__getattr__`` that serves a configuration store: it returns ``<store>[name]`` only when the
+name is a key of a store on the instance whose name says config (diffusers' ``ConfigMixin`` and
+``ModelMixin``: ``self._internal_dict``, filled by ``@register_to_config`` from the constructor's
+arguments), and otherwise raises AttributeError or hands the name to the base's ``__getattr__``.
+Such a class is open only for its configuration keys, the parameters of the ``__init__`` methods of
+its MRO and the keywords of its ``register_to_config(...)`` calls; every other attribute is judged
+as in a closed class (diffusers 0.35.2's ``VisualClozeProcessor.height`` and 0.24.0's
+``DEISMultistepScheduler.sigmas`` were real AttributeErrors the whole-class opening hid)."""
+from __future__ import annotations
+
+import ast
+
+from .astutil import dotted, fast_walk, is_super
+
+#: words in a store's name that say it holds configuration
+_CONFIG_WORDS = ("config", "_internal_dict")
+
+
+def serves_config(fn: ast.FunctionDef) -> bool:
+    """``fn`` (a ``__getattr__``) returns only ``<config store>[name]`` or the base's
+    ``__getattr__(name)``, and ends by raising or delegating."""
+    args = fn.args.args
+    if len(args) != 2 or not fn.body:
+        return False
+    selfname, name = args[0].arg, args[1].arg
+    returns = [n for n in fast_walk(fn) if isinstance(n, ast.Return)]
+    if not returns or not all(_store_lookup(r.value, selfname, name) or _delegates(r.value, fn, name)
+                              for r in returns):
+        return False
+    last = fn.body[-1]
+    return isinstance(last, ast.Raise) or (isinstance(last, ast.Return) and _delegates(last.value, fn, name))
+
+
+def _store_lookup(v, selfname: str, name: str) -> bool:
+    """``self.<store>[name]`` or ``self.__dict__["<store>"][name]``, the store named for config."""
+    if not (isinstance(v, ast.Subscript) and isinstance(v.slice, ast.Name) and v.slice.id == name):
+        return False
+    text = ast.unparse(v.value)
+    return text.startswith(f"{selfname}.") and any(w in text for w in _CONFIG_WORDS)
+
+
+def _delegates(v, fn, name: str) -> bool:
+    """``super().__getattr__(name)`` or ``Base.__getattr__(self, name)``."""
+    if not (isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and v.func.attr == "__getattr__"):
+        return False
+    return (is_super(v.func.value, fn) and [dotted(a) for a in v.args] == [name]) or \
+        (len(v.args) == 2 and dotted(v.args[1]) == name)
+
+
+def config_keys(classes) -> frozenset:
+    """The names a config-serving ``__getattr__`` may answer for: every parameter of an
+    ``__init__`` of ``classes`` and every keyword of a ``register_to_config(...)`` call in them."""
+    keys: set = set()
+    for c in classes:
+        init = c.methods.get("__init__")
+        if init is not None:
+            a = init.args
+            keys |= {x.arg for x in a.posonlyargs + a.args[1:] + a.kwonlyargs}
+        for fn in c.methods.values():
+            for n in fast_walk(fn):
+                if isinstance(n, ast.Call) and (dotted(n.func) or "").endswith("register_to_config"):
+                    keys |= {k.arg for k in n.keywords if k.arg}
+    return frozenset(keys)
+

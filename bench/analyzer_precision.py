@@ -543,11 +543,16 @@ CODEBASES = {  # name -> (requirement, package folder inside the unpacked releas
     "tslearn": ("tslearn==0.10.0", "tslearn"), "ultranest": ("ultranest==4.6.3", "ultranest"),
     "zuko": ("zuko==1.6.0", "zuko"),
     # set AB (session 25): large popular releases never analysed before
-    "numpy": ("numpy==2.4.6", "numpy"), "llama_index": ("llama-index-core==0.14.25", "llama_index"),
-    "sentence_transformers": ("sentence-transformers==6.3.0", "sentence_transformers"),
+    "numpy": ("numpy==2.4.6", "numpy"),
     "triton": ("triton==3.9.0", "triton"), "onnxruntime": ("onnxruntime==1.32.0", "onnxruntime"),
     "catboost": ("catboost==1.2.10", "catboost"), "omegaconf": ("omegaconf==2.4.0", "omegaconf"),
     "openai": ("openai==3.63.0", "openai"), "einops": ("einops==0.8.2", "einops"),
+    "autogluon_core": ("autogluon.core==1.6.3", "autogluon"),
+    "autogluon_timeseries": ("autogluon.timeseries==1.6.3", "autogluon"),
+    "autogluon_multimodal": ("autogluon.multimodal==1.6.3", "autogluon"), "exllamav2": ("exllamav2==0.3.2", "exllamav2"),
+    "layoutparser": ("layoutparser==0.3.4", "layoutparser"), "lightning_fabric": ("lightning-fabric==2.6.6", "lightning_fabric"),
+    "polars": ("polars==2.1.0", "polars"), "prophet": ("prophet==1.5.0", "prophet"), "pyarrow": ("pyarrow==26.0.1", "pyarrow"),
+    "doctr": ("python-doctr==1.1.0", "doctr"), "roboflow": ("roboflow==1.7.3", "roboflow"), "whisperx": ("whisperx==3.8.6", "whisperx"),
 }
 DEFAULT = ("deepspeed", "diffusers", "ray", "transformers", "vllm")
 # lightning==2.6.6 (266 files) was tried too: 1 error group in all, too few to sample.

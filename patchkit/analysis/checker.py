@@ -311,10 +311,12 @@ class Analyzer(ClassModel, ReadJudge):
 
     def _provides(self, host: ClassInfo, attr: str) -> bool:
         """``host``'s MRO may give its instances ``attr``: a class-level name, a field, an assignment
-        in one of its methods, or a base the analyzer cannot read."""
+        in one of its methods, computed stores (numpy's ``CCompilerOpt``, whose ``_CCompiler`` mixin
+        sets every ``cc_on_*`` flag with ``setattr(self, attr, False)``), or a base the analyzer
+        cannot read."""
         hf = self.facts(host)
         return attr in hf.class_level or attr in hf.provided or attr in hf.fields or hf.unknown_base is not None \
-            or bool(hf.open) or any(attr in ensure_scanned(c).assigned_in for c in hf.classes)
+            or bool(hf.open) or bool(hf.dynamic) or any(attr in ensure_scanned(c).assigned_in for c in hf.classes)
 
     def _reads_after_construction(self, t: Trace) -> list[Finding]:
         """Findings for the reads in the effective methods of ``t.ci``'s MRO (not construction

@@ -305,6 +305,23 @@ class JSONCache(_CacheTemplate):
     backend = object()
 %s"""
 
+# numpy's distutils CCompilerOpt: a mixin's reads that a sibling mixin sets by computed name (session 25)
+_HOST_SETATTR = """
+class _Config:
+    def __init__(self):
+        self.conf_nocache = False
+    def conf_features(self):
+        return {"x86": self.cc_on_x86, "arm": self.cc_on_arm}
+class _CCompiler:
+    def __init__(self, detected):
+        for attr, value in detected.items():
+            %s
+class CCompilerOpt(_Config, _CCompiler):
+    def __init__(self, detected):
+        _Config.__init__(self)
+        _CCompiler.__init__(self, detected)
+"""
+
 # diffusers' ConfigMixin: a __getattr__ that serves the registered configuration, nothing else (session 25)
 _CONFIG_GETATTR = """
 class ConfigMixin:
@@ -325,6 +342,8 @@ class Processor(ConfigMixin):
 """
 
 VALID = (
+    E("a mixin's read that its only host may set by computed name (numpy's _Config inside CCompilerOpt, whose _CCompiler sets every cc_on_* flag with setattr)",
+      _HOST_SETATTR % "setattr(self, attr, value)"),
     E("a __getattr__ that serves the registered configuration answers for the constructor's parameters and the registered keywords",
       _CONFIG_GETATTR % "image[: self.resolution]"),
     E("setattr(Cls, f'_{name}', impl) in the class's module gives it those names (torch's SymNode._gt, session 24)", """
@@ -636,6 +655,8 @@ class AcceleratedOptimizer(torch.optim.Optimizer):
 )
 
 INVALID = (
+    E("the same mixin when no class of its host sets the flags at all",
+      _HOST_SETATTR % "print(attr, value)", (("PK003", "cc_on_x86"), ("PK003", "cc_on_arm"))),
     E("a config-serving __getattr__ answers for configuration keys only: a method that exists nowhere still raises (diffusers 0.35.2's VisualClozeProcessor.height)",
       _CONFIG_GETATTR % "self.height(image, self.resolution)", (("PK003", "height"),)),
     E("a stateless class never built but handed around as a value reads its run-time host's attribute (ngboost's score mixins): a warning, still PK003", """

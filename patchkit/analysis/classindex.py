@@ -17,8 +17,27 @@ _HEADER = re.compile(r"^[ \t]*class[ \t]+\w+[ \t]*\(([^()]*(?:\([^()]*\)[^()]*)*
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 #: text that says a module is written to be compiled by ``torch.jit.script`` (not traced: tracing
 #: records the branch taken), and the index's token for such a file
-USES_TORCHSCRIPT = re.compile(r"\bjit\.(?:script|is_scripting|Final|ignore|unused|export|_overload_method|_overload|"
-                              r"interface)\b|__constants__|\bjittable\b|from torch\.jit import")
+_SCRIPT_WORDS = frozenset({"script", "is_scripting", "Final", "ignore", "unused", "export", "_overload_method",
+                           "_overload", "interface"})
+_WORD = re.compile(r"\w+")
+
+
+def uses_torchscript(text: str) -> bool:
+    """``text`` uses a scripting-only feature: ``jit.<one of _SCRIPT_WORDS>``, ``__constants__``,
+    ``jittable``, ``from torch.jit import``. A scan for ``jit.`` rather than a regex over the whole
+    text: SGLang and vLLM write ``@triton.jit`` in hundreds of modules."""
+    if "__constants__" in text or "jittable" in text or "from torch.jit import" in text:
+        return True
+    i = text.find("jit.")
+    while i != -1:
+        if i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_"):
+            m = _WORD.match(text, i + 4)
+            if m is not None and m.group(0) in _SCRIPT_WORDS:
+                return True
+        i = text.find("jit.", i + 4)
+    return False
+
+
 TORCHSCRIPT_TOKEN = "<torchscript>"
 #: the on-disk format: part of the file name, so an index written by another version is not read
 FORMAT = "2"
@@ -34,9 +53,8 @@ def tokens_of(text: str) -> list[str]:
     out: set[str] = set()
     for mt in _HEADER.finditer(text):
         out.update(_IDENT.findall(mt.group(1)))
-    if "jit" in text or "__constants__" in text:  # the regex only where it can match
-        if USES_TORCHSCRIPT.search(text):
-            out.add(TORCHSCRIPT_TOKEN)
+    if ("jit" in text or "__constants__" in text) and uses_torchscript(text):
+        out.add(TORCHSCRIPT_TOKEN)
     return sorted(out)
 
 

@@ -12,7 +12,7 @@ import re
 from typing import Optional
 
 from .astutil import dotted, fast_walk, memo_on
-from .classindex import TORCHSCRIPT_TOKEN, USES_TORCHSCRIPT, header_tokens
+from .classindex import TORCHSCRIPT_TOKEN, header_tokens, uses_torchscript as text_uses_torchscript
 from .conditions import norm_test, split_test
 from .severity import _fuzzy
 
@@ -100,7 +100,7 @@ def uses_torchscript(an, f) -> bool:
     project = an.project
     top = mod.rel.split("/")[0] if "/" in mod.rel else ""
     if not top or project.root is None:
-        return memo_on(mod, "_pk_torchscript", lambda: bool(USES_TORCHSCRIPT.search("\n".join(mod.lines or ()))))
+        return memo_on(mod, "_pk_torchscript", lambda: text_uses_torchscript(mod.source))
     memo = project.__dict__.setdefault("_torchscript", {})
     if top not in memo:
         index = header_tokens(project.root, top)

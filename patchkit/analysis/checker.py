@@ -9,12 +9,12 @@ from dataclasses import replace
 from ..ftypes import Finding, Severity
 from .astutil import dotted, fast_walk, first_param, memo_on
 from .abstractness import completed_by_subclasses, uninstantiable
-from .classbody import exported_methods
+from .classbody import construction_hooks, exported_methods
 from .decorated import entry_calls, entry_stores
 from .injectors import mark_handoffs
 from .classmodel import ClassModel, _has_explicit_init, _unimplemented_abstract, generated_fields
 from .coassign import absent_by_guard, dead_subclass_test
-from .configstore import config_keys
+from .partlyopen import narrow
 from .dynamic import dynamic_methods, dynamic_only_in_skipped_init
 from .conditions import ALT_CTOR, EVENT, Cond, fact_contradicts_constants
 from .flow import Budget, BudgetExceeded, Constructor, State
@@ -222,11 +222,7 @@ class Analyzer(ClassModel, ReadJudge):
             post = self.resolve_method(mro, hook)
             if post is not None and (f.field_class or any(c.field_kind for c in f.classes)):
                 terminal = ctor.call_function(post[0], post[1], terminal, 0)
-        # a descriptor's __set_name__ runs when its owner class is created, before any __get__ or
-        # __set__ can: part of its construction
-        descriptor = any(n in c.methods for c in f.classes if not c.module.external
-                         for n in ("__get__", "__set__", "__delete__"))
-        for name in (("__set_name__",) if descriptor else ()) + tuple(self.settings.initializers):
+        for name in construction_hooks(f.classes) + tuple(self.settings.initializers):
             m = self.resolve_method(mro, name)
             if m is not None:
                 terminal = ctor.call_function(m[0], m[1], terminal, 0)
@@ -265,13 +261,7 @@ class Analyzer(ClassModel, ReadJudge):
             findings += pk002.judge(self, t, construction_reads)
             findings += pk005.check(self, t)  # __del__ runs even when __init__ raised part-way
             findings += self._reads_after_construction(t)
-        if any(c.attr_named for c in f.classes if not c.module.external):
-            # `self.add_module(self.norm_name, m)` adds the attribute norm_name names: any name no
-            # literal store of the class gives, never one it does (mmcv's ConvModule.norm_name)
-            findings = [x for x in findings if x.attr in assigned_anywhere]
-        if any(c.config_getattr for c in f.classes if not c.module.external):
-            keys = config_keys([c for c in f.classes if not c.module.external])  # __getattr__ answers for these
-            findings = [x for x in findings if x.attr not in keys]
+        findings = narrow(f.classes, findings, assigned_anywhere)  # open for some names only (partlyopen.py)
         if t.dynamic_dispatch and not strict:  # a method picked by name at run time may run inside construction
             why = f"construction calls a method chosen by name at run time (getattr(self, ...), line {t.dynamic_dispatch})"
             findings = [replace(x, severity=Severity.WARNING, why=f"{x.why}; {why}")

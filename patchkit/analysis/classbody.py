@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 
 from .astutil import _is_noreturn_annotation, _only_raises_not_implemented, dotted, first_param
-from .configstore import serves_config
+from .partlyopen import serves_config
 from .model import FIELD_DECORATORS, ClassInfo, ModuleInfo
 
 
@@ -143,7 +143,7 @@ def _collect_body(ci: ClassInfo, body: list[ast.stmt], qual: str) -> None:
             else:
                 ci.raising_methods.discard(stmt.name)
             if stmt.name == "__getattr__" and serves_config(stmt):
-                ci.config_getattr = stmt.lineno  # open for its configuration keys only (configstore.py)
+                ci.config_getattr = stmt.lineno  # open for its configuration keys only (partlyopen.py)
             elif stmt.name in ("__getattr__", "__getattribute__"):
                 ci.dynamic = f"defines {stmt.name}"
         elif isinstance(stmt, ast.ClassDef):
@@ -284,3 +284,11 @@ def exported_methods(ci: ClassInfo) -> frozenset:
                                     names.add(x.id)
         got = ci._pk_exported = frozenset(names)
     return got
+
+
+def construction_hooks(classes) -> tuple:
+    """Methods that run on an instance right after its ``__init__``, before any other method: a
+    descriptor's ``__set_name__`` (the owner class's creation calls it, before any ``__get__`` or
+    ``__set__`` can run)."""
+    own = [c for c in classes if not c.module.external]
+    return ("__set_name__",) if any(n in c.methods for c in own for n in ("__get__", "__set__", "__delete__")) else ()

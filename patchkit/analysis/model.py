@@ -41,7 +41,7 @@ class ClassInfo:
     dynamic: Optional[str] = None
     #: the methods whose computed stores made it dynamic (empty: the class body itself, ``__getattr__``)
     dynamic_in: set[str] = field(default_factory=set)
-    #: line of a ``__getattr__`` that serves a configuration store (configstore.py), else 0
+    #: line of a ``__getattr__`` that serves a configuration store (partlyopen.py), else 0
     config_getattr: int = 0
     #: (method, line, holder) of computed stores whose name an attribute of the instance holds
     #: (mmcv's ``self.add_module(self.norm_name, norm)``): they add an attribute no literal store

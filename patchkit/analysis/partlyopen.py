@@ -1,4 +1,6 @@
-"""A ``__getattr__`` that serves a configuration store: it returns ``<store>[name]`` only when the
+"""Classes open for some names only. A computed store named by an attribute
+(``self.add_module(self.norm_name, m)``, mmcv's ConvModule) adds the attribute that one holds: any
+name no literal store gives, never one that it does. A ``__getattr__`` that serves a configuration store: it returns ``<store>[name]`` only when the
 name is a key of a store on the instance whose name says config (diffusers' ``ConfigMixin`` and
 ``ModelMixin``: ``self._internal_dict``, filled by ``@register_to_config`` from the constructor's
 arguments), and otherwise raises AttributeError or hands the name to the base's ``__getattr__``.
@@ -62,3 +64,13 @@ def config_keys(classes) -> frozenset:
                     keys |= {k.arg for k in n.keywords if k.arg}
     return frozenset(keys)
 
+
+def narrow(classes, findings: list, assigned_anywhere) -> list:
+    """The findings a partly open class (``classes``: its MRO) is still reported for."""
+    own = [c for c in classes if not c.module.external]
+    if any(c.attr_named for c in own):
+        findings = [x for x in findings if x.attr in assigned_anywhere]
+    if any(c.config_getattr for c in own):
+        keys = config_keys(own)  # the __getattr__ answers for these
+        findings = [x for x in findings if x.attr not in keys]
+    return findings

@@ -1,5 +1,5 @@
 """A ``__getattr__`` that serves a configuration store opens a class for its configuration keys only
-(patchkit/analysis/configstore.py): diffusers' ``ConfigMixin``/``ModelMixin``. Any other
+(patchkit/analysis/partlyopen.py): diffusers' ``ConfigMixin``/``ModelMixin``. Any other
 ``__getattr__`` that can return keeps the class open for every name."""
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import ast
 import pytest
 
 from patchkit.analysis import analyse_source
-from patchkit.analysis.configstore import serves_config
+from patchkit.analysis.partlyopen import serves_config
 
 SERVING = {
     "diffusers ConfigMixin": """

@@ -21,7 +21,10 @@ RULE = Rule(
         'followed. When one of them ends without assigning `self.x` and a method reads `self.x`, that '
         'read raises AttributeError on objects built along that path. The message names the path (the '
         'branch and its line). A split on a configuration value (a mode, a platform flag) is a '
-        'warning, not an error, because callers often guard such reads; `--strict` makes it an error.'),
+        'warning, not an error, because callers often guard such reads; `--strict` makes it an error. '
+        'In a package written for TorchScript, a read in `forward` that only a test of a module flag '
+        'keeps off the paths that lack the attribute is a warning too: `torch.jit.script` compiles '
+        'every branch, so scripting a module built along such a path fails.'),
     example="""
 class Worker:
     def __init__(self, path):

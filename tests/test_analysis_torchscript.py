@@ -106,3 +106,19 @@ def test_the_torchscript_reason_appears_exactly_when_python_is_safe(assign_neg, 
     found = [f for f in analyse_source("m.py", src) if f.attr == "norm2_proj"]
     assert len(found) == 1 and found[0].code == "PK001"
     assert ("TorchScript" in found[0].why) == (assign_neg == read_neg), found[0].why
+
+
+def test_methods_forward_calls_are_compiled_too_and_others_are_not(tmp_path):
+    """TorchScript compiles what forward calls on self (recursively); a method nothing compiled calls
+    runs only in Python, where the flag keeps the read away."""
+    pkg = _package(tmp_path)
+    src = (pkg / "block.py").read_text()
+    src = src.replace("    def forward(self, x):\n        if not self.legacy:",
+                      "    def forward(self, x):\n        return self._inner(x)\n\n"
+                      "    def _inner(self, x):\n        if not self.legacy:")
+    src += ("\n    def describe(self):\n        if not self.legacy:\n"
+            "            return repr(self.norm2_proj)\n        return ''\n")
+    (pkg / "block.py").write_text(src)
+    _code, found = _check(pkg)
+    got = [(f["line"], f["severity"]) for f in found if f["attribute"] == "norm2_proj"]
+    assert got == [(18, "warning")], got  # in _inner, not in describe

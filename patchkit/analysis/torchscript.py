@@ -28,10 +28,46 @@ def is_torch_module(f) -> bool:
     return any(getattr(e, "kind", None) == "module" for e in f.externals)
 
 
-def compiled_method(fn: ast.FunctionDef) -> bool:
-    """``forward`` is what ``torch.jit.script`` compiles, unless it is decorated out of it."""
-    return fn.name == "forward" and not any((dotted(d.func if isinstance(d, ast.Call) else d) or "").split(".")[-1]
-                                            in _NOT_COMPILED for d in fn.decorator_list)
+def _decorated_out(fn: ast.FunctionDef) -> bool:
+    return any((dotted(d.func if isinstance(d, ast.Call) else d) or "").split(".")[-1] in _NOT_COMPILED
+               for d in fn.decorator_list)
+
+
+def _exported(fn: ast.FunctionDef) -> bool:
+    return any((dotted(d.func if isinstance(d, ast.Call) else d) or "").endswith("jit.export") for d in fn.decorator_list)
+
+
+def compiled_method(f, fn: ast.FunctionDef) -> bool:
+    """``fn`` is compiled by ``torch.jit.script``: ``forward``, an ``@torch.jit.export`` method, or a
+    method either of them calls on ``self`` (recursively), unless decorated out of it."""
+    if _decorated_out(fn):
+        return False
+    if fn.name == "forward" or _exported(fn):
+        return True
+    return fn.name in _compiled_names(f)
+
+
+def _compiled_names(f) -> frozenset:
+    """The method names compiled for the class of ``f`` (its MRO), computed once per class."""
+    def compute() -> frozenset:
+        methods: dict = {}
+        for c in f.classes:  # the MRO order: the first definition of a name is the one that runs
+            for name, fn in c.methods.items():
+                methods.setdefault(name, fn)
+        todo = [n for n, fn in methods.items() if (n == "forward" or _exported(fn)) and not _decorated_out(fn)]
+        seen = set(todo)
+        while todo:
+            fn = methods[todo.pop()]
+            me = fn.args.args[0].arg if fn.args.args else None
+            for node in fast_walk(fn):
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                        isinstance(node.func.value, ast.Name) and node.func.value.id == me:
+                    name = node.func.attr
+                    if name in methods and name not in seen and not _decorated_out(methods[name]):
+                        seen.add(name)
+                        todo.append(name)
+        return frozenset(seen)
+    return memo_on(f, "_pk_compiled", compute) if f.classes else frozenset()
 
 
 def folded_attrs(f) -> frozenset:
@@ -65,9 +101,9 @@ def _tested_attrs(fn: ast.FunctionDef, selfname: str) -> frozenset:
 
 def compiled_exclusion(an, f, fn: ast.FunctionDef, selfname: str, read_conds, missing) -> Optional[tuple[str, bool]]:
     """(test, value on the paths that lack the attribute) when the only thing keeping ``read`` off
-    those paths is a test of a module attribute in a compiled ``forward`` of a TorchScript package;
+    those paths is a test of a module attribute in a compiled method of a TorchScript package;
     else None."""
-    if not missing or not compiled_method(fn) or not is_torch_module(f) or not uses_torchscript(an, f):
+    if not missing or not is_torch_module(f) or not compiled_method(f, fn) or not uses_torchscript(an, f):
         return None
     if any(_FOLDED.search(key) for key, _pol in read_conds):
         return None

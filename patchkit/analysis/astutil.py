@@ -121,6 +121,12 @@ def _only_raises_not_implemented(fn) -> bool:
     return (dotted(exc) or "").split(".")[-1] == "NotImplementedError"
 
 
+def decorator_name(d: ast.expr) -> str:
+    """The dotted name a decorator applies (``@torch.jit.ignore`` and ``@torch.jit.ignore(drop=True)``
+    alike), or "" when it is no name (a lambda, a subscript)."""
+    return dotted(d.func if isinstance(d, ast.Call) else d) or ""
+
+
 def memo_on(obj, name: str, compute):
     """``compute()`` once per object, kept on it as ``name`` (a class's or a node's derived facts)."""
     got = getattr(obj, name, None)

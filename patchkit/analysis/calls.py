@@ -10,7 +10,7 @@ from typing import Optional
 from .callargs import _deletes, _forget_locals, bind_constants, drop_empty
 from .conditions import _is_self, conjuncts, norm_test
 from .calltables import NON_ASSIGNING_CALLS, NORETURN_CALLS, REGISTER_METHODS, setattr_on
-from .astutil import dotted, fast_walk, first_param, is_super_call, memo_on
+from .astutil import decorator_name, dotted, fast_walk, first_param, is_super_call, memo_on
 from .localconsts import forget_passed
 from .model import ClassInfo
 from .instances import alias_param
@@ -318,7 +318,7 @@ def _is_generator(fn: ast.AST) -> bool:
     """``fn``'s own body yields (a ``yield`` in a nested function or lambda does not count), and no
     ``@contextmanager`` makes it run on ``with`` entry."""
     def compute() -> bool:
-        if any((dotted(d.func if isinstance(d, ast.Call) else d) or "").split(".")[-1] in
+        if any(decorator_name(d).split(".")[-1] in
                ("contextmanager", "asynccontextmanager") for d in getattr(fn, "decorator_list", ())):
             return False
         todo = list(ast.iter_child_nodes(fn))

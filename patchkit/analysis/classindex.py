@@ -22,7 +22,7 @@ _SCRIPT_WORDS = frozenset({"script", "is_scripting", "Final", "ignore", "unused"
 _WORD = re.compile(r"\w+")
 
 
-def uses_torchscript(text: str) -> bool:
+def mentions_torchscript(text: str) -> bool:
     """``text`` uses a scripting-only feature: ``jit.<one of _SCRIPT_WORDS>``, ``__constants__``,
     ``jittable``, ``from torch.jit import``. A scan for ``jit.`` rather than a regex over the whole
     text: SGLang and vLLM write ``@triton.jit`` in hundreds of modules."""
@@ -53,7 +53,7 @@ def tokens_of(text: str) -> list[str]:
     out: set[str] = set()
     for mt in _HEADER.finditer(text):
         out.update(_IDENT.findall(mt.group(1)))
-    if ("jit" in text or "__constants__" in text) and uses_torchscript(text):
+    if ("jit" in text or "__constants__" in text) and mentions_torchscript(text):
         out.add(TORCHSCRIPT_TOKEN)
     return sorted(out)
 

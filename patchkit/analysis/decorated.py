@@ -8,35 +8,32 @@ from __future__ import annotations
 
 import ast
 
-from .astutil import dotted, fast_walk, memo_on
+from .astutil import decorator_name, dotted, fast_walk, memo_on
 
 
 def entry_stores(project, module, fn: ast.FunctionDef) -> frozenset:
     """Attributes every decorator of ``fn`` (a function of the tree) has stored on the instance
     when the body of ``fn`` starts; computed once per function."""
-    def compute() -> frozenset:
-        out: set = set()
-        for dec in fn.decorator_list:
-            name = dotted(dec.func if isinstance(dec, ast.Call) else dec)
-            found = project.resolve_function(module, name) if name and project is not None else None
-            if found is not None:
-                out |= memo_on(found[1], "_pk_wrapper_stores", lambda d=found[1]: _wrapper_stores(d))
-        return frozenset(out)
-    return memo_on(fn, "_pk_entry_stores", compute)
+    return memo_on(fn, "_pk_entry_stores", lambda: frozenset().union(*(
+        memo_on(d, "_pk_wrapper_stores", lambda d=d: _wrapper_stores(d)) for d in _decorators(project, module, fn))))
 
 
 def entry_calls(project, module, fn: ast.FunctionDef) -> tuple:
     """Methods of the instance every decorator of ``fn`` calls before the body of ``fn`` starts
     (``getattr(self, "register_to_config")(...)`` or ``self.setup(...)`` in the wrapper)."""
-    def compute() -> tuple:
-        out: list = []
-        for dec in fn.decorator_list:
-            name = dotted(dec.func if isinstance(dec, ast.Call) else dec)
-            found = project.resolve_function(module, name) if name and project is not None else None
-            if found is not None:
-                out += memo_on(found[1], "_pk_wrapper_calls", lambda d=found[1]: _wrapper_calls(d))
-        return tuple(dict.fromkeys(out))
-    return memo_on(fn, "_pk_entry_calls", compute)
+    return memo_on(fn, "_pk_entry_calls", lambda: tuple(dict.fromkeys(
+        m for d in _decorators(project, module, fn) for m in memo_on(d, "_pk_wrapper_calls", lambda d=d: _wrapper_calls(d)))))
+
+
+def _decorators(project, module, fn: ast.FunctionDef) -> list:
+    """The decorators of ``fn`` that are functions of the tree, as their definitions."""
+    out = []
+    for dec in fn.decorator_list:
+        name = decorator_name(dec)
+        found = project.resolve_function(module, name) if name and project is not None else None
+        if found is not None:
+            out.append(found[1])
+    return out
 
 
 def _wrapper_calls(deco: ast.FunctionDef) -> tuple:

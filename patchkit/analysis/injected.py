@@ -10,7 +10,7 @@ from typing import Optional
 from .classmodel import init_subclass_stores
 from .injection import _index_for
 from .mixins import stateless_host
-from .astutil import dotted
+from .astutil import decorator_name, dotted
 
 
 def escape_assigns(project, ci_classes, attr: str) -> Optional[str]:
@@ -77,7 +77,7 @@ def demote_injected(project, facts, findings: list) -> list:
     idx = _index_for(project, classes[0])
     names = {c.qualname.split(".")[-1] for c in facts.classes} | {e.name.split(".")[-1] for e in facts.externals}
     torch_module = any(e.kind == "module" for e in facts.externals)
-    decorators = {(dotted(d.func if isinstance(d, ast.Call) else d) or "").split(".")[-1]
+    decorators = {decorator_name(d).split(".")[-1]
                   for c in classes for fn in c.methods.values() for d in fn.decorator_list}
     memo: dict[str, Optional[str]] = {}
     out = []

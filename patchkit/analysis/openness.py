@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from .astutil import dotted, memo_on
+from .astutil import decorator_name, dotted, memo_on
 from .classbody import with_metaclass_call
 from .fastre import Bounded
 from .model import FIELD_DECORATORS, ClassInfo, ModuleInfo
@@ -169,7 +169,7 @@ def decorator_verdicts(c: ClassInfo, resolve) -> list[tuple[str, Optional[bool],
     def compute() -> list:
         got = []
         for d in c.node.decorator_list:
-            name = dotted(d.func if isinstance(d, ast.Call) else d) or "?"
+            name = decorator_name(d) or "?"
             found = resolve(c.module, name) if resolve is not None and name != "?" else None
             got.append((name, *(keeps_class(found[1]) if found is not None else (None, frozenset()))))
         return got

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 
-from .astutil import dotted, fast_walk, is_super
+from .astutil import dotted, fast_walk, is_super, memo_on
 
 #: words in a store's name that say it holds configuration
 _CONFIG_WORDS = ("config", "_internal_dict")
@@ -52,16 +52,20 @@ def _delegates(v, fn, name: str) -> bool:
 def config_keys(classes) -> frozenset:
     """The names a config-serving ``__getattr__`` may answer for: every parameter of an
     ``__init__`` of ``classes`` and every keyword of a ``register_to_config(...)`` call in them."""
+    return frozenset().union(*(memo_on(c, "_pk_config_keys", lambda c=c: _own_config_keys(c)) for c in classes))
+
+
+def _own_config_keys(c) -> frozenset:
+    """config_keys of one class, computed once per class (every subclass asks again)."""
     keys: set = set()
-    for c in classes:
-        init = c.methods.get("__init__")
-        if init is not None:
-            a = init.args
-            keys |= {x.arg for x in a.posonlyargs + a.args[1:] + a.kwonlyargs}
-        for fn in c.methods.values():
-            for n in fast_walk(fn):
-                if isinstance(n, ast.Call) and (dotted(n.func) or "").endswith("register_to_config"):
-                    keys |= {k.arg for k in n.keywords if k.arg}
+    init = c.methods.get("__init__")
+    if init is not None:
+        a = init.args
+        keys |= {x.arg for x in a.posonlyargs + a.args[1:] + a.kwonlyargs}
+    for fn in c.methods.values():
+        for n in fast_walk(fn):
+            if isinstance(n, ast.Call) and (dotted(n.func) or "").endswith("register_to_config"):
+                keys |= {k.arg for k in n.keywords if k.arg}
     return frozenset(keys)
 
 

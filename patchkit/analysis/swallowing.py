@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from .astutil import dotted, memo_on
+from .astutil import decorator_name, dotted, memo_on
 
 #: handlers that catch an AttributeError
 _CATCHES = {"Exception", "BaseException", "AttributeError"}
@@ -17,7 +17,7 @@ def swallowing_decorator(project, module, fn: ast.FunctionDef) -> Optional[str]:
     """The name of a decorator of ``fn`` whose wrapper calls the wrapped function inside a ``try``
     whose handler catches AttributeError and does not re-raise, else None."""
     for dec in fn.decorator_list:
-        name = dotted(dec.func if isinstance(dec, ast.Call) else dec)
+        name = decorator_name(dec)
         if not name or project is None:
             continue
         found = project.resolve_function(module, name)

@@ -11,8 +11,8 @@ import ast
 import re
 from typing import Optional
 
-from .astutil import dotted, fast_walk, memo_on
-from .classindex import TORCHSCRIPT_TOKEN, header_tokens, uses_torchscript as text_uses_torchscript
+from .astutil import decorator_name, fast_walk, memo_on
+from .classindex import TORCHSCRIPT_TOKEN, header_tokens, mentions_torchscript
 from .conditions import norm_test, split_test
 from .severity import _fuzzy
 
@@ -29,12 +29,11 @@ def is_torch_module(f) -> bool:
 
 
 def _decorated_out(fn: ast.FunctionDef) -> bool:
-    return any((dotted(d.func if isinstance(d, ast.Call) else d) or "").split(".")[-1] in _NOT_COMPILED
-               for d in fn.decorator_list)
+    return any(decorator_name(d).split(".")[-1] in _NOT_COMPILED for d in fn.decorator_list)
 
 
 def _exported(fn: ast.FunctionDef) -> bool:
-    return any((dotted(d.func if isinstance(d, ast.Call) else d) or "").endswith("jit.export") for d in fn.decorator_list)
+    return any(decorator_name(d).endswith("jit.export") for d in fn.decorator_list)
 
 
 def compiled_method(f, fn: ast.FunctionDef) -> bool:
@@ -72,7 +71,11 @@ def _compiled_names(f) -> frozenset:
 
 def folded_attrs(f) -> frozenset:
     """Attributes TorchScript treats as constants: named in ``__constants__`` or annotated
-    ``Final`` in a class body of the MRO."""
+    ``Final`` in a class body of the MRO; computed once per class."""
+    return memo_on(f, "_pk_folded", lambda: _folded(f))
+
+
+def _folded(f) -> frozenset:
     out: set = set()
     for c in f.classes:
         for st in c.node.body:
@@ -136,7 +139,7 @@ def uses_torchscript(an, f) -> bool:
     project = an.project
     top = mod.rel.split("/")[0] if "/" in mod.rel else ""
     if not top or project.root is None:
-        return memo_on(mod, "_pk_torchscript", lambda: text_uses_torchscript(mod.source))
+        return memo_on(mod, "_pk_torchscript", lambda: mentions_torchscript(mod.source))
     memo = project.__dict__.setdefault("_torchscript", {})
     if top not in memo:
         index = header_tokens(project.root, top)

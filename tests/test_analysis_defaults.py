@@ -302,3 +302,24 @@ def test_a_method_handed_out_as_a_callback_is_no_default_path(tmp_path):
         """
     root = tree(tmp_path, {"pkg/__init__.py": "", "pkg/anim.py": src})
     assert _severities(root, "_resize_id") == {9: MODE, 12: DEFAULT}
+
+
+def test_the_defaults_path_names_its_parameters_in_path_order_whatever_the_hash_seed(tmp_path):
+    """The path's conditions are a frozenset: read in its order, the message (and so a JSON report
+    or a baseline compared across runs) changed with PYTHONHASHSEED; it now follows the path."""
+    import json
+    import subprocess
+    import sys
+    src = tmp_path / "block.py"
+    src.write_text("class Block:\n    def __init__(self, dim, zeta=False, alpha=False, mid=False, beta=False):\n"
+                   "        self.dim = dim\n        if zeta:\n            self.norm2 = dim\n"
+                   "        elif alpha:\n            self.norm2 = dim\n        elif mid:\n            self.norm2 = dim\n"
+                   "        elif beta:\n            self.norm2 = dim\n\n    def forward(self, x):\n        return self.norm2\n")
+    whys = set()
+    for seed in ("1", "2", "3", "4", "5"):
+        r = subprocess.run([sys.executable, "-m", "patchkit", "check", str(src), "--no-cache", "--format", "json"],
+                           capture_output=True, text=True, env={**__import__("os").environ, "PYTHONHASHSEED": seed})
+        [f] = json.loads(r.stdout)["findings"]
+        whys.add(f["why"])
+    assert len(whys) == 1, whys
+    assert whys.pop().endswith("the path the constructor's defaults take (zeta=False, alpha=False, mid=False, beta=False)")

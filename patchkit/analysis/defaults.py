@@ -159,7 +159,9 @@ def defaults_take(missing, having_common: set, init_fn, read_conds=(), flag_only
         v = evaluate(key, env)
         if v is not UNKNOWN and bool(v) != holds:
             return None  # an object built with the defaults never reaches the read
-    tests = [c for c in missing.conds if c.origin == TEST and (c.key, c.holds) not in having_common]
+    # in path order: the conditions are a frozenset, whose order changes with the hash seed
+    tests = [c for c in sorted(missing.conds, key=lambda c: c.order)
+             if c.origin == TEST and (c.key, c.holds) not in having_common]
     if not tests:
         return None
     for c in missing.conds:  # the whole path, shared tests included, must be one the defaults allow

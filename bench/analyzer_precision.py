@@ -553,6 +553,27 @@ CODEBASES = {  # name -> (requirement, package folder inside the unpacked releas
     "layoutparser": ("layoutparser==0.3.4", "layoutparser"), "lightning_fabric": ("lightning-fabric==2.6.6", "lightning_fabric"),
     "polars": ("polars==2.1.0", "polars"), "prophet": ("prophet==1.5.0", "prophet"), "pyarrow": ("pyarrow==26.0.1", "pyarrow"),
     "doctr": ("python-doctr==1.1.0", "doctr"), "roboflow": ("roboflow==1.7.3", "roboflow"), "whisperx": ("whisperx==3.8.6", "whisperx"),
+    # set AC (session 26): large popular releases never analysed before, chosen by name before any was run
+    "agno": ("agno==3.1.10", "agno"), "botocore": ("botocore==1.44.18", "botocore"),
+    "camel": ("camel-ai==0.2.90", "camel"), "chromadb": ("chromadb==1.5.9", "chromadb"),
+    "drf": ("djangorestframework==3.18.3", "rest_framework"), "ipykernel": ("ipykernel==7.4.0", "ipykernel"),
+    "kubernetes": ("kubernetes==37.0.2", "kubernetes"), "lancedb": ("lancedb==0.40.0", "lancedb"),
+    "litestar": ("litestar==2.25.0", "litestar"),
+    "mem0": ("mem0ai==2.2.1", "mem0"), "mlx_lm": ("mlx-lm==0.32.2", "mlx_lm"), "modin": ("modin==0.37.1", "modin"),
+    "openvino": ("openvino==2026.4.1", "openvino"), "pip": ("pip==26.3", "pip"), "plotly": ("plotly==7.1.0", "plotly"),
+    "pydantic_ai": ("pydantic-ai-slim==2.78.0", "pydantic_ai"), "pymilvus": ("pymilvus==3.0.2", "pymilvus"),
+    "qdrant_client": ("qdrant-client==1.20.0", "qdrant_client"), "tinygrad": ("tinygrad==0.14.0", "tinygrad"),
+    "traitlets": ("traitlets==5.16.1", "traitlets"),
+    # set AD (session 26): ML serving, interpretability and kernel-library releases never analysed
+    # before, measured after set AC's rules
+    "autogen_core": ("autogen-core==0.7.5", "autogen_core"), "docarray": ("docarray==0.41.0", "docarray"),
+    "einx": ("einx==0.4.3", "einx"), "fla": ("flash-linear-attention==0.6.0", "fla"),
+    "langchain_core": ("langchain-core==1.8.4", "langchain_core"), "lightllm": ("lightllm==0.0.1", "lightllm"),
+    "litserve": ("litserve==0.2.19", "litserve"), "lmcache": ("lmcache==0.5.6", "lmcache"),
+    "mlserver": ("mlserver==1.7.1", "mlserver"), "nnsight": ("nnsight==0.8.1", "nnsight"),
+    "kan": ("pykan==0.2.8", "kan"), "sae_lens": ("sae-lens==6.54.12", "sae_lens"),
+    "tilelang": ("tilelang==0.1.15", "tilelang"), "torchdiffeq": ("torchdiffeq==0.2.5", "torchdiffeq"),
+    "transformer_lens": ("transformer-lens==4.3.0", "transformer_lens"),
 }
 DEFAULT = ("deepspeed", "diffusers", "ray", "transformers", "vllm")
 # lightning==2.6.6 (266 files) was tried too: 1 error group in all, too few to sample.

@@ -19,7 +19,8 @@ B=${1:-}; V=${2:-}; CONFIGS=${3:-nospec,eagle,patched}
 if [ -n "$B" ]; then
   S=$W/site-$V; P=$W/site-$V-patched; R=$W/repo-$V
   rm -rf $S $P $R; mkdir -p $S $R && tar xf "$B/site.tar.xz" -C $S || exit 3
-  python3 -m pip install -q --no-index --no-deps --no-compile --target $S .whl/*.whl || exit 3
+  WHL=.whl; ls .whl/*.whl > /dev/null 2>&1 || WHL=/tmp/whl   # carried by an earlier call (64 MiB per call)
+  python3 -m pip install -q --no-index --no-deps --no-compile --target $S $WHL/*.whl || exit 3
   cp -a $S $P
   cp -a bench patchkit patches checks fixtures pyproject.toml $R/
   (cd $R && PYTHONPATH=$P:$R python3 -m patchkit apply dynamic-spec-disable --target-dir $P) \

@@ -40,7 +40,7 @@ def mentions_torchscript(text: str) -> bool:
 
 TORCHSCRIPT_TOKEN = "<torchscript>"
 #: the on-disk format: part of the file name, so an index written by another version is not read
-FORMAT = "2"
+FORMAT = "3"
 #: (root, package) -> (signature, tokens, when checked); within FRESH_S seconds the same process
 #: trusts it without looking at the files again
 _MEM: dict[tuple, tuple[str, dict, float]] = {}
@@ -48,11 +48,15 @@ FRESH_S = 30.0
 
 
 def tokens_of(text: str) -> list[str]:
-    """Identifiers named in the base lists of the class headers of ``text`` (and TORCHSCRIPT_TOKEN
-    when the text mentions TorchScript)."""
+    """Identifiers named in the base lists of the class headers of ``text``, with the name each
+    one aliases in an import (``import Base as _Base``: plotly's ``class Frame(_BaseFrameHierarchyType)``
+    subclasses ``BaseFrameHierarchyType``), and TORCHSCRIPT_TOKEN when the text mentions TorchScript."""
     out: set[str] = set()
     for mt in _HEADER.finditer(text):
         out.update(_IDENT.findall(mt.group(1)))
+    for alias in [tok for tok in out if f" as {tok}" in text]:  # a substring test first: most files alias nothing
+        out.update(m.group(1) for m in re.finditer(r"\b([A-Za-z_]\w*)[ \t]+as[ \t]+%s\b" % alias, text)
+                   if m.group(1) != alias)
     if ("jit" in text or "__constants__" in text) and mentions_torchscript(text):
         out.add(TORCHSCRIPT_TOKEN)
     return sorted(out)

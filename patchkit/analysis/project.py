@@ -247,7 +247,8 @@ class Project:
                 text = (self.root / rel).read_text(encoding="utf-8", errors="replace")
             except OSError:
                 return False
-        return text is not None and (text.count(name) >= 2 or f".{name}" in text)
+        # or imports it under another name (``import Base as _B``, the header naming only ``_B``)
+        return text is not None and (text.count(name) >= 2 or f".{name}" in text or f"{name} as " in text)
 
     @staticmethod
     def _is(r, ci: ClassInfo) -> bool:

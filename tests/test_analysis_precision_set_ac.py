@@ -1,0 +1,125 @@
+"""Session 26's rules from set AC (bench/results/analyzer-precision-session26.md), each with a case of
+the same shape that is still reported:
+
+- a subclass whose class header names its base through an import alias (plotly's generated
+  ``class Frame(_BaseFrameHierarchyType)`` after ``import BaseFrameHierarchyType as
+  _BaseFrameHierarchyType``) is one of the base's subclasses: the template base it completes is
+  not judged for what only the subclass provides;
+- an owner that stores the attribute on instances it builds, defined under a module-level
+  ``except ImportError:`` (distlib's ``ConvertingDict.configurator``, vendored in pip), injects it
+  as one defined at top level does.
+"""
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from patchkit.analysis.classindex import tokens_of
+from patchkit.analysis.runner import analyse_paths
+
+
+def findings(tmp_path: Path, files: dict[str, str]) -> set:
+    pkg = tmp_path / "pkg"
+    pkg.mkdir(exist_ok=True)
+    (pkg / "__init__.py").write_text("")
+    for name, text in files.items():
+        (pkg / name).write_text(textwrap.dedent(text))
+    reps = analyse_paths([pkg], use_cache=False)
+    return {(f.cls, f.attr, f.code, f.severity.value) for r in reps for f in r.findings}
+
+
+BASE = """
+class BasePlotlyType:
+    def __init__(self, name):
+        self.name = name
+
+class BaseFrameHierarchyType(BasePlotlyType):
+    def __init__(self, name, **kwargs):
+        super().__init__(name)
+
+    def child_props(self, child):
+        return self.data.index(child), self.layout
+"""
+
+FRAME = """
+from pkg.base import BaseFrameHierarchyType as {alias}
+
+class Frame({alias}):
+    @property
+    def data(self):
+        return self._data
+
+    @property
+    def layout(self):
+        return self._layout
+
+    def __init__(self, data=(), layout=None):
+        super().__init__("frame")
+        self._data = list(data)
+        self._layout = layout
+"""
+
+
+@pytest.mark.parametrize("alias", ["_BaseFrameHierarchyType", "BaseFrameHierarchyType"])
+def test_template_base_completed_by_a_subclass_under_an_import_alias(tmp_path, alias):
+    frame = FRAME.replace("BaseFrameHierarchyType as {alias}", "BaseFrameHierarchyType") \
+        if alias == "BaseFrameHierarchyType" else FRAME
+    got = findings(tmp_path, {"base.py": BASE, "frame.py": frame.format(alias=alias)})
+    assert not any(c == "BaseFrameHierarchyType" for c, *_ in got), got
+
+
+def test_template_base_still_reported_when_the_aliased_subclass_lacks_the_attribute(tmp_path):
+    frame = FRAME.format(alias="_Base").replace("    @property\n    def layout(self):\n        return self._layout\n", "")
+    got = findings(tmp_path, {"base.py": BASE, "frame.py": frame})
+    assert ("BaseFrameHierarchyType", "layout", "PK003", "error") in got, got
+    assert not any(c == "BaseFrameHierarchyType" and a == "data" for c, a, *_ in got), got
+
+
+def test_header_tokens_name_the_aliased_base():
+    text = "from a import Real as _Alias, Other\nclass Sub(_Alias):\n    pass\nwith open(p) as fh:\n    pass\n"
+    toks = tokens_of(text)
+    assert "Real" in toks and "_Alias" in toks
+    assert "open" not in toks and "fh" not in toks  # an alias no class header names adds nothing
+
+
+CONFIGURATOR = """
+try:
+    from logging.config import BaseConfigurator
+except ImportError:
+    class ConvertingDict(dict):
+        def __getitem__(self, key):
+            value = dict.__getitem__(self, key)
+            return self.configurator.convert(value)
+
+    class BaseConfigurator(object):
+        def __init__(self, config):
+            self.config = ConvertingDict(config)
+            self.config.configurator = self
+
+        def convert(self, value):
+            if not isinstance(value, ConvertingDict) and isinstance(value, dict):
+                value = ConvertingDict(value)
+                value.configurator = self
+            return value
+"""
+
+
+@pytest.mark.parametrize("block", ["except", "finally", "else"])
+def test_owner_injection_defined_under_a_module_level_try_block(tmp_path, block):
+    text = CONFIGURATOR
+    if block == "finally":
+        text = text.replace("except ImportError:", "except ImportError:\n    pass\nfinally:")
+    elif block == "else":
+        text = text.replace("except ImportError:", "except ImportError:\n    pass\nelse:")
+    got = findings(tmp_path, {"compat.py": text})
+    assert ("ConvertingDict", "configurator", "PK003", "warning") in got, got
+    assert ("ConvertingDict", "configurator", "PK003", "error") not in got, got
+
+
+def test_no_owner_under_the_try_block_is_still_an_error(tmp_path):
+    text = CONFIGURATOR.replace("            self.config.configurator = self\n", "") \
+        .replace("                value.configurator = self\n", "")
+    got = findings(tmp_path, {"compat.py": text})
+    assert ("ConvertingDict", "configurator", "PK003", "error") in got, got

@@ -60,27 +60,31 @@ switch_inputs = st.integers(0, 64).flatmap(lambda t: st.tuples(
 
 @settings(max_examples=300, deadline=None)
 @given(switch_inputs)
-def test_switch_only_after_k_consecutive_steps_and_always_after_k(args):
+def test_switch_off_at_the_first_step_above_t_and_on_only_after_k_steps_at_or_below(args):
     t, k, sizes = args
     sw, modes, switched = _run(t, k, sizes)
     prev = False
     for i, bs in enumerate(sizes):
         window = sizes[max(0, i - k + 1): i + 1]
         if i in switched:
-            # a switch at step i: the K steps up to and including i all asked for the new mode
-            assert len(window) == k, f"switched at step {i} < K={k}"
             if modes[i]:
-                assert all(b > t for b in window), (i, window)
+                # OFF: drafting stops at the first decode step above T
+                assert bs > t and not prev, (i, bs)
             else:
+                # ON: the K steps up to and including i were all at or below T
+                assert len(window) == k, f"resumed at step {i} < K={k}"
                 assert all(b <= t for b in window), (i, window)
-        # and the converse: K steps in a row asking for a mode end in that mode
-        if len(window) == k and all(b > t for b in window):
-            assert modes[i], f"K={k} steps above T={t} and still enabled at step {i}"
+        # and the converse: any step above T ends disabled; K steps in a row at or below T end enabled
+        if bs > t:
+            assert modes[i], f"step {i} above T={t} and still drafting"
         if len(window) == k and all(b <= t for b in window):
             assert not modes[i], f"K={k} steps at/below T={t} and still disabled at step {i}"
         assert modes[i] != prev or i not in switched
         prev = modes[i]
-    assert all(b - a >= k for a, b in zip(switched, switched[1:])), (switched, k)
+    ons = [i for i in switched if not modes[i]]
+    offs = [i for i in switched if modes[i]]
+    # between an OFF and the next ON at least K steps pass (the resume hysteresis)
+    assert all(on - off >= k for off, on in zip(offs, ons)), (offs, ons, k)
     assert sw.switches == len(switched)
     assert sw.disabled_steps + sw.enabled_steps == len(sizes)
     assert sw.disabled_steps == sum(modes)
@@ -97,17 +101,39 @@ def test_switch_with_k1_follows_the_batch_size_exactly(t, sizes):
 
 @settings(max_examples=200, deadline=None)
 @given(st.integers(0, 64), st.integers(2, 10), st.integers(0, 400), st.booleans())
-def test_oscillating_load_around_t_never_switches_with_k_at_least_2(t, k, n, start_high):
+def test_oscillating_load_around_t_switches_off_once_and_never_back_with_k_at_least_2(t, k, n, start_high):
     sizes = [(t + 1 if (i % 2 == 0) == start_high else t) for i in range(n)]
-    sw, _, switched = _run(t, k, sizes)
-    assert sw.switches == 0 and switched == []
-    assert sw.enabled_steps == n and sw.disabled_steps == 0
+    sw, modes, switched = _run(t, k, sizes)
+    first_high = 0 if start_high else 1
+    if n > first_high:
+        assert switched == [first_high] and sw.switches == 1
+        assert modes == [i >= first_high for i in range(n)]
+    else:
+        assert switched == [] and sw.switches == 0
 
 
 def test_oscillating_load_with_k1_switches_every_step():
     """The same load with K=1 flips every step: the oscillation test above can fail."""
     sw, _, switched = _run(8, 1, [9, 8] * 50)
     assert sw.switches == 100 and switched == list(range(100))
+
+
+def test_a_wave_of_requests_that_arrive_together_drafts_no_step_above_t():
+    """Closed-loop load whose requests start and finish together (bench/spec_throughput.py): the
+    batch drains to a few requests between waves, long enough to resume, then jumps to 256. With
+    K = 8 on both sides (2.3.0) each wave drafted 8 steps at 256; now none."""
+    wave = [256] * 120 + [20, 12, 6, 3, 2, 1, 1, 2, 5, 11, 22, 40, 90, 180]
+    sw, modes, _ = _run(32, 8, wave * 5)
+    assert all(m for bs, m in zip(wave * 5, modes) if bs > 32)
+    assert sw.switches == 11  # OFF at the first step; then per drain, ON after 8 steps and OFF at 40
+
+
+def test_a_resume_held_for_a_stale_draft_waits_one_more_step():
+    sw = rt.Switch(4, 2)
+    assert sw.observe(9) is True
+    assert sw.observe(3) is None
+    assert sw.observe(3, hold_resume=True) is None  # due, but the draft's seed is stale
+    assert sw.observe(3) is False
 
 
 # ============================================================================ 2. check_server_args
@@ -570,19 +596,21 @@ def test_on_init_refuses_a_worker_class_that_overrides_forward(upstream):
     assert w.built == [] and getattr(w, rt.STATE_ATTR, None) is None
 
 
-def test_on_decode_switches_after_k_steps_and_logs_parsable_lines(upstream, caplog):
+def test_on_decode_disables_at_once_resumes_after_k_steps_and_logs_parsable_lines(upstream, caplog):
     caplog.set_level(logging.INFO, logger=rt.logger.name)
     sa = _server_args(speculative_disable_hysteresis=3)
     w = Worker(sa, threshold=16)
     rt.on_init(w, EAGLEWorkerV2)
     for _ in range(2):
-        rt.on_decode(w, _batch(17))
+        rt.on_decode(w, _batch(16))  # at the threshold: still drafting
     assert w.speculative_num_steps == 3 and not SWITCH.search(caplog.text)
-    rt.on_decode(w, _batch(40))
+    rt.on_decode(w, _batch(40))  # the first step above it disables
     assert w.speculative_num_steps == 0
     assert w._target_worker.model_runner.attn_backend is getattr(w, rt.STATE_ATTR).zero.target_attn_backend
-    for _ in range(3):
+    for _ in range(2):
         rt.on_decode(w, _batch(16))
+    assert w.speculative_num_steps == 0  # resuming waits for K = 3 steps at or below
+    rt.on_decode(w, _batch(16))
     assert w.speculative_num_steps == 3
     assert w._target_worker.model_runner.attn_backend.tag == "target-full"
     lines = [SWITCH.search(r.getMessage()) for r in caplog.records]

@@ -5,8 +5,9 @@ real Python in ``runtime.py``, which apply copies into the target."""
 THRESHOLD_HELP = ("patchkit dynamic-spec-disable: for decode batches with more requests than this, skip "
                   "EAGLE drafting and verify one token per request (a normal decode step). Default: "
                   "$SGLANG_SPEC_DISABLE_BATCH_THRESHOLD, else off.")
-HYSTERESIS_HELP = ("patchkit dynamic-spec-disable: switch only after this many consecutive decode steps on "
-                   "the other side of the threshold. Default: $SGLANG_SPEC_DISABLE_HYSTERESIS, else 8.")
+HYSTERESIS_HELP = ("patchkit dynamic-spec-disable: resume drafting only after this many consecutive decode "
+                   "steps at or below the threshold (the first step above it disables drafting). Default: "
+                   "$SGLANG_SPEC_DISABLE_HYSTERESIS, else 8.")
 
 
 def field_plain(name: str) -> str:

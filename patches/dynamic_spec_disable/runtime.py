@@ -16,9 +16,9 @@ only adds thin hooks that call into it:
 - 0.5.14+: the start of ``FutureMap.resolve_seq_lens_cpu`` (the overlap scheduler) ->
   :func:`resolve_on_host` (after a disabled step, the next step's host lengths without a GPU sync)
 
-Above the threshold (for ``hysteresis`` consecutive decode steps) the worker swaps to a pre-built
+From the first decode step above the threshold the worker swaps to a pre-built
 zero-step runtime state and verifies only the previous bonus token (a plain decode through the
-speculative bookkeeping); at or below it for as many steps, it swaps back.
+speculative bookkeeping); at or below it for ``hysteresis`` consecutive decode steps, it swaps back.
 
 Every disabled step runs the draft model's extend by default, which keeps the draft's KV cache
 complete. ``PATCHKIT_SPEC_DISABLE_DRAFT_EXTEND=skip`` (0.5.14+) skips it on disabled steps above the
@@ -50,7 +50,7 @@ DECODE_ATTENTION_ENV = "PATCHKIT_SPEC_DISABLE_DECODE_ATTENTION"
 DRAFT_EXTEND_ENV = "PATCHKIT_SPEC_DISABLE_DRAFT_EXTEND"
 HOST_LENS_ENV = "PATCHKIT_SPEC_DISABLE_HOST_LENS"
 HOST_LENS_MODES = ("on", "off", "check")
-#: consecutive decode steps on the other side of the threshold before the mode switches
+#: consecutive decode steps at or below the threshold before drafting resumes (disabling is at once)
 DEFAULT_HYSTERESIS = 8
 #: attribute of the worker holding its :class:`SpecDisable` (set by :func:`on_init`)
 STATE_ATTR = "_patchkit_spec_disable"
@@ -85,8 +85,9 @@ def resolve_threshold(server_args: Any) -> Optional[int]:
 
 
 def resolve_hysteresis(server_args: Any) -> int:
-    """Consecutive decode steps before a switch (``--speculative-disable-hysteresis``, else
-    ``$SGLANG_SPEC_DISABLE_HYSTERESIS``, else :data:`DEFAULT_HYSTERESIS`); 1 switches at once."""
+    """Consecutive decode steps at or below the threshold before drafting resumes
+    (``--speculative-disable-hysteresis``, else ``$SGLANG_SPEC_DISABLE_HYSTERESIS``, else
+    :data:`DEFAULT_HYSTERESIS`); 1 resumes at once. Disabling never waits."""
     value, _ = _int_setting(server_args, "speculative_disable_hysteresis", HYSTERESIS_FLAG, HYSTERESIS_ENV, 1)
     return DEFAULT_HYSTERESIS if value is None else value
 
@@ -191,15 +192,25 @@ class Switch:
     enabled_steps: int = 0
 
     def observe(self, batch_size: int, hold_resume: bool = False) -> Optional[bool]:
-        """``hold_resume``: a resume due now waits one step (the draft is not fresh yet)."""
+        """``hold_resume``: a resume due now waits one step (the draft is not fresh yet).
+
+        Asymmetric: the first decode step above the threshold disables drafting (drafting a large
+        batch is the expensive mistake: with 8 steps of delay, requests that arrive and finish
+        together drafted 8 steps at 256 per wave, and the patched server fell from 0.96x of no
+        speculation between waves to 0.75x overall on an H200); resuming waits for ``hysteresis``
+        consecutive steps at or below it, which bounds how often a load that hovers at the
+        threshold can switch."""
         want = batch_size > self.threshold
         due: Optional[bool] = None
         if want == self.disabled:
             self.streak = 0
+        elif want:
+            self.disabled, self.streak, due = True, 0, True
+            self.switches += 1
         else:
             self.streak += 1
-            if self.streak >= self.hysteresis and not (hold_resume and not want):
-                self.disabled, self.streak, due = want, 0, want
+            if self.streak >= self.hysteresis and not hold_resume:
+                self.disabled, self.streak, due = False, 0, False
                 self.switches += 1
             elif self.streak >= self.hysteresis:
                 self.streak = self.hysteresis - 1

@@ -16,7 +16,7 @@ class ServerArgs:
     ] = None
     speculative_disable_hysteresis: A[  # patchkit: dynamic-spec-disable
         Optional[int],
-        "patchkit dynamic-spec-disable: switch only after this many consecutive decode steps on the other side of the threshold. Default: $SGLANG_SPEC_DISABLE_HYSTERESIS, else 8.",
+        "patchkit dynamic-spec-disable: resume drafting only after this many consecutive decode steps at or below the threshold (the first step above it disables drafting). Default: $SGLANG_SPEC_DISABLE_HYSTERESIS, else 8.",
     ] = None
     speculative_eagle_topk: A[Optional[int], "Top-k of the draft."] = None
 

@@ -29,7 +29,7 @@ class ServerArgs:
             "--speculative-disable-hysteresis",
             type=int,
             default=ServerArgs.speculative_disable_hysteresis,
-            help="patchkit dynamic-spec-disable: switch only after this many consecutive decode steps on the other side of the threshold. Default: $SGLANG_SPEC_DISABLE_HYSTERESIS, else 8.",
+            help="patchkit dynamic-spec-disable: resume drafting only after this many consecutive decode steps at or below the threshold (the first step above it disables drafting). Default: $SGLANG_SPEC_DISABLE_HYSTERESIS, else 8.",
         )
         parser.add_argument("--speculative-eagle-topk", type=int, default=ServerArgs.speculative_eagle_topk)
 

@@ -11,6 +11,7 @@ the same shape that is still reported:
 """
 from __future__ import annotations
 
+import sys
 import textwrap
 from pathlib import Path
 
@@ -77,11 +78,35 @@ def test_template_base_still_reported_when_the_aliased_subclass_lacks_the_attrib
     assert not any(c == "BaseFrameHierarchyType" and a == "data" for c, a, *_ in got), got
 
 
-def test_header_tokens_name_the_aliased_base():
-    text = "from a import Real as _Alias, Other\nclass Sub(_Alias):\n    pass\nwith open(p) as fh:\n    pass\n"
-    toks = tokens_of(text)
+@pytest.mark.parametrize("imports", ["from a import Real as _Alias, Other", "from a import Other, Real as _Alias",
+                                     "from a import (\n    Other,\n    Real  as  _Alias,\n)"])
+def test_header_tokens_name_the_aliased_base(imports):
+    toks = tokens_of(imports + "\nclass Sub(_Alias):\n    pass\n")
     assert "Real" in toks and "_Alias" in toks
-    assert "open" not in toks and "fh" not in toks  # an alias no class header names adds nothing
+
+
+def test_an_alias_bound_by_except_or_with_names_no_base():
+    text = ("try:\n    import fast\nexcept ImportError as _Alias:\n    pass\nwith lock as _Ctx:\n    pass\n"
+            "class Sub(_Alias, _Ctx):\n    pass\n")
+    toks = tokens_of(text)
+    assert "ImportError" not in toks and "lock" not in toks, toks
+
+
+MODULE_BLOCK = {
+    "with": "with warnings.catch_warnings():\n{body}",
+    "except": "try:\n    import fast\nexcept ImportError:\n{body}",
+    "finally": "try:\n    import fast\nfinally:\n{body}",
+}
+if sys.version_info >= (3, 11):
+    MODULE_BLOCK["except*"] = "try:\n    import fast\nexcept* ImportError:\n{body}"
+
+
+@pytest.mark.parametrize("block", sorted(MODULE_BLOCK))
+def test_a_class_defined_in_a_module_level_block_is_analysed(tmp_path, block):
+    body = "    class A:\n        def __init__(self):\n            self.x = 1\n        def f(self):\n            return self.missing\n"
+    text = "import warnings\n" + MODULE_BLOCK[block].format(body=body)
+    got = findings(tmp_path, {"m.py": text})
+    assert ("A", "missing", "PK003", "error") in got, got
 
 
 CONFIGURATOR = """

@@ -1,11 +1,11 @@
 """dynamic-spec-disable: skip EAGLE drafting for decode batches larger than a threshold.
 
 From the first decode step above ``--speculative-disable-batch-threshold N`` (else
-``$SGLANG_SPEC_DISABLE_BATCH_THRESHOLD``, else off), the patched worker swaps in a pre-built zero-step runtime state (attention backends and CUDA graphs for one verify
-token) and verifies only the previous bonus token: a plain decode through the speculative
-bookkeeping, so the scheduler's invariants and the draft model's KV cache stay intact and
-speculation resumes when the batch has stayed at or below N for ``--speculative-disable-hysteresis K``
-consecutive decode steps.
+``$SGLANG_SPEC_DISABLE_BATCH_THRESHOLD``, else off), the patched worker swaps in a pre-built
+zero-step runtime state (attention backends and CUDA graphs for one verify token) and verifies only
+the previous bonus token: a plain decode through the speculative bookkeeping, so the scheduler's
+invariants and the draft model's KV cache stay intact. Speculation resumes when the batch has stayed
+at or below N for ``--speculative-disable-hysteresis K`` consecutive decode steps.
 
 The logic is real Python in ``runtime.py``; apply copies it into the target as
 ``sglang/srt/speculative/patchkit_spec_disable.py`` and adds thin hooks that call it:

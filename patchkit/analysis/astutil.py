@@ -5,6 +5,18 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+#: the compound statements whose blocks run at module level as the module's own statements
+MODULE_BLOCKS = (ast.If, ast.Try, ast.With) + ((ast.TryStar,) if hasattr(ast, "TryStar") else ())
+
+
+def block_statements(n: ast.stmt) -> list:
+    """Every statement an ``if``/``try``/``except*``/``with`` holds, its ``else``, ``except`` and
+    ``finally`` blocks included (distlib's ``ConvertingDict`` and the configurator that injects its
+    ``configurator`` are defined under ``except ImportError:``)."""
+    return (getattr(n, "body", []) + getattr(n, "orelse", []) +
+            [x for h in getattr(n, "handlers", []) for x in h.body] + getattr(n, "finalbody", []))
+
+
 _SKIP_FIELDS = {"ctx", "op", "ops", "type_ignores"}
 _CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
 

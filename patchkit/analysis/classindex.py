@@ -15,6 +15,7 @@ from ..fsutil import atomic_write, cache_dir
 
 _HEADER = re.compile(r"^[ \t]*class[ \t]+\w+[ \t]*\(([^()]*(?:\([^()]*\)[^()]*)*)\)", re.M)
 _IDENT = re.compile(r"[A-Za-z_]\w*")
+_AS_TARGET = re.compile(r"\sas\s+([A-Za-z_]\w*)")
 #: text that says a module is written to be compiled by ``torch.jit.script`` (not traced: tracing
 #: records the branch taken), and the index's token for such a file
 _SCRIPT_WORDS = frozenset({"script", "is_scripting", "Final", "ignore", "unused", "export", "_overload_method",
@@ -47,16 +48,22 @@ _MEM: dict[tuple, tuple[str, dict, float]] = {}
 FRESH_S = 30.0
 
 
+def imported_as(text: str, alias: str) -> list[str]:
+    """The names ``text`` imports under ``alias`` (``from m import Base as _B``, also inside a
+    parenthesised list); not ``except Error as _B`` or ``with lock as _B``."""
+    return re.findall(r"(?:\bimport|,|\()\s*([A-Za-z_]\w*)\s+as\s+%s\b" % alias, text)
+
+
 def tokens_of(text: str) -> list[str]:
     """Identifiers named in the base lists of the class headers of ``text``, with the name each
-    one aliases in an import (``import Base as _Base``: plotly's ``class Frame(_BaseFrameHierarchyType)``
+    one aliases in an import (``from m import Base as _Base``: plotly's ``class Frame(_BaseFrameHierarchyType)``
     subclasses ``BaseFrameHierarchyType``), and TORCHSCRIPT_TOKEN when the text mentions TorchScript."""
     out: set[str] = set()
     for mt in _HEADER.finditer(text):
         out.update(_IDENT.findall(mt.group(1)))
-    for alias in [tok for tok in out if f" as {tok}" in text]:  # a substring test first: most files alias nothing
-        out.update(m.group(1) for m in re.finditer(r"\b([A-Za-z_]\w*)[ \t]+as[ \t]+%s\b" % alias, text)
-                   if m.group(1) != alias)
+    if out and " as" in text:
+        for alias in out & set(_AS_TARGET.findall(text)):
+            out.update(name for name in imported_as(text, alias) if name != alias)
     if ("jit" in text or "__constants__" in text) and mentions_torchscript(text):
         out.add(TORCHSCRIPT_TOKEN)
     return sorted(out)

@@ -20,7 +20,7 @@ import re
 from pathlib import Path
 from typing import Optional
 
-from .astutil import dotted
+from .astutil import MODULE_BLOCKS, block_statements, dotted
 from .receivers import derived_class, is_instance, module_ctors
 from .treeclasses import TreeClasses
 
@@ -257,17 +257,6 @@ def _own_nodes(fn):
                 todo.append(c)
 
 
-_BLOCKS = (ast.If, ast.Try, ast.With) + ((ast.TryStar,) if hasattr(ast, "TryStar") else ())
-
-
-def _inner_statements(n) -> list:
-    """The statements a top-level ``if``/``try``/``with`` holds, its ``except`` and ``finally``
-    blocks included (distlib's ``ConvertingDict`` and the configurator that injects its
-    ``configurator`` are defined under ``except ImportError:``)."""
-    return (getattr(n, "body", []) + getattr(n, "orelse", []) +
-            [x for h in getattr(n, "handlers", []) for x in h.body] + getattr(n, "finalbody", []))
-
-
 def _module_body(tree: ast.Module) -> ast.FunctionDef:
     """The module's own top-level statements (also under top-level ``if``/``try``/``with``) as one
     function, so that ``info = CythonInfo(); info.cy = cy`` at module level is a store on a
@@ -276,8 +265,8 @@ def _module_body(tree: ast.Module) -> ast.FunctionDef:
 
     def flat(body):
         for n in body:
-            if isinstance(n, _BLOCKS):
-                flat(_inner_statements(n))
+            if isinstance(n, MODULE_BLOCKS):
+                flat(block_statements(n))
             elif not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 stmts.append(n)
     flat(tree.body)
@@ -298,8 +287,8 @@ def _functions(tree: ast.Module):
             elif isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 yield cls, n, outer
                 yield from visit(n.body, None, n)
-            elif isinstance(n, _BLOCKS):
-                yield from visit(_inner_statements(n), cls, outer)
+            elif isinstance(n, MODULE_BLOCKS):
+                yield from visit(block_statements(n), cls, outer)
     yield from visit(tree.body, None, None)
 
 

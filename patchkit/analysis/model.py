@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional
 
-from .astutil import _always_raises, _is_noreturn_annotation, dotted
+from .astutil import MODULE_BLOCKS, _always_raises, _is_noreturn_annotation, block_statements, dotted
 from .mangle import mangle_tree
 
 FIELD_DECORATORS = {"dataclass", "dataclasses.dataclass", "pydantic.dataclasses.dataclass",
@@ -301,9 +301,6 @@ def _collect_toplevel(mod: ModuleInfo, stmt: ast.stmt, prefix: str) -> None:
         mod.functions[stmt.name] = stmt  # type: ignore[assignment]
         if _is_noreturn_annotation(stmt.returns) or _always_raises(stmt):
             mod.noreturn.add(stmt.name)
-    elif isinstance(stmt, (ast.If, ast.Try)) and not prefix:
-        for sub in stmt.body + getattr(stmt, "orelse", []) + getattr(stmt, "finalbody", []):
+    elif isinstance(stmt, MODULE_BLOCKS) and not prefix:
+        for sub in block_statements(stmt):
             _collect_toplevel(mod, sub, prefix)
-        for h in getattr(stmt, "handlers", []):
-            for sub in h.body:
-                _collect_toplevel(mod, sub, prefix)

@@ -4,6 +4,7 @@ definition in another module of the same root (so ``EAGLEWorkerV2(BaseSpecWorker
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping, Optional
@@ -248,7 +249,8 @@ class Project:
             except OSError:
                 return False
         # or imports it under another name (``import Base as _B``, the header naming only ``_B``)
-        return text is not None and (text.count(name) >= 2 or f".{name}" in text or f"{name} as " in text)
+        return text is not None and (text.count(name) >= 2 or f".{name}" in text or
+                                     re.search(r"\b%s\s+as\s" % name, text) is not None)
 
     @staticmethod
     def _is(r, ci: ClassInfo) -> bool:

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import ast
 
-from .astutil import _is_noreturn_annotation, _only_raises_not_implemented, dotted, first_param
+from .astutil import (MODULE_BLOCKS, _is_noreturn_annotation, _only_raises_not_implemented, block_statements,
+                      dotted, first_param)
 from .partlyopen import serves_config
 from .model import FIELD_DECORATORS, ClassInfo, ModuleInfo
 
@@ -175,11 +176,8 @@ def _collect_body(ci: ClassInfo, body: list[ast.stmt], qual: str) -> None:
                 ci.class_names.add((a.asname or a.name).split(".")[0])
         elif isinstance(stmt, ast.If) and (dotted(stmt.test) or "").split(".")[-1] == "TYPE_CHECKING":
             _collect_body(ci, list(stmt.orelse), qual)  # the body is a stub for the type checker: never defined
-        elif isinstance(stmt, (ast.If, ast.Try, ast.With)):
-            inner = list(stmt.body) + list(getattr(stmt, "orelse", [])) + list(getattr(stmt, "finalbody", []))
-            for h in getattr(stmt, "handlers", []):
-                inner += h.body
-            _collect_body(ci, inner, qual)
+        elif isinstance(stmt, MODULE_BLOCKS):
+            _collect_body(ci, block_statements(stmt), qual)
         elif isinstance(stmt, (ast.For,)):
             ci.class_names.update(_target_names(stmt.target))
             _collect_body(ci, stmt.body, qual)

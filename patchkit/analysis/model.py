@@ -285,12 +285,8 @@ def _module_level(body: list[ast.stmt]):
     """Module-level statements, looking into if/try/with blocks (imports under TYPE_CHECKING ...)."""
     for st in body:
         yield st
-        if isinstance(st, (ast.If, ast.Try, ast.With)) or st.__class__.__name__ == "TryStar":
-            yield from _module_level(st.body)
-            yield from _module_level(getattr(st, "orelse", []))
-            yield from _module_level(getattr(st, "finalbody", []))
-            for h in getattr(st, "handlers", []):
-                yield from _module_level(h.body)
+        if isinstance(st, MODULE_BLOCKS):
+            yield from _module_level(block_statements(st))
 
 
 def _collect_toplevel(mod: ModuleInfo, stmt: ast.stmt, prefix: str) -> None:

@@ -1,7 +1,7 @@
 """Classes open for some names only. A computed store named by an attribute
 (``self.add_module(self.norm_name, m)``, mmcv's ConvModule) adds the attribute that one holds: any
-name no literal store gives, never one that it does. A ``__getattr__`` that serves a configuration store: it returns ``<store>[name]`` only when the
-name is a key of a store on the instance whose name says config (diffusers' ``ConfigMixin`` and
+name no literal store gives, never one that it does. A ``__getattr__`` that serves a configuration
+store: it returns ``<store>[name]`` only when the name is a key of a store on the instance whose name says config (diffusers' ``ConfigMixin`` and
 ``ModelMixin``: ``self._internal_dict``, filled by ``@register_to_config`` from the constructor's
 arguments), and otherwise raises AttributeError or hands the name to the base's ``__getattr__``.
 Such a class is open only for its configuration keys, the parameters of the ``__init__`` methods of

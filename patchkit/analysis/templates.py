@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 from typing import Optional
 
-from .astutil import dotted
+from .astutil import block_statements, dotted
 
 #: how much of a generated file's head is searched for its source's name
 HEAD_BYTES = 4096
@@ -67,5 +67,5 @@ def type_checking_only(mod, node) -> bool:
             if isinstance(st, ast.If) and (dotted(st.test) or "").split(".")[-1] == "TYPE_CHECKING":
                 got |= {id(n) for b in st.body for n in ast.walk(b) if isinstance(n, ast.ClassDef)}
             elif isinstance(st, (ast.If, ast.Try)):
-                todo += st.body + st.orelse + [x for h in getattr(st, "handlers", []) for x in h.body]
+                todo += block_statements(st)
     return id(node) in got

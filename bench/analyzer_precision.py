@@ -574,6 +574,21 @@ CODEBASES = {  # name -> (requirement, package folder inside the unpacked releas
     "kan": ("pykan==0.2.8", "kan"), "sae_lens": ("sae-lens==6.54.12", "sae_lens"),
     "tilelang": ("tilelang==0.1.15", "tilelang"), "torchdiffeq": ("torchdiffeq==0.2.5", "torchdiffeq"),
     "transformer_lens": ("transformer-lens==4.3.0", "transformer_lens"),
+    # set AE (session 27): RL/LLM training, document parsing, web apps and science releases never
+    # analysed before, chosen by name before any was run
+    # (openrlhf 0.11.2 was dropped before it was analysed: its wheel keeps the package under
+    # openrlhf-0.11.2.data/, not at the top level)
+    "verl": ("verl==0.9.1", "verl"),
+    "llamafactory": ("llamafactory==0.9.5", "llamafactory"), "docling": ("docling-slim==2.143.0", "docling"),
+    "unstructured": ("unstructured==0.27.35", "unstructured"), "superset": ("apache-superset==6.1.0", "superset"),
+    "aider": ("aider-chat==0.86.2", "aider"), "flaml": ("flaml==2.8.0", "flaml"),
+    "yt_dlp": ("yt-dlp==2026.11.23", "yt_dlp"), "checkov": ("checkov==3.3.30", "checkov"),
+    "beets": ("beets==2.14.1", "beets"), "quimb": ("quimb==1.16.0", "quimb"),
+    "syne_tune": ("syne-tune==0.16.0", "syne_tune"), "lighteval": ("lighteval==0.13.0", "lighteval"),
+    "marker": ("marker-pdf==2.0.0", "marker"), "chainlit": ("chainlit==2.12.0", "chainlit"),
+    "open_webui": ("open-webui==0.12.4", "open_webui"), "pyscf": ("pyscf==2.14.0", "pyscf"),
+    "mistral_common": ("mistral-common==1.13.1", "mistral_common"),
+    "torch_tensorrt": ("torch-tensorrt==2.14.0", "torch_tensorrt"),
 }
 DEFAULT = ("deepspeed", "diffusers", "ray", "transformers", "vllm")
 # lightning==2.6.6 (266 files) was tried too: 1 error group in all, too few to sample.

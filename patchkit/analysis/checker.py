@@ -127,6 +127,14 @@ class Analyzer(ClassModel, ReadJudge):
                            or any(p.match(name) for p in f.dyn_patterns) or bool(idx.files_storing(name)))
             memo[name] = got
             return got
+
+        def own_only(name: str) -> bool:
+            """Only a method of the MRO stores it (on the instance): no class attribute, field,
+            provided name, computed store or store from another object of the tree."""
+            return name not in f.class_level and not (
+                name in f.provided or name in f.fields or any(p.match(name) for p in f.dyn_patterns)
+                or bool(idx.files_storing(name)))
+        absent.own_only = own_only
         return absent
 
     def declared_for_subclasses(self, ci: ClassInfo, f, attr: str) -> bool:

@@ -10,7 +10,8 @@ from typing import Optional
 
 from .astutil import dotted, memo_on, self_attr
 from .conditions import (CAUGHT, EVENT, NO_CASE, SUPPRESSED, ZERO_LOOP, Cond, _catches_attribute_error, _irrefutable,
-                         absent_attr_truth, class_const_truth, tested_self_attr, exact_type_test, frame_truth)
+                         absent_attr_truth, class_const_truth, tested_self_attr, exact_type_test, frame_truth,
+                         unstored_attr_truth)
 from .state import Flow, State, _join, merge
 
 
@@ -28,6 +29,8 @@ class CompoundStatements:
             t = self.fresh_default_truth(s.test, st, fr)
         if t is None and self.never_present is not None:
             t = absent_attr_truth(s.test, fr.selfname, self.never_present, self.seen)
+            if t is None:
+                t = unstored_attr_truth(s.test, fr.selfname, self.never_present.own_only, self.seen, st)
         flows = []
         if t is not False:
             flows.append(self.block(s.body, self.assume(s.test, True, st, fr), fr))

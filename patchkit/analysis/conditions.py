@@ -163,6 +163,8 @@ def implied_attrs(test: ast.expr, pol: bool, selfname: str) -> set[str]:
                 k = node.args[1]
                 if isinstance(k, ast.Constant) and isinstance(k.value, str):
                     out.add(k.value)  # truthy => it was found (or the default was truthy)
+            if p and (k := _typed_getattr(node, f, selfname)):
+                out.add(k)
         elif isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.Is) and not p:
             # getattr(self, "x", None) is None  is False  => x exists
             left = node.left
@@ -176,6 +178,35 @@ def implied_attrs(test: ast.expr, pol: bool, selfname: str) -> set[str]:
                 if r == f"{selfname}.__dict__" or (isinstance(node.comparators[0], ast.Call) and r == "vars"):
                     out.add(node.left.value)
     return out
+
+
+_NONE_TYPES = {"object", "NoneType", "types.NoneType", "type"}
+
+
+def _typed_getattr(node: ast.Call, f: str, selfname: str) -> Optional[str]:
+    """``isinstance(getattr(self, "x", None), T)`` (T not None's type) or
+    ``callable(getattr(self, "x", None))``: true only when ``x`` was found, since the default fails
+    the test (aider's ``RepoMap.tags_cache_error``)."""
+    if f not in ("isinstance", "callable") or not node.args or node.keywords:
+        return None
+    g = node.args[0]
+    if not (isinstance(g, ast.Call) and dotted(g.func) == "getattr" and len(g.args) == 3 and not g.keywords
+            and _is_self(g.args[0], selfname) and isinstance(g.args[1], ast.Constant)
+            and isinstance(g.args[1].value, str)
+            and isinstance(g.args[2], ast.Constant) and g.args[2].value is None):
+        return None
+    if f == "isinstance":
+        if len(node.args) != 2:
+            return None
+        t = node.args[1]
+        types = t.elts if isinstance(t, ast.Tuple) else [t]
+        if any(isinstance(e, ast.Constant) or (dotted(e) or "?") in _NONE_TYPES or
+               (isinstance(e, ast.Call) and dotted(e.func) == "type") for e in types) or \
+                not all(dotted(e) for e in types):
+            return None
+    elif len(node.args) != 1:
+        return None
+    return g.args[1].value
 
 
 def _is_self(node: ast.expr, selfname: str) -> bool:
@@ -321,6 +352,22 @@ def absent_attr_truth(test: ast.expr, selfname: str, never_present, seen) -> Opt
         if known is None:
             return pol
         if name not in seen and known:
+            return not pol
+    return None
+
+
+def unstored_attr_truth(test: ast.expr, selfname: str, own_only, seen, states) -> Optional[bool]:
+    """The truth of ``hasattr(self, "x")`` (or its negation) during construction when only the
+    class's own methods store ``x`` (``own_only``) and no path has stored it yet: the instance is
+    fresh, so nothing else can have. quimb's ``D2BP.__init__`` calls a setter helper that tests
+    ``hasattr(self, "sweeper")`` before it builds the sweeper, to skip work the end of
+    ``__init__`` does anyway."""
+    node, pol = split_test(test)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "hasattr" and \
+            len(node.args) == 2 and isinstance(node.args[0], ast.Name) and node.args[0].id == selfname and \
+            isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
+        name = node.args[1].value
+        if name not in seen and not any(name in x.assigned for x in states) and own_only(name):
             return not pol
     return None
 

@@ -86,6 +86,21 @@ class InjectionIndex(TreeClasses):
                     return f"{rel}:{line}"
         return None
 
+    def foreign_store(self, attr: str, cls_name: str) -> Optional[str]:
+        """``path:line`` of a store of ``attr``, under any branch, on an object other than the
+        storing method's own instance whose name is a tail of the class's name (``state.data_size
+        = ...`` for ``AutoMLState``, ``self.data.header = ...`` for ``BaseData``), or None."""
+        tails = _name_tails(cls_name)
+        for rel in self.files_storing(attr):
+            for recv, fn, cls, _outer, line, _ctors in self._stores(rel).get(attr, ()):
+                args = fn.args.posonlyargs + fn.args.args
+                if cls is not None and args and isinstance(recv, ast.Name) and recv.id == args[0].arg:
+                    continue
+                name = recv.id if isinstance(recv, ast.Name) else recv.attr if isinstance(recv, ast.Attribute) else ""
+                if name.strip("_").replace("_", "").lower() in tails:
+                    return f"{rel}:{line}"
+        return None
+
     def unowned_store(self, attr: str) -> Optional[str]:
         """``path:line`` of a store of ``attr`` on an object other than the storing method's own
         instance, when no code of the tree stores it on ``self`` (or None). Nothing owns the
@@ -321,3 +336,9 @@ def _index_for(project, ci) -> InjectionIndex:
             idx.trees = trees
         project.__dict__["_injection"][str(base)] = idx
     return idx
+
+
+def _name_tails(cls_name: str) -> set[str]:
+    """Lower-case word tails of a class name: ``AutoMLState`` -> {state, mlstate, automlstate}."""
+    words = re.findall(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+", cls_name)
+    return {"".join(words[i:]).lower() for i in range(len(words))}

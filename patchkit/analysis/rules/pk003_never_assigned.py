@@ -19,6 +19,7 @@ from ..trace import NEXT
 from ...rules import Rule
 from .base import finding as _finding
 from .examples import pk003 as _examples
+from ..injection import _index_for
 from ..library import BUILTIN_BASES
 from ..otherclass import constructs, other_class_hint, sibling_module_hint, unrelated_assigner
 
@@ -162,9 +163,19 @@ def never_assigned(an, site):
     builds = f.field_class or any("__init__" in c.methods for c in f.classes) or builtin
     named_mixin = ci.qualname.split(".")[-1].endswith("Mixin")
     mixin = named_mixin or not builds
-    if ((t.assigns_nothing and not builtin) or mixin) and not strict and (not hint or named_mixin):
-        return finding(rel, site.node, ci.qualname, attr, "the class assigns no instance attributes (a mixin or interface?)",
-                       "", Severity.INFO)
+    if ((t.assigns_nothing and not builtin) or mixin) and not strict:
+        # another class assigning it is the field bug's shape only for a class that builds state;
+        # a stateless holder whose owner sets the attribute on it is filled from outside (flaml's
+        # AutoMLState: `state.data_size = ...` in the task, `self.data_size` in SearchState too)
+        filled = _index_for(an.project, ci).foreign_store(attr, ci.qualname.split(".")[-1]) \
+            if hint and not named_mixin else None
+        if filled:
+            return finding(rel, site.node, ci.qualname, attr,
+                           f"the class assigns no instance attributes; {filled} assigns it on an instance from "
+                           f"outside the class (a holder its owner fills?)", "", Severity.WARNING)
+        if not hint or named_mixin:
+            return finding(rel, site.node, ci.qualname, attr,
+                           "the class assigns no instance attributes (a mixin or interface?)", "", Severity.INFO)
     plain = private_part(attr) if not hint else None
     if plain:  # `self.__x` in a subclass is `_Sub__x`, not the base's `_Base__x`
         other = next((k for k in sorted(set(t.assigned_anywhere) | f.class_level)

@@ -9,7 +9,7 @@ from typing import Optional
 
 from .callargs import _deletes, _forget_locals, bind_constants, drop_empty
 from .conditions import _is_self, conjuncts, norm_test
-from .calltables import NON_ASSIGNING_CALLS, NORETURN_CALLS, REGISTER_METHODS, setattr_on
+from .calltables import NON_ASSIGNING_CALLS, NORETURN_CALLS, REGISTER_METHODS, register_args, setattr_on
 from .astutil import decorator_name, dotted, fast_walk, first_param, is_super_call, memo_on
 from .localconsts import forget_passed
 from .model import ClassInfo
@@ -160,8 +160,8 @@ class CallSemantics:
         # self.register_buffer("x", ...)
         if f.startswith(sn + ".") and f.count(".") == 1:
             name = f.split(".", 1)[1]
-            if name in REGISTER_METHODS and c.args:
-                key = _const_str(c.args[0], fr)
+            if name in REGISTER_METHODS and register_args(c):
+                key = _const_str(register_args(c)[0], fr)
                 if key is None:  # a computed name: it may register any attribute
                     self.on_escape(c, fr)
                     return st

@@ -6,6 +6,20 @@ from __future__ import annotations
 NORETURN_CALLS = {"sys.exit", "exit", "quit", "os._exit", "os.abort", "_exit", "abort",
                   "pytest.fail", "pytest.skip", "typing.assert_never", "assert_never"}
 REGISTER_METHODS = {"register_buffer", "register_parameter", "add_module", "register_module"}
+#: their keyword names, in positional order (``register_parameter(name=..., param=...)``)
+_REGISTER_KEYWORDS = (("name",), ("tensor", "param", "parameter", "module", "value"))
+
+
+def register_args(call) -> list:
+    """The arguments of a ``register_*``/``add_module`` call in positional order, keyword forms
+    included: gpytorch's ``self.register_parameter(name='bias', parameter=...)``."""
+    args = list(call.args)
+    for names in _REGISTER_KEYWORDS[len(args):]:
+        kw = next((k.value for k in call.keywords if k.arg in names), None)
+        if kw is None:
+            break
+        args.append(kw)
+    return args
 #: calls that take the instance and never set an attribute on it: ``hasattr(self, f"x_{i}")`` or
 #: ``isinstance(self, X)`` does not let an outside function assign anything (unlike ``f(self)``)
 NON_ASSIGNING_CALLS = {"hasattr", "isinstance", "issubclass", "id", "type", "len", "repr", "str", "hash", "bool",

@@ -173,6 +173,8 @@ class Analyzer(ClassModel, ReadJudge):
             b.split(".")[-1] in ("ABC", "Protocol") for b in ci.bases)) else frozenset()
 
         construction_reads: list[tuple] = []
+        dyn_set = dynamic_methods(f) if construction_only else frozenset()
+        before_dyn: set[int] = set()  # reads made before construction ran any computed store
 
         def on_read(attr, node, frame, states):
             if attr in f.class_level or attr in f.provided or attr in contracts or \
@@ -180,6 +182,8 @@ class Analyzer(ClassModel, ReadJudge):
                 return
             missing = [s for s in states if attr not in s.assigned]
             if missing:
+                if dyn_set and not dyn_set & ctor.inlined:
+                    before_dyn.add(len(construction_reads))
                 construction_reads.append((attr, node, frame, missing, states, ctor.external_init_ran))
 
         def on_escape(call, frame):
@@ -256,14 +260,24 @@ class Analyzer(ClassModel, ReadJudge):
                   frozenset(ctor.deleted), tuple(escapes), ctor.external_init_ran, ctor.indirect_init,
                   ctor.dynamic_dispatch, f.unknown_base is not None, strict, contracts, init)
         if construction_only:
-            if t.dynamic_dispatch or ctor.external_init_ran or dynamic_methods(f) & t.inlined:
-                return []  # a computed store may have run before the read
-            # and only where the tree shows the store construction skipped: an ``__init__`` of the MRO
-            # that assigns it and never runs (a missing super call); other attributes may be
-            # injected by the code that builds the object (angr's analysis factory)
-            skipped = {a for a, locs in assigned_anywhere.items()
-                       if any(m == "__init__" and f"{cq}.__init__" not in t.inlined for cq, m, _ln in locs)}
-            findings += [x for x in pk002.judge(self, t, construction_reads) if x.attr in skipped]
+            if t.dynamic_dispatch or (ctor.external_init_ran and f.unknown_base is not None):
+                return []  # a method picked at run time, or an unreadable library __init__, ran first
+            # a read before any computed store ran, of a name no code of the tree stores from
+            # outside the instance (torchmetrics' MeanAveragePrecision.__init__ reads
+            # self._iou_type before its first add_state): nothing can have given it yet
+            from .injection import _index_for
+            outside = _index_for(self.project, ci).files_storing
+            early = [r for i, r in enumerate(construction_reads) if i in before_dyn and not outside(r[0])]
+            findings += pk002.judge(self, t, early)
+            if not dyn_set & t.inlined and not ctor.external_init_ran:  # else a computed store may have run first
+                # and only where the tree shows the store construction skipped: an ``__init__`` of
+                # the MRO that assigns it and never runs (a missing super call); other attributes
+                # may be injected by the code that builds the object (angr's analysis factory)
+                skipped = {a for a, locs in assigned_anywhere.items()
+                           if any(m == "__init__" and f"{cq}.__init__" not in t.inlined for cq, m, _ln in locs)}
+                seen_keys = {(x.line, x.col, x.attr, x.code) for x in findings}
+                findings += [x for x in pk002.judge(self, t, construction_reads)
+                             if x.attr in skipped and (x.line, x.col, x.attr, x.code) not in seen_keys]
         else:
             findings += pk006.check(t)
             findings += pk002.judge(self, t, construction_reads)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 
 from .astutil import (MODULE_BLOCKS, _is_noreturn_annotation, _only_raises_not_implemented, block_statements,
-                      dotted, first_param)
+                      dotted, fast_walk, first_param)
 from .partlyopen import serves_config
 from .model import FIELD_DECORATORS, ClassInfo, ModuleInfo
 
@@ -145,7 +145,7 @@ def _collect_body(ci: ClassInfo, body: list[ast.stmt], qual: str) -> None:
                 ci.raising_methods.discard(stmt.name)
             if stmt.name == "__getattr__" and serves_config(stmt):
                 ci.config_getattr = stmt.lineno  # open for its configuration keys only (partlyopen.py)
-            elif stmt.name in ("__getattr__", "__getattribute__"):
+            elif stmt.name in ("__getattr__", "__getattribute__") and not _passes_through(stmt):
                 ci.dynamic = f"defines {stmt.name}"
         elif isinstance(stmt, ast.ClassDef):
             ci.class_names.add(stmt.name)
@@ -290,3 +290,39 @@ def construction_hooks(classes) -> tuple:
     ``__set__`` can run)."""
     own = [c for c in classes if not c.module.external]
     return ("__set_name__",) if any(n in c.methods for c in own for n in ("__get__", "__set__", "__delete__")) else ()
+
+
+_LOOKUPS = ("__getattr__", "__getattribute__")
+
+
+def _passes_through(fn) -> bool:
+    """Every ``return`` of the ``__getattr__`` hands the lookup on to a base's (``super().__getattr__
+    (name)``, ``object.__getattribute__(self, name)``) and every other way out raises: it gives the
+    instance nothing the bases do not (gpytorch's ``Module.__getattr__`` over torch's)."""
+    returns = [n for n in fast_walk(fn) if isinstance(n, ast.Return)]
+    if not returns or any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in fast_walk(fn)):
+        return False
+    for r in returns:
+        v = r.value
+        if not (isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and v.func.attr in _LOOKUPS):
+            return False
+        owner = v.func.value
+        if not ((isinstance(owner, ast.Call) and isinstance(owner.func, ast.Name) and owner.func.id == "super")
+                or isinstance(owner, (ast.Name, ast.Attribute)) and v.args and isinstance(v.args[0], ast.Name)
+                and v.args[0].id == first_param(fn)):
+            return False
+    return _exits(fn.body)
+
+
+def _exits(body) -> bool:
+    """The block never falls off its end (every path returns or raises)."""
+    if not body:
+        return False
+    last = body[-1]
+    if isinstance(last, (ast.Return, ast.Raise)):
+        return True
+    if isinstance(last, ast.If):
+        return _exits(last.body) and _exits(last.orelse)
+    if isinstance(last, ast.Try):
+        return (_exits(last.body) or _exits(last.orelse)) and all(_exits(h.body) for h in last.handlers)
+    return False

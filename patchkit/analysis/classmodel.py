@@ -14,6 +14,7 @@ from .library import (EXC_ATTRS, FIELD_BASE_ATTRS, OBJECT_ATTRS, THREAD_ATTRS, T
                       classify_external)
 from .model import ClassInfo
 from .instances import new_assigns, new_copies_dict
+from .keyed import resolve_keyed
 from .scan import ensure_scanned
 from .classbody import with_metaclass_call
 from .openness import decorator_names, decorator_verdicts, metaclass_names, open_reason
@@ -87,6 +88,9 @@ class ClassModel:
             return self._facts[ci.key]
         mro = self.mro(ci)
         classes = [ensure_scanned(c) for c in mro if isinstance(c, ClassInfo)]
+        if any(c.keyed_stores for c in classes):
+            from .injection import _index_for
+            resolve_keyed(classes, _index_for(self.project, classes[0]).texts)
         externals = [c for c in mro if isinstance(c, External)]
         f = ClassFacts(mro, classes, externals)
         provided = set(OBJECT_ATTRS)

@@ -13,7 +13,7 @@ import re
 from typing import Optional
 
 from .astutil import dotted, memo_on, self_attr
-from .calltables import REGISTER_METHODS
+from .calltables import REGISTER_METHODS, register_args
 from .conditions import _is_self
 from .model import ClassInfo
 
@@ -113,11 +113,11 @@ def _stores(st: ast.stmt, selfname: str) -> list[tuple[str, Optional[ast.expr]]]
     if isinstance(st, ast.AugAssign):
         a = self_attr(st.target, selfname)
         return [(a, None)] if a else []
-    if isinstance(st, ast.Expr) and isinstance(st.value, ast.Call) and st.value.args:
+    if isinstance(st, ast.Expr) and isinstance(st.value, ast.Call) and (st.value.args or st.value.keywords):
         # self.register_buffer("x", v) / setattr(self, "x", v): a store too (botorch's baselines)
         c, f = st.value, dotted(st.value.func) or ""
-        args = c.args[1:] if f in ("setattr", "object.__setattr__") and _is_self(c.args[0], selfname) else \
-            c.args if f.startswith(selfname + ".") and f.split(".")[-1] in REGISTER_METHODS else None
+        args = c.args[1:] if f in ("setattr", "object.__setattr__") and c.args and _is_self(c.args[0], selfname) else \
+            register_args(c) if f.startswith(selfname + ".") and f.split(".")[-1] in REGISTER_METHODS else None
         if args and isinstance(args[0], ast.Constant) and isinstance(args[0].value, str):
             value = args[1] if len(args) > 1 else None
             return [(args[0].value, value if isinstance(value, ast.Constant) else None)]

@@ -11,10 +11,18 @@ from .calltables import setattr_on
 from .model import ClassInfo
 
 
+#: methods whose computed stores restore a pickled instance's own attributes
+RESTORING = frozenset({"__setstate__"})
+
+
 def mark_dynamic(ci: ClassInfo, mname: str, why: str) -> None:
     """``ci`` stores computed names in ``mname``: its attributes cannot be known statically (the
     first reason is kept; every method is remembered, so a subclass that never runs them is not
-    dynamic through them)."""
+    dynamic through them). Not ``__setstate__``: unpickling restores the names a built instance had
+    (requests' ``HTTPAdapter``: ``for attr, value in state.items(): setattr(self, attr, value)``),
+    and it runs instead of construction, never after it."""
+    if mname in RESTORING:
+        return
     ci.dynamic = ci.dynamic or why
     ci.dynamic_in.add(mname)
 
@@ -29,13 +37,34 @@ def rebinds_existing(fn, call: ast.Call, selfname: str, key: str) -> bool:
     return _restores_saved(fn, call, selfname, key)
 
 
+def _is_hasattr_key(test, selfname: str, key: str) -> bool:
+    return isinstance(test, ast.Call) and dotted(test.func) == "hasattr" and len(test.args) == 2 and \
+        isinstance(test.args[0], ast.Name) and test.args[0].id == selfname and \
+        isinstance(test.args[1], ast.Name) and test.args[1].id == key
+
+
+_LEAVES = (ast.Raise, ast.Return, ast.Continue, ast.Break)
+
+
 def _under_hasattr(fn, node, selfname: str, key: str) -> bool:
+    """Under ``if hasattr(self, key):``, or after (or in the ``else`` of) ``if not hasattr(self,
+    key): raise`` (gpytorch's ``Module.initialize``)."""
+    def inside(stmts) -> bool:
+        return any(x is node for st in stmts for x in fast_walk(st))
     for n in fast_walk(fn):
-        if isinstance(n, ast.If) and isinstance(n.test, ast.Call) and dotted(n.test.func) == "hasattr" and \
-                len(n.test.args) == 2 and isinstance(n.test.args[0], ast.Name) and n.test.args[0].id == selfname and \
-                isinstance(n.test.args[1], ast.Name) and n.test.args[1].id == key:
-            if any(x is node for st in n.body for x in fast_walk(st)):
+        if isinstance(n, ast.If) and _is_hasattr_key(n.test, selfname, key) and inside(n.body):
+            return True
+        if isinstance(n, ast.If) and isinstance(n.test, ast.UnaryOp) and isinstance(n.test.op, ast.Not) and \
+                _is_hasattr_key(n.test.operand, selfname, key) and n.body and isinstance(n.body[-1], _LEAVES):
+            if inside(n.orelse):
                 return True
+            for parent in fast_walk(fn):
+                for name in ("body", "orelse", "finalbody"):
+                    block = getattr(parent, name, None)
+                    if isinstance(block, list) and any(b is n for b in block):
+                        after = block[[i for i, b in enumerate(block) if b is n][0] + 1:]
+                        if inside(after):
+                            return True
     return False
 
 

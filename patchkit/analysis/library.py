@@ -4,7 +4,6 @@ bases), and the attributes each kind sets up."""
 from __future__ import annotations
 
 import builtins
-
 from dataclasses import dataclass
 
 ORDINARY = {"object", "ABC", "abc.ABC", "Generic", "typing.Generic"}
@@ -24,7 +23,9 @@ __setstate__ __getstate__ __repr__ register_load_state_dict_pre_hook register_st
 register_state_dict_post_hook set_submodule _compiled_call_impl _get_backward_hooks _get_backward_pre_hooks
 _slow_forward _maybe_warn_non_full_backward_hook _state_dict_impl""".split())
 EXC_ATTRS = frozenset("args with_traceback add_note __traceback__ __cause__ __context__ __suppress_context__ __notes__ "
-                      "errno strerror filename filename2 msg lineno offset text name obj path code value".split())
+                      "errno strerror filename filename2 msg lineno offset text name obj path code value "
+                      "winerror characters_written encoding reason object start end end_lineno end_offset "
+                      "print_file_and_line exceptions message derive split subgroup".split())
 THREAD_ATTRS = frozenset("name daemon ident native_id start run join is_alive isDaemon setDaemon getName setName "
                          "_target _args _kwargs _name _daemonic _started _is_stopped _stderr _invoke_excepthook "
                          "_tstate_lock _ident".split())
@@ -43,8 +44,10 @@ OBJECT_ATTRS = frozenset(dir(object())) | {"__dict__", "__class__", "__module__"
 FIELD_BASES = {"BaseModel": "pydantic", "BaseSettings": "pydantic", "RootModel": "pydantic",
                "Struct": "msgspec", "NamedTuple": "namedtuple"}
 SKIP_BASES = {"TypedDict", "Protocol", "Enum", "IntEnum", "StrEnum", "Flag", "IntFlag", "ReprEnum"}
-BUILTIN_EXC = {n for n in dir(__builtins__ if isinstance(__builtins__, dict) else __import__("builtins"))
-               if n.endswith(("Error", "Exception", "Warning", "Exit", "Interrupt")) or n == "StopIteration"}
+#: (``builtins`` itself: in an imported module ``__builtins__`` is the builtins *dict*, whose dir()
+#: lists dict methods; reading it that way left this set empty and every exception class unknown)
+BUILTIN_EXC = {n for n in dir(builtins)
+               if n.endswith(("Error", "Exception", "Warning", "Exit", "Interrupt", "Group")) or n == "StopIteration"}
 
 #: library classes whose state is known without their source (torch's, when torch is not installed
 #: here to be read): closed classes, with the names their ``__init__`` and class body give an

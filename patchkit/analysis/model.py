@@ -47,6 +47,9 @@ class ClassInfo:
     #: (mmcv's ``self.add_module(self.norm_name, norm)``): they add an attribute no literal store
     #: names, never one the class assigns by name, so the class stays closed for those
     attr_named: list[tuple[str, int, str]] = field(default_factory=list)
+    #: method -> position of the parameter that names what it stores on the instance
+    #: (``def add_state(self, name, default): setattr(self, name, default)``: 1); keyed.py
+    keyed_stores: dict[str, int] = field(default_factory=dict)
     #: regexes of attribute names assigned through ``setattr(self, f"...")``
     dyn_patterns: list[re.Pattern] = field(default_factory=list)
     #: every ``self.x = ...`` in any method: x -> [(method, line)]

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from .conditions import Fact, _catches_attribute_error, conjuncts, implied_attrs, norm_test
-from .calltables import REGISTER_METHODS
+from .calltables import REGISTER_METHODS, register_args
 from .astutil import children, dotted
 
 
@@ -275,9 +275,9 @@ class ReadCollector:
                 self.expr(child, conds, known, guarded, local)
         if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call):
             f = dotted(s.value.func) or ""
-            if f.startswith(sn + ".") and f.split(".")[-1] in REGISTER_METHODS and s.value.args and \
-                    isinstance(s.value.args[0], ast.Constant):
-                local = local | {str(s.value.args[0].value)}
+            reg = register_args(s.value) if f.startswith(sn + ".") and f.split(".")[-1] in REGISTER_METHODS else ()
+            if reg and isinstance(reg[0], ast.Constant):
+                local = local | {str(reg[0].value)}
             if f in ("setattr",) and len(s.value.args) >= 2 and isinstance(s.value.args[0], ast.Name) and \
                     s.value.args[0].id == sn and isinstance(s.value.args[1], ast.Constant):
                 local = local | {str(s.value.args[1].value)}

@@ -6,7 +6,8 @@ from __future__ import annotations
 import ast
 import re
 
-from .calltables import REGISTER_METHODS, setattr_on
+from .calltables import REGISTER_METHODS, register_args, setattr_on
+from .keyed import keyed_by_param, name_pattern
 from .mangle import mangled
 from .astutil import dotted, fast_walk, first_param
 from .dynamic import is_param, mark_dynamic, rebinds_existing, stores_others, vars_written
@@ -226,7 +227,10 @@ def _scan_call(ci: ClassInfo, mname: str, node: ast.Call, selfname: str, refs: s
                 pass  # __setattr__ passing the caller's own store on: the store is the caller's, seen there
             elif _held_by_attr(key, selfname):
                 ci.attr_named.append((mname, node.lineno, key.attr))
-            elif not (isinstance(key, ast.Name) and rebinds_existing(ci.methods.get(mname), node, selfname, key.id)):
+            elif (pat := name_pattern(ci.methods.get(mname), key)) is not None:
+                ci.dyn_patterns.append(pat)
+            elif not (isinstance(key, ast.Name) and rebinds_existing(ci.methods.get(mname), node, selfname, key.id)) \
+                    and not keyed_by_param(ci, mname, key):
                 mark_dynamic(ci, mname, f"setattr(self, <non-literal>) in {mname} at line {node.lineno}")
         elif _is_class_ref(obj, selfname):
             # setattr(self.__class__, name, property(...)): scipy's distributions make every
@@ -242,13 +246,16 @@ def _scan_call(ci: ClassInfo, mname: str, node: ast.Call, selfname: str, refs: s
             else:
                 mark_dynamic(ci, mname, f"setattr(type(self), <non-literal>) in {mname} at line {node.lineno}")
     elif f.startswith(f"{selfname}.") and f.split(".")[-1] in REGISTER_METHODS and f.count(".") == 1:
-        if node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
-            ci.assigned_in.setdefault(node.args[0].value, []).append((mname, node.lineno))
-        elif node.args and isinstance(node.args[0], ast.JoinedStr):
-            ci.dyn_patterns.append(_fstring_pattern(node.args[0]))
-        elif node.args and _held_by_attr(node.args[0], selfname):
-            ci.attr_named.append((mname, node.lineno, node.args[0].attr))
-        else:
+        reg = register_args(node)
+        if reg and isinstance(reg[0], ast.Constant) and isinstance(reg[0].value, str):
+            ci.assigned_in.setdefault(reg[0].value, []).append((mname, node.lineno))
+        elif reg and isinstance(reg[0], ast.JoinedStr):
+            ci.dyn_patterns.append(_fstring_pattern(reg[0]))
+        elif reg and _held_by_attr(reg[0], selfname):
+            ci.attr_named.append((mname, node.lineno, reg[0].attr))
+        elif reg and (pat := name_pattern(ci.methods.get(mname), reg[0])) is not None:
+            ci.dyn_patterns.append(pat)
+        elif not (reg and keyed_by_param(ci, mname, reg[0])):
             mark_dynamic(ci, mname, f"{f.split('.')[-1]}(<non-literal>) in {mname} at line {node.lineno}")
     elif f.split(".")[-1] == "store_attr":
         try:

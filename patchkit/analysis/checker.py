@@ -20,6 +20,7 @@ from .conditions import ALT_CTOR, EVENT, Cond, fact_contradicts_constants
 from .flow import Budget, BudgetExceeded, Constructor, State
 from .injected import demote_injected
 from .judge import ReadJudge, judge_read
+from .mangle import as_written
 from .mixins import ClassConstants, ClassDefaults, implicit_mixin
 from .model import ClassInfo, ModuleInfo
 from .project import Project
@@ -85,7 +86,7 @@ class Analyzer(ClassModel, ReadJudge):
         # the first module's own classes first (the file being checked), then the classes of the
         # other modules that inherit from it
         own = {c.qualname for c in modules[0].classes.values()} if modules else set()
-        return sorted(result, key=lambda f: (f.cls not in own, f))
+        return sorted((as_written(f) for f in result), key=lambda f: (f.cls not in own, f))
 
     def definitely_assigned(self, ci: ClassInfo) -> frozenset:
         """Attributes assigned on every path through construction of ``ci`` (the oracle tests use it)."""
@@ -264,10 +265,16 @@ class Analyzer(ClassModel, ReadJudge):
                 return []  # a method picked at run time, or an unreadable library __init__, ran first
             # a read before any computed store ran, of a name no code of the tree stores from
             # outside the instance (torchmetrics' MeanAveragePrecision.__init__ reads
-            # self._iou_type before its first add_state): nothing can have given it yet
+            # self._iou_type before its first add_state): nothing can have given it yet. Only
+            # where the walk ran every method that assigns it (or none does): a helper it could
+            # not follow may have run first (nemo's ASR models and their tokenizer mixins)
             from .injection import _index_for
             outside = _index_for(self.project, ci).files_storing
-            early = [r for i, r in enumerate(construction_reads) if i in before_dyn and not outside(r[0])]
+
+            def followed(attr):
+                return all(f"{c}.{m}" in t.inlined for c, m, _ln in assigned_anywhere.get(attr, ()))
+            early = [r for i, r in enumerate(construction_reads)
+                     if i in before_dyn and not outside(r[0]) and followed(r[0])]
             findings += pk002.judge(self, t, early)
             if not dyn_set & t.inlined and not ctor.external_init_ran:  # else a computed store may have run first
                 # and only where the tree shows the store construction skipped: an ``__init__`` of

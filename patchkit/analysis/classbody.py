@@ -78,6 +78,9 @@ def collect_class(mod: ModuleInfo, node: ast.ClassDef, prefix: str) -> None:
             ci.bases.append("tuple")
             ci.class_names.update(fields, NAMEDTUPLE_API)
             continue
+        if isinstance(b, ast.Starred) and isinstance(b.value, ast.Name):
+            ci.bases.extend(_starred_bases(mod, b.value.id) or ["?"])
+            continue
         d = dotted(b)
         ci.bases.append(d or "?")
     metas = [kw.value for kw in node.keywords if kw.arg == "metaclass"] + \
@@ -326,3 +329,18 @@ def _exits(body) -> bool:
     if isinstance(last, ast.Try):
         return (_exits(last.body) or _exits(last.orelse)) and all(_exits(h.body) for h in last.handlers)
     return False
+
+
+def _starred_bases(mod: ModuleInfo, name: str) -> list:
+    """``class E(*bases)``: the classes of the first module-level ``bases = (A, B)`` (in an ``if``
+    or ``try`` too, the first alternative as for any base: aiohttp's ``cert_errors_bases``), else []."""
+    todo = list(mod.tree.body)
+    while todo:
+        st = todo.pop(0)
+        if isinstance(st, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in st.targets) and \
+                isinstance(st.value, (ast.Tuple, ast.List)):
+            names = [dotted(e) for e in st.value.elts]
+            return names if names and all(names) else []
+        if isinstance(st, MODULE_BLOCKS):
+            todo[:0] = block_statements(st)
+    return []

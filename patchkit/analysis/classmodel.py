@@ -148,7 +148,7 @@ class ClassModel:
     def resolve_method(self, mro: list, name: str, after: Optional[ClassInfo] = None, inclusive: bool = False):
         """(class, fn, kind) of ``name`` along ``mro``, starting after ``after`` (super())."""
         started = after is None
-        for c in mro:
+        for i, c in enumerate(mro):
             if not started:
                 if c.key == after.key:  # a library class too: super(nn.Module, self)
                     started = True
@@ -159,6 +159,10 @@ class ClassModel:
             if isinstance(c, External):
                 if c.kind == "module" and not name.startswith("__") and name not in TORCH_MODULE_ATTRS:
                     continue  # nn.Module has no such method: a later base's runs (nequip's GraphModuleMixin)
+                if c.kind == "unknown" and not name.startswith("__") and \
+                        any(isinstance(x, ClassInfo) and not x.module.external and name in x.methods for x in mro[i + 1:]):
+                    continue  # a helper a mixin of the tree defines further on (nemo's ASRBPEMixin._setup_tokenizer
+                    # behind LightningModule): the library class would shadow it only by accident
                 if c.kind in ("unknown", "module", "thread", "exception", "field", "skip", "closed"):
                     return None
                 continue

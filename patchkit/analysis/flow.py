@@ -19,7 +19,7 @@ from .localconsts import UNKNOWN, tracked_locals, value
 from .compound import CompoundStatements
 from .conditions import (CAUGHT, EVENT, VALUE, Cond, _catches_attribute_error, _human, _simple_text, conjuncts, const_truth,  # noqa: F401
                          frame_truth, implied_attrs, norm_test)
-from .astutil import children, dotted, is_super_call, self_attr
+from .astutil import children, dotted, first_param, is_super_call, self_attr
 from .model import ClassInfo
 from .state import MAX_DEPTH, MAX_STATES, Budget, BudgetExceeded, Flow, Frame, ReadHook, State, merge  # noqa: F401
 
@@ -269,6 +269,7 @@ class Constructor(CallSemantics, CompoundStatements):
         out = []
         facts = conjuncts(test, pol)
         implied = set(implied_attrs(test, pol, fr.selfname))
+        implied |= {x for a in implied for x in self._getter_returns(a)}
         for node, p in facts:
             if p and self.implies:
                 implied |= self.implies.get(norm_test(node, fr.selfname), frozenset())
@@ -293,6 +294,18 @@ class Constructor(CallSemantics, CompoundStatements):
                 x = x.add(*implied)
             out.append(x)
         return out
+
+    def _getter_returns(self, name: str) -> tuple:
+        """``hasattr(self, "cfg")`` true on a property whose getter is ``return self._cfg``: the
+        getter ran without AttributeError, so ``_cfg`` is there too (nemo's ``ModelPT.cfg``)."""
+        target = self.resolve_method(name, None)
+        if target is None or target[2] != "property":
+            return ()
+        body = [b for b in target[1].body if not (isinstance(b, ast.Expr) and isinstance(b.value, ast.Constant))]
+        if len(body) == 1 and isinstance(body[0], ast.Return):
+            a = self_attr(body[0].value, first_param(target[1]) or "self") if body[0].value is not None else None
+            return (a,) if a else ()
+        return ()
 
     # ---------------------------------------------------------------- stores and expressions
     def store(self, t: ast.expr, st: list[State], fr: Frame) -> list[State]:

@@ -26,6 +26,16 @@ def private_part(name: str) -> Optional[str]:
     return m.group(2) if m else None
 
 
+def as_written(f):
+    """Finding ``f`` with a mangled attribute named as the source writes it: ``self.__callbacks``
+    (bleak's ``BleakClientP4Android``), not ``self._BleakClientP4Android__callbacks``."""
+    from dataclasses import replace
+    part = private_part(f.attr)
+    if part is None:
+        return f
+    return replace(f, attr=part, message=f.message.replace(f"self.{f.attr}", f"self.{part}"))
+
+
 def mangled(cls: str, name: str) -> str:
     """``name`` as written inside ``class cls``."""
     stripped = cls.lstrip("_")

@@ -3,6 +3,7 @@ injection index read a tree, not one source): write the files, analyse the packa
 findings."""
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 from patchkit.analysis.runner import analyse_paths
@@ -20,3 +21,9 @@ def package_findings(tmp_path: Path, files: dict[str, str], name: str = "pkg") -
 def package_errors(tmp_path: Path, files: dict[str, str]) -> set[tuple[str, str]]:
     """(class, attribute) of the error findings."""
     return {(f.cls, f.attr) for f in package_findings(tmp_path, files) if f.severity == "error"}
+
+
+def package_keys(tmp_path: Path, files: dict[str, str]) -> set[tuple[str, str, str, str]]:
+    """(class, attribute, code, severity) of every finding; the sources are dedented first."""
+    return {(f.cls, f.attr, f.code, f.severity.value)
+            for f in package_findings(tmp_path, {k: textwrap.dedent(v) for k, v in files.items()})}

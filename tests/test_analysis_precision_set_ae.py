@@ -14,22 +14,11 @@ the same shape that is still reported:
 """
 from __future__ import annotations
 
-import textwrap
-from pathlib import Path
 
 import pytest
 
-from patchkit.analysis.runner import analyse_paths
+from _analysed_package import package_keys as findings
 
-
-def findings(tmp_path: Path, files: dict[str, str]) -> set:
-    pkg = tmp_path / "pkg"
-    pkg.mkdir(exist_ok=True)
-    (pkg / "__init__.py").write_text("")
-    for name, text in files.items():
-        (pkg / name).write_text(textwrap.dedent(text))
-    reps = analyse_paths([pkg], use_cache=False)
-    return {(f.cls, f.attr, f.code, f.severity.value) for r in reps for f in r.findings}
 
 
 REPOMAP = """

@@ -19,22 +19,12 @@ real bug stayed silent; each test also keeps a case that must stay quiet (or ope
 from __future__ import annotations
 
 import textwrap
-from pathlib import Path
 
 import pytest
 
 from patchkit.analysis.library import classify_external
-from patchkit.analysis.runner import analyse_paths
+from _analysed_package import package_findings, package_keys as findings
 
-
-def findings(tmp_path: Path, files: dict[str, str]) -> set:
-    pkg = tmp_path / "pkg"
-    pkg.mkdir(exist_ok=True)
-    (pkg / "__init__.py").write_text("")
-    for name, text in files.items():
-        (pkg / name).write_text(textwrap.dedent(text))
-    reps = analyse_paths([pkg], use_cache=False)
-    return {(f.cls, f.attr, f.code, f.severity.value) for r in reps for f in r.findings}
 
 
 @pytest.mark.parametrize("name", ["ValueError", "OSError", "KeyError", "RuntimeError", "StopIteration",
@@ -256,7 +246,7 @@ def test_starred_bases_resolve_to_the_tuple_the_module_defines(tmp_path):
 
 
 def test_a_mangled_attribute_is_reported_as_written(tmp_path):
-    reps = analyse_paths([_pkg(tmp_path, {"c.py": """
+    got = package_findings(tmp_path, {"c.py": textwrap.dedent("""
         class Client:
             def __init__(self):
                 self.__gatt = None
@@ -267,19 +257,9 @@ def test_a_mangled_attribute_is_reported_as_written(tmp_path):
             @property
             def is_connected(self):
                 return self.__callbacks is not None
-        """})], use_cache=False)
-    got = [f for r in reps for f in r.findings]
+        """)})
     assert [(f.attr, f.code) for f in got] == [("__callbacks", "PK004")]
     assert "self.__callbacks" in got[0].message and "_Client__" not in got[0].message
-
-
-def _pkg(tmp_path, files):
-    pkg = tmp_path / "pkg"
-    pkg.mkdir(exist_ok=True)
-    (pkg / "__init__.py").write_text("")
-    for name, text in files.items():
-        (pkg / name).write_text(textwrap.dedent(text))
-    return pkg
 
 
 UNKNOWN_FIRST = """

@@ -21,6 +21,7 @@ from .flow import Budget, BudgetExceeded, Constructor, State
 from .injected import demote_injected
 from .judge import ReadJudge, judge_read
 from .mangle import as_written
+from .presence import presence_oracle
 from .mixins import ClassConstants, ClassDefaults, implicit_mixin
 from .model import ClassInfo, ModuleInfo
 from .project import Project
@@ -110,34 +111,6 @@ class Analyzer(ClassModel, ReadJudge):
         m = self.project.module(target.rsplit(".", 1)[0], external=False)
         return m is not None and target.rsplit(".", 1)[1] in m.noreturn
 
-    def _never_present(self, ci: ClassInfo, f):
-        """name -> True when no class attribute, field, provided name, assignment in the MRO or store
-        anywhere in the tree can give ``ci``'s instances the attribute, None when a class attribute
-        always does, False otherwise (memoised per name)."""
-        from .injection import _index_for
-        memo: dict[str, bool] = {}
-        idx = _index_for(self.project, ci)
-
-        def absent(name: str):
-            if name in memo:
-                return memo[name]
-            if name in f.class_level:  # slots that hide a class value are not in it (slot_shadowed)
-                got = None  # a class attribute: always there
-            else:
-                got = not (name in f.provided or name in f.fields or any(name in c.assigned_in for c in f.classes)
-                           or any(p.match(name) for p in f.dyn_patterns) or bool(idx.files_storing(name)))
-            memo[name] = got
-            return got
-
-        def own_only(name: str) -> bool:
-            """Only a method of the MRO stores it (on the instance): no class attribute, field,
-            provided name, computed store or store from another object of the tree."""
-            return name not in f.class_level and not (
-                name in f.provided or name in f.fields or any(p.match(name) for p in f.dyn_patterns)
-                or bool(idx.files_storing(name)))
-        absent.own_only = own_only
-        return absent
-
     def declared_for_subclasses(self, ci: ClassInfo, f, attr: str) -> bool:
         """``attr: T`` (no value) in the body of a class of the MRO, and a subclass of ``ci`` gives
         it a value (in its class body, or on its instances: jedi's ``_BaseTreeInstance._arguments``):
@@ -210,7 +183,7 @@ class Analyzer(ClassModel, ReadJudge):
         if not strict and not f.open and not f.dyn_patterns:
             ctor.class_consts = ClassConstants(self.project, [c for c in f.classes if not c.module.external])
             if not f.unknown_base and not f.dynamic:
-                ctor.never_present = self._never_present(ci, f)
+                ctor.never_present = presence_oracle(self.project, ci, f)
                 ctor.instance_only = lambda name: not (name in f.class_level or name in f.provided or
                                                        name in f.fields)
         if not f.unknown_base and not f.dynamic and not f.dyn_patterns and \

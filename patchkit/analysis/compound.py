@@ -10,8 +10,8 @@ from typing import Optional
 
 from .astutil import dotted, memo_on, self_attr
 from .conditions import (CAUGHT, EVENT, NO_CASE, SUPPRESSED, ZERO_LOOP, Cond, _catches_attribute_error, _irrefutable,
-                         absent_attr_truth, class_const_truth, tested_self_attr, exact_type_test, frame_truth,
-                         unstored_attr_truth)
+                         class_const_truth, tested_self_attr, exact_type_test, frame_truth)
+from .presence import absent_attr_truth, unstored_attr_truth
 from .state import Flow, State, _join, merge
 
 

@@ -149,66 +149,6 @@ def conjuncts(node: ast.expr, pol: bool = True) -> list[tuple[ast.expr, bool]]:
     return [(node, pol)]
 
 
-def implied_attrs(test: ast.expr, pol: bool, selfname: str) -> set[str]:
-    """Attributes known to exist when ``test`` is ``pol``: hasattr(self, "x"), getattr(self, "x", d) ..."""
-    out: set[str] = set()
-    for node, p in conjuncts(test, pol):
-        if isinstance(node, ast.Call):
-            f = dotted(node.func)
-            if f == "hasattr" and len(node.args) == 2 and _is_self(node.args[0], selfname) and p:
-                k = node.args[1]
-                if isinstance(k, ast.Constant) and isinstance(k.value, str):
-                    out.add(k.value)
-            if f == "getattr" and len(node.args) == 3 and _is_self(node.args[0], selfname) and p:
-                k = node.args[1]
-                if isinstance(k, ast.Constant) and isinstance(k.value, str):
-                    out.add(k.value)  # truthy => it was found (or the default was truthy)
-            if p and (k := _typed_getattr(node, f, selfname)):
-                out.add(k)
-        elif isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.Is) and not p:
-            # getattr(self, "x", None) is None  is False  => x exists
-            left = node.left
-            if isinstance(left, ast.Call) and dotted(left.func) == "getattr" and len(left.args) == 3 \
-                    and _is_self(left.args[0], selfname) and isinstance(left.args[1], ast.Constant):
-                out.add(str(left.args[1].value))
-        elif isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.In) and p:
-            # "x" in self.__dict__ / vars(self)
-            if isinstance(node.left, ast.Constant) and isinstance(node.left.value, str):
-                r = dotted(node.comparators[0]) or ""
-                if r == f"{selfname}.__dict__" or (isinstance(node.comparators[0], ast.Call) and r == "vars"):
-                    out.add(node.left.value)
-    return out
-
-
-_NONE_TYPES = {"object", "NoneType", "types.NoneType", "type"}
-
-
-def _typed_getattr(node: ast.Call, f: str, selfname: str) -> Optional[str]:
-    """``isinstance(getattr(self, "x", None), T)`` (T not None's type) or
-    ``callable(getattr(self, "x", None))``: true only when ``x`` was found, since the default fails
-    the test (aider's ``RepoMap.tags_cache_error``)."""
-    if f not in ("isinstance", "callable") or not node.args or node.keywords:
-        return None
-    g = node.args[0]
-    if not (isinstance(g, ast.Call) and dotted(g.func) == "getattr" and len(g.args) == 3 and not g.keywords
-            and _is_self(g.args[0], selfname) and isinstance(g.args[1], ast.Constant)
-            and isinstance(g.args[1].value, str)
-            and isinstance(g.args[2], ast.Constant) and g.args[2].value is None):
-        return None
-    if f == "isinstance":
-        if len(node.args) != 2:
-            return None
-        t = node.args[1]
-        types = t.elts if isinstance(t, ast.Tuple) else [t]
-        if any(isinstance(e, ast.Constant) or (dotted(e) or "?") in _NONE_TYPES or
-               (isinstance(e, ast.Call) and dotted(e.func) == "type") for e in types) or \
-                not all(dotted(e) for e in types):
-            return None
-    elif len(node.args) != 1:
-        return None
-    return g.args[1].value
-
-
 def _is_self(node: ast.expr, selfname: str) -> bool:
     return isinstance(node, ast.Name) and node.id == selfname
 
@@ -333,42 +273,6 @@ def tested_self_attr(test: ast.expr, selfname: str) -> Optional[str]:
         node = node.left
     if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == selfname:
         return node.attr
-    return None
-
-
-def absent_attr_truth(test: ast.expr, selfname: str, never_present, seen) -> Optional[bool]:
-    """The truth of ``hasattr(self, "x")`` (or its negation) when nothing can give the instance
-    ``x``: no class attribute, field or library base provides it, no method of the MRO and no
-    code of the tree stores it (``never_present`` answers True), and construction has not stored
-    it so far (``seen``); or when a class attribute always gives it (``never_present`` answers
-    None). scapy's ``_AEADCipher.__init__`` tests ``hasattr(self, "pc_cls")``, which only some
-    ``Cipher_*`` subclasses define."""
-    node, pol = split_test(test)
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "hasattr" and \
-            len(node.args) == 2 and isinstance(node.args[0], ast.Name) and node.args[0].id == selfname and \
-            isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
-        name = node.args[1].value
-        known = never_present(name)  # True: never there; False: may be; None: always there
-        if known is None:
-            return pol
-        if name not in seen and known:
-            return not pol
-    return None
-
-
-def unstored_attr_truth(test: ast.expr, selfname: str, own_only, seen, states) -> Optional[bool]:
-    """The truth of ``hasattr(self, "x")`` (or its negation) during construction when only the
-    class's own methods store ``x`` (``own_only``) and no path has stored it yet: the instance is
-    fresh, so nothing else can have. quimb's ``D2BP.__init__`` calls a setter helper that tests
-    ``hasattr(self, "sweeper")`` before it builds the sweeper, to skip work the end of
-    ``__init__`` does anyway."""
-    node, pol = split_test(test)
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "hasattr" and \
-            len(node.args) == 2 and isinstance(node.args[0], ast.Name) and node.args[0].id == selfname and \
-            isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
-        name = node.args[1].value
-        if name not in seen and not any(name in x.assigned for x in states) and own_only(name):
-            return not pol
     return None
 
 

@@ -18,7 +18,8 @@ from .calls import CallSemantics
 from .localconsts import UNKNOWN, tracked_locals, value
 from .compound import CompoundStatements
 from .conditions import (CAUGHT, EVENT, VALUE, Cond, _catches_attribute_error, _human, _simple_text, conjuncts, const_truth,  # noqa: F401
-                         frame_truth, implied_attrs, norm_test)
+                         frame_truth, norm_test)
+from .presence import implied_attrs
 from .astutil import children, dotted, first_param, is_super_call, self_attr
 from .model import ClassInfo
 from .state import MAX_DEPTH, MAX_STATES, Budget, BudgetExceeded, Flow, Frame, ReadHook, State, merge  # noqa: F401

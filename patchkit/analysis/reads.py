@@ -6,7 +6,8 @@ import ast
 from dataclasses import dataclass
 from typing import Optional
 
-from .conditions import Fact, _catches_attribute_error, conjuncts, implied_attrs, norm_test
+from .conditions import Fact, _catches_attribute_error, conjuncts, norm_test
+from .presence import implied_attrs
 from .calltables import REGISTER_METHODS, register_args
 from .astutil import children, dotted
 

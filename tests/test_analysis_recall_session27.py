@@ -306,3 +306,58 @@ def test_a_read_before_the_helper_still_counts(tmp_path):
     text = UNKNOWN_FIRST.format(late="").replace("        self._setup_tokenizer(cfg.tokenizer)\n        self.vocab",
                                                  "        self.vocab = self.tokenizer.vocab\n        self._setup_tokenizer(cfg.tokenizer)\n        self.vocab")
     assert ("Model", "tokenizer", "PK002", "error") in findings(tmp_path, {"m.py": text})
+
+
+def test_init_subclass_handing_cls_to_a_module_helper_sets_its_class_attributes(tmp_path):
+    # pyomo's AutoSlots.Mixin: __init_subclass__ calls AutoSlots.collect_autoslots(cls), which
+    # sets cls.__auto_slots__; the mixin's __setstate__ restores by name (no longer an opening)
+    got = findings(tmp_path, {"m.py": """
+        class AutoSlots(type):
+            @staticmethod
+            def collect_autoslots(cls):
+                cls.__auto_slots__ = tuple(getattr(cls, "__slots__", ()))
+
+            class Mixin:
+                __slots__ = ()
+
+                def __init_subclass__(cls, **kwds):
+                    super().__init_subclass__(**kwds)
+                    AutoSlots.collect_autoslots(cls)
+
+                def __getstate__(self):
+                    return {k: getattr(self, k) for k in self.__auto_slots__}
+
+                def __setstate__(self, state):
+                    for k, v in state.items():
+                        setattr(self, k, v)
+
+
+        class ComponentMap(AutoSlots.Mixin):
+            __slots__ = ("_dict",)
+
+            def __init__(self):
+                self._dict = {}
+
+            def keys(self):
+                return self._dict.keys(), self.__auto_slots__, self._missing
+        """})
+    assert {(c, a) for c, a, _code, _s in got} == {("ComponentMap", "_missing")}
+
+
+@pytest.mark.parametrize("rebind, reported", [("self = weak_self()", False), ("other = weak_self()", True)])
+def test_a_nested_function_that_binds_self_reads_another_object(tmp_path, rebind, reported):
+    # pip's vendored cachecontrol: a closure that rebinds `self` to the response it patches
+    got = findings(tmp_path, {"a.py": f"""
+        class Adapter:
+            def __init__(self):
+                self.cache = {{}}
+
+            def build(self, response):
+                def _update(weak_self):
+                    {rebind}
+                    if self.chunk_left == 0:
+                        return None
+                response.update = _update
+                return response
+        """})
+    assert (("Adapter", "chunk_left", "PK003", "error") in got) == reported

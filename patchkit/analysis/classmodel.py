@@ -9,11 +9,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional
 
-from .astutil import dotted
 from .library import (EXC_ATTRS, FIELD_BASE_ATTRS, OBJECT_ATTRS, THREAD_ATTRS, TORCH_MODULE_ATTRS, External,
                       classify_external)
 from .model import ClassInfo
 from .instances import new_assigns, new_copies_dict
+from .initsubclass import init_subclass_stores
 from .keyed import resolve_keyed
 from .scan import ensure_scanned
 from .classbody import with_metaclass_call
@@ -369,23 +369,3 @@ def slot_shadowed(classes: list) -> set:
         out |= c.slots - valued
         valued |= c.class_names
     return out
-
-
-def init_subclass_stores(c: ClassInfo) -> frozenset:
-    """``cls.x = ...`` / ``setattr(cls, "x", ...)`` in ``c.__init_subclass__``: class attributes of
-    every subclass of ``c`` from the moment it is created (numba's ``ThreadLocalStack``)."""
-    fn = c.methods.get("__init_subclass__")
-    if fn is None or not fn.args.args and not fn.args.posonlyargs:
-        return frozenset()
-    cls = (fn.args.posonlyargs + fn.args.args)[0].arg
-    out = set()
-    for n in ast.walk(fn):
-        if isinstance(n, (ast.Assign, ast.AnnAssign)):
-            for t in (n.targets if isinstance(n, ast.Assign) else [n.target]):
-                if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == cls:
-                    out.add(t.attr)
-        elif isinstance(n, ast.Call) and dotted(n.func) == "setattr" and len(n.args) >= 2 and \
-                isinstance(n.args[0], ast.Name) and n.args[0].id == cls and \
-                isinstance(n.args[1], ast.Constant) and isinstance(n.args[1].value, str):
-            out.add(n.args[1].value)
-    return frozenset(out)

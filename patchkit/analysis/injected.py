@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from .classmodel import init_subclass_stores
+from .initsubclass import init_subclass_stores
 from .injection import _index_for
 from .mixins import stateless_host
 from .astutil import decorator_name, dotted

@@ -9,7 +9,7 @@ from typing import Optional
 from .conditions import Fact, _catches_attribute_error, conjuncts, norm_test
 from .presence import implied_attrs
 from .calltables import REGISTER_METHODS, register_args
-from .astutil import children, dotted
+from .astutil import children, dotted, fast_walk
 
 
 @dataclass(frozen=True)
@@ -216,7 +216,7 @@ class ReadCollector:
                 self.block(c.body, conds | self._case_fact(s.subject, c.pattern), known, guarded, local)
             return local
         if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            if self._rebinds_self(s.args):
+            if self._rebinds_self(s.args) or self._assigns_self(s):
                 return local
             for d in s.decorator_list:
                 self.expr(d, conds, known, guarded, local)
@@ -283,6 +283,11 @@ class ReadCollector:
                     s.value.args[0].id == sn and isinstance(s.value.args[1], ast.Constant):
                 local = local | {str(s.value.args[1].value)}
         return local
+
+    def _assigns_self(self, fn) -> bool:
+        """A nested function binding the name itself (pip's cachecontrol: ``self = weak_self()``)."""
+        sn = self.selfname
+        return any(isinstance(n, ast.Name) and n.id == sn and isinstance(n.ctx, ast.Store) for n in fast_walk(fn))
 
     def _rebinds_self(self, args: ast.arguments) -> bool:
         names = [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs]

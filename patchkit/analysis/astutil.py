@@ -17,6 +17,25 @@ def block_statements(n: ast.stmt) -> list:
             [x for h in getattr(n, "handlers", []) for x in h.body] + getattr(n, "finalbody", []))
 
 
+def terminates(body: list, through_try: bool = False) -> bool:
+    """The block never falls off its end: it returns, raises, continues, breaks or exits on every
+    path (through ``if``/``else``; with ``through_try``, a ``try`` whose body or ``else`` and every
+    handler do)."""
+    if not body:
+        return False
+    last = body[-1]
+    if isinstance(last, (ast.Return, ast.Raise, ast.Continue, ast.Break)):
+        return True
+    if isinstance(last, ast.Expr) and isinstance(last.value, ast.Call):
+        return (dotted(last.value.func) or "") in ("sys.exit", "exit", "os._exit")
+    if isinstance(last, ast.If):
+        return terminates(last.body, through_try) and terminates(last.orelse, through_try)
+    if through_try and isinstance(last, ast.Try):
+        return (terminates(last.body, True) or terminates(last.orelse, True)) and \
+            all(terminates(h.body, True) for h in last.handlers)
+    return False
+
+
 _SKIP_FIELDS = {"ctx", "op", "ops", "type_ignores"}
 _CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 
 from .astutil import (MODULE_BLOCKS, _is_noreturn_annotation, _only_raises_not_implemented, block_statements,
-                      dotted, fast_walk, first_param)
+                      dotted, fast_walk, first_param, terminates)
 from .partlyopen import serves_config
 from .model import FIELD_DECORATORS, ClassInfo, ModuleInfo
 
@@ -314,21 +314,7 @@ def _passes_through(fn) -> bool:
                 or isinstance(owner, (ast.Name, ast.Attribute)) and v.args and isinstance(v.args[0], ast.Name)
                 and v.args[0].id == first_param(fn)):
             return False
-    return _exits(fn.body)
-
-
-def _exits(body) -> bool:
-    """The block never falls off its end (every path returns or raises)."""
-    if not body:
-        return False
-    last = body[-1]
-    if isinstance(last, (ast.Return, ast.Raise)):
-        return True
-    if isinstance(last, ast.If):
-        return _exits(last.body) and _exits(last.orelse)
-    if isinstance(last, ast.Try):
-        return (_exits(last.body) or _exits(last.orelse)) and all(_exits(h.body) for h in last.handlers)
-    return False
+    return terminates(fn.body, through_try=True)
 
 
 def _starred_bases(mod: ModuleInfo, name: str) -> list:

@@ -79,7 +79,7 @@ class InjectionIndex(TreeClasses):
         ``_ExtraIndices.initialize`` returns before filling ``chunks`` when there is no record)."""
         for rel in self.files_storing(attr):
             for recv, fn, cls, _outer, line, _ctors in self._stores(rel).get(attr, ()):
-                mine = cls is not None and fn.args.args and isinstance(recv, ast.Name) and recv.id == fn.args.args[0].arg
+                mine = _own_instance(recv, fn, cls)
                 always = any(isinstance(st, (ast.Assign, ast.AnnAssign)) and st.lineno == line for st in fn.body) and \
                     not any(isinstance(n, ast.Return) and n.lineno < line for n in ast.walk(fn))
                 if not mine and always:
@@ -93,8 +93,7 @@ class InjectionIndex(TreeClasses):
         tails = _name_tails(cls_name)
         for rel in self.files_storing(attr):
             for recv, fn, cls, _outer, line, _ctors in self._stores(rel).get(attr, ()):
-                args = fn.args.posonlyargs + fn.args.args
-                if cls is not None and args and isinstance(recv, ast.Name) and recv.id == args[0].arg:
+                if _own_instance(recv, fn, cls):
                     continue
                 name = recv.id if isinstance(recv, ast.Name) else recv.attr if isinstance(recv, ast.Attribute) else ""
                 if name.strip("_").replace("_", "").lower() in tails:
@@ -116,7 +115,7 @@ class InjectionIndex(TreeClasses):
         outside = [(rel, line) for rel in self.files_storing(attr)
                    for recv, fn, cls, _outer, line, _ctors in self._stores(rel).get(attr, ())
                    if isinstance(recv, ast.Name) and _built_here(fn, recv.id) and
-                   not (cls is not None and fn.args.args and recv.id == fn.args.args[0].arg)]
+                   not _own_instance(recv, fn, cls)]
         if outside and not self.self_stores(attr):
             self._memo[key] = f"{outside[0][0]}:{outside[0][1]}"
         return self._memo[key]
@@ -138,7 +137,7 @@ class InjectionIndex(TreeClasses):
         itself somewhere (fairseq's ``share_spchdecoder`` gives another decoder class the shared
         ``embed_positions``: look-alike attributes, not this class's instance)."""
         if attr not in own or not isinstance(recv, ast.Name) or \
-                (cls is not None and fn.args.args and fn.args.args[0].arg == recv.id):
+                _own_instance(recv, fn, cls):
             return False  # a name the class never assigns (a typo?) is not excused by look-alikes
         got = self._duck_index.get(rel)
         if got is None:
@@ -336,6 +335,12 @@ def _index_for(project, ci) -> InjectionIndex:
             idx.trees = trees
         project.__dict__["_injection"][str(base)] = idx
     return idx
+
+
+def _own_instance(recv, fn, cls) -> bool:
+    """The store's receiver is the storing method's own instance (its first parameter)."""
+    params = fn.args.posonlyargs + fn.args.args
+    return cls is not None and bool(params) and isinstance(recv, ast.Name) and recv.id == params[0].arg
 
 
 def _name_tails(cls_name: str) -> set[str]:

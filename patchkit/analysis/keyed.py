@@ -20,11 +20,15 @@ def keyed_by_param(ci: ClassInfo, mname: str, key) -> bool:
     fn = ci.methods.get(mname)
     if fn is None or not isinstance(key, ast.Name) or ci.method_kind.get(mname) != "method":
         return False
-    params = [a.arg for a in fn.args.posonlyargs + fn.args.args]
+    params = _params(fn)
     if key.id not in params[1:] or _rebound(fn, key.id):
         return False
     ci.keyed_stores[mname] = params.index(key.id)
     return True
+
+
+def _params(fn) -> list:
+    return [a.arg for a in fn.args.posonlyargs + fn.args.args]
 
 
 def _rebound(fn, name: str) -> bool:
@@ -53,7 +57,7 @@ def resolve_keyed(classes: list, texts) -> None:
                           for x in call.finditer(t))
         if done[m]:
             mark_dynamic(definer, m, f"{m}(<name from outside>) called on instances elsewhere in the tree")
-        param = [a.arg for a in definer.methods[m].args.posonlyargs + definer.methods[m].args.args][idx]
+        param = _params(definer.methods[m])[idx]
         for c in classes:
             if c.module.external:
                 continue
@@ -77,7 +81,7 @@ def _note_call(c: ClassInfo, mname: str, call: ast.Call, idx: int, param: str, m
     if isinstance(key, ast.Constant) and isinstance(key.value, str):
         c.assigned_in.setdefault(key.value, []).append((mname, call.lineno))
     elif isinstance(key, ast.Name) and c.keyed_stores.get(mname) is not None and \
-            [a.arg for a in c.methods[mname].args.posonlyargs + c.methods[mname].args.args][c.keyed_stores[mname]] == key.id:
+            _params(c.methods[mname])[c.keyed_stores[mname]] == key.id:
         pass  # passed on from a keyed method of its own (register_prior -> add_state): that one's callers name it
     else:
         mark_dynamic(c, mname, f"{m}(<non-literal>) in {mname} at line {call.lineno}")
@@ -88,10 +92,9 @@ def name_pattern(fn, key):
     ``"prefix_" + p`` (directly or through a local assigned once: gpytorch's ``constraint_name =
     param_name + "_constraint"``), else None."""
     if isinstance(key, ast.Name) and fn is not None:
-        stores = [n for n in fast_walk(fn) if isinstance(n, ast.Assign) and len(n.targets) == 1 and
-                  isinstance(n.targets[0], ast.Name) and n.targets[0].id == key.id]
-        others = [n for n in fast_walk(fn) if isinstance(n, ast.Name) and n.id == key.id and isinstance(n.ctx, ast.Store)]
-        if len(stores) != 1 or len(others) != 1:
+        binds = [n for n in fast_walk(fn) if isinstance(n, ast.Name) and n.id == key.id and isinstance(n.ctx, ast.Store)]
+        stores = [n for n in fast_walk(fn) if isinstance(n, ast.Assign) and n.targets == [binds[0]]] if len(binds) == 1 else []
+        if len(stores) != 1:
             return None
         key = stores[0].value
     if isinstance(key, ast.BinOp) and isinstance(key.op, ast.Add):

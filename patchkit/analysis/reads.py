@@ -9,7 +9,7 @@ from typing import Optional
 from .conditions import Fact, _catches_attribute_error, conjuncts, norm_test
 from .presence import implied_attrs
 from .calltables import REGISTER_METHODS, register_args
-from .astutil import children, dotted, fast_walk
+from .astutil import children, dotted, fast_walk, terminates
 
 
 @dataclass(frozen=True)
@@ -21,20 +21,6 @@ class Read:
     guarded: bool
     #: attrs assigned earlier in the same method on every path to the read (local init)
     local: frozenset
-
-
-def _terminates(body: list[ast.stmt]) -> bool:
-    if not body:
-        return False
-    last = body[-1]
-    if isinstance(last, (ast.Return, ast.Raise, ast.Continue, ast.Break)):
-        return True
-    if isinstance(last, ast.Expr) and isinstance(last.value, ast.Call):
-        f = dotted(last.value.func) or ""
-        return f in ("sys.exit", "exit", "os._exit")
-    if isinstance(last, ast.If):
-        return _terminates(last.body) and _terminates(last.orelse)
-    return False
 
 
 def predicates_of(methods) -> dict:
@@ -127,19 +113,19 @@ class ReadCollector:
     def block(self, body, conds, known, guarded, local) -> frozenset:
         for s in body:
             local = self.stmt(s, conds, known, guarded, local)
-            if _terminates([s]):
+            if terminates([s]):
                 break  # what follows a return/raise (or an if whose every branch leaves) never runs
             if isinstance(s, ast.If):
-                if _terminates(s.body) and not _terminates(s.orelse):
+                if terminates(s.body) and not terminates(s.orelse):
                     conds = conds | self.facts(s.test, False)
                     known = known | self.implied(s.test, False)
-                elif _terminates(s.orelse) and not _terminates(s.body):
+                elif terminates(s.orelse) and not terminates(s.body):
                     conds = conds | self.facts(s.test, True)
                     known = known | self.implied(s.test, True)
             elif isinstance(s, ast.Assert):
                 conds = conds | self.facts(s.test, True)
                 known = known | self.implied(s.test, True)
-            elif isinstance(s, ast.Try) and s.handlers and all(_terminates(h.body) for h in s.handlers) and \
+            elif isinstance(s, ast.Try) and s.handlers and all(terminates(h.body) for h in s.handlers) and \
                     any(_catches_attribute_error(h) for h in s.handlers):
                 # `try: stream = self.stream / except AttributeError: return`: past it, stream exists
                 # (and so does what every assignment of it assigns too: coassign reads the fact)
@@ -175,9 +161,9 @@ class ReadCollector:
                             known | self.implied(s.test, True), guarded, local)
             l2 = self.block(s.orelse, conds | self.facts(s.test, False),
                             known | self.implied(s.test, False), guarded, local)
-            if _terminates(s.body):
+            if terminates(s.body):
                 return l2
-            if _terminates(s.orelse):
+            if terminates(s.orelse):
                 return l1
             # an attribute a branch's test proves present counts as set on that branch:
             # `if not hasattr(self, "x"): self.x = ...` leaves x set either way

@@ -61,9 +61,34 @@ def children(node: ast.AST) -> list:
     return out
 
 
+#: nodes whose walks are kept on them: every rule walks the same functions and classes again
+_MEMO_KINDS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda})
+
+
 def fast_walk(node: ast.AST):
     """Every node below ``node`` (like ast.walk, without its per-node generator overhead; operator
-    and context nodes are left out)."""
+    and context nodes are left out). A function's or a class's nodes are listed once and kept on it
+    (the trees are never changed after parsing)."""
+    if node.__class__ in _MEMO_KINDS:
+        got = getattr(node, "_pk_fast", None)
+        if got is None:
+            got = node._pk_fast = tuple(_fast_walk(node))  # type: ignore[attr-defined]
+        return iter(got)
+    return _fast_walk(node)
+
+
+def walk(node: ast.AST):
+    """``ast.walk(node)``, in its order and with every node it yields; a function's or a class's
+    list is kept on it."""
+    if node.__class__ in _MEMO_KINDS:
+        got = getattr(node, "_pk_walk", None)
+        if got is None:
+            got = node._pk_walk = tuple(ast.walk(node))  # type: ignore[attr-defined]
+        return iter(got)
+    return ast.walk(node)
+
+
+def _fast_walk(node: ast.AST):
     stack = [node]
     pop, push = stack.pop, stack.append
     AST = ast.AST
@@ -78,6 +103,34 @@ def fast_walk(node: ast.AST):
                         push(x)
             elif isinstance(v, AST):
                 push(v)
+
+
+#: expression nodes a walk over expressions acts on by themselves (calls, stores, branches, code
+#: that runs later): a subtree without them and without the instance's name changes nothing
+_ACTIVE = frozenset({ast.Call, ast.NamedExpr, ast.BoolOp, ast.IfExp, ast.Lambda, ast.GeneratorExp})
+
+
+def inert(e: ast.AST, selfname: Optional[str]) -> bool:
+    """No node of ``e``'s subtree is a call, a walrus, a boolean operator, a conditional expression,
+    a lambda or a generator, or the name ``selfname``: walking it reads nothing on the instance and
+    changes no path. Computed for the whole subtree at once and kept on its nodes (per name)."""
+    key = "_pk_inert_" + str(selfname)
+    got = getattr(e, key, None)
+    if got is not None:
+        return got
+    # post-order without recursion: a node's answer from its children's
+    order: list = []
+    stack = [e]
+    while stack:
+        n = stack.pop()
+        order.append(n)
+        stack.extend(c for c in children(n) if getattr(c, key, None) is None)
+    active, Name = _ACTIVE, ast.Name
+    for n in reversed(order):
+        ok = n.__class__ not in active and not (n.__class__ is Name and n.id == selfname) and \
+            all(getattr(c, key) for c in children(n))
+        setattr(n, key, ok)
+    return getattr(e, key)
 
 
 def dotted(node: ast.AST) -> Optional[str]:

@@ -10,7 +10,7 @@ from typing import Optional
 from .initsubclass import init_subclass_stores
 from .injection import _index_for
 from .mixins import stateless_host
-from .astutil import decorator_name, dotted
+from .astutil import decorator_name, dotted, walk
 
 
 def escape_assigns(project, ci_classes, attr: str) -> Optional[str]:
@@ -39,7 +39,7 @@ def _escape_stores(project, c) -> list:
         if not args:
             continue
         sn = args[0].arg
-        for call in ast.walk(fn):
+        for call in walk(fn):
             if not isinstance(call, ast.Call):
                 continue
             pos = [i for i, a in enumerate(call.args) if isinstance(a, ast.Name) and a.id == sn]

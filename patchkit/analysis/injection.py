@@ -20,7 +20,7 @@ import re
 from pathlib import Path
 from typing import Optional
 
-from .astutil import MODULE_BLOCKS, block_statements, dotted
+from .astutil import MODULE_BLOCKS, block_statements, children, dotted
 from .receivers import derived_class, is_instance, module_ctors
 from .treeclasses import TreeClasses
 
@@ -259,16 +259,18 @@ def _on_bare_self(text: str, dot: int) -> bool:
     return text[max(0, i - 4):i] == "self" and (i < 5 or not (text[i - 5].isalnum() or text[i - 5] in "_."))
 
 
+_SCOPES = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda})
+
+
 def _own_nodes(fn):
     """The nodes of ``fn``'s body, not descending into nested functions or classes (they are
     visited as functions of their own)."""
     todo = list(fn.body)
+    scopes = _SCOPES
     while todo:
         n = todo.pop()
         yield n
-        for c in ast.iter_child_nodes(n):
-            if not isinstance(c, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-                todo.append(c)
+        todo += [c for c in children(n) if c.__class__ not in scopes]  # contexts and operators: leaves
 
 
 def _module_body(tree: ast.Module) -> ast.FunctionDef:

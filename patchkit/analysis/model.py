@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import ast
+import bisect
 import re
 from dataclasses import dataclass, field
 from typing import Optional
@@ -247,6 +248,28 @@ def _fallback_classes(body: list[ast.stmt], mod: ModuleInfo) -> set[str]:
     return (nested & (set(mod.imports) | assigned)) | (top & assigned)
 
 
+#: the line breaks of str.splitlines other than "\n"
+_OTHER_BREAKS = re.compile("[\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
+def matching_lines(pattern: re.Pattern, source: str, lines: list[str], near: Optional[re.Pattern] = None) -> list[int]:
+    """The indexes of ``lines`` (``source.splitlines()``) where ``pattern`` matches within the line,
+    from one search of the whole text: a line with a match of its own lies inside some match of the
+    whole text (the scan reaches its start, or an earlier match covers it), so only those lines are
+    searched one by one. ``near``, a pattern that matches wherever ``pattern`` does (the same without
+    a leading ``\\b``, which stops the regex engine from skipping ahead), may do the whole-text search."""
+    candidates: set | range = set()
+    if _OTHER_BREAKS.search(source):  # ``lines`` also breaks there: every line is searched
+        candidates = range(len(lines))
+    pos = line = 0
+    for m in (near or pattern).finditer(source) if isinstance(candidates, set) else ():
+        a, b = m.span()
+        line += source.count("\n", pos, a)
+        pos = a
+        candidates.update(range(line, line + source.count("\n", a, b) + 1))
+    return sorted(i for i in candidates if i < len(lines) and pattern.search(lines[i]))
+
+
 def _class_stores_in_functions(mod: ModuleInfo, body: list) -> None:
     """``Cls.attr = value`` inside a module-level function or a method of the class's own module,
     where ``Cls`` is not a local of that function: a class attribute the module sets when the
@@ -255,16 +278,19 @@ def _class_stores_in_functions(mod: ModuleInfo, body: list) -> None:
     on first use). Only functions whose text has such a store are walked."""
     if not mod.classes:
         return
-    store = re.compile(r"\b(?:%s)\s*\.\s*\w+\s*=(?!=)" % "|".join(
-        re.escape(n) for n in sorted(mod.classes, key=len, reverse=True) if "." not in n))
-    if not store.search(mod.source):
+    store = r"(?:%s)\s*\.\s*\w+\s*=(?!=)" % "|".join(
+        re.escape(n) for n in sorted(mod.classes, key=len, reverse=True) if "." not in n)
+    lines = mod.lines
+    hits = matching_lines(re.compile(r"\b" + store), mod.source, lines, near=re.compile(store))
+    if not hits:
         return
     fns = [n for n in _module_level(body) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
     fns += [m for n in _module_level(body) if isinstance(n, ast.ClassDef)
             for m in n.body if isinstance(m, (ast.FunctionDef, ast.AsyncFunctionDef))]
-    lines = mod.lines
     for fn in fns:
-        if not any(store.search(lines[i]) for i in range(fn.lineno - 1, min(len(lines), fn.end_lineno or fn.lineno))):
+        lo, hi = fn.lineno - 1, min(len(lines), fn.end_lineno or fn.lineno)
+        k = bisect.bisect_left(hits, lo)
+        if k == len(hits) or hits[k] >= hi:
             continue
         local = {a.arg for a in fn.args.args + fn.args.kwonlyargs + fn.args.posonlyargs}
         stores = []

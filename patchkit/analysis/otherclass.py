@@ -70,10 +70,12 @@ def _package_assigners(an, ci, attr: str, mods):
     prefix = idx.root.relative_to(an.project.root).as_posix() if idx.root != an.project.root else ""
     store = re.compile(rf"\bself\.{re.escape(attr)}[ \t]*(?::[^=\n]+)?=(?!=)")
     found = 0
-    for rel_in_index, text in idx.texts().items():
+    # the folders as the index spells them (relative to its own root)
+    local = set(folders) if not prefix else \
+        {f[len(prefix) + 1:] if f.startswith(prefix + "/") else "" if f == prefix else None for f in folders} - {None}
+    for rel_in_index, text in idx.in_folders(local):
         rel = f"{prefix}/{rel_in_index}" if prefix else rel_in_index
-        folder = rel.rsplit("/", 1)[0] if "/" in rel else ""
-        if folder not in folders or rel in seen or attr not in text or not store.search(text):
+        if rel in seen or attr not in text or not store.search(text):
             continue
         found += 1
         if found > 5:

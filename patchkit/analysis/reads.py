@@ -9,7 +9,7 @@ from typing import Optional
 from .conditions import Fact, _catches_attribute_error, conjuncts, norm_test
 from .presence import implied_attrs
 from .calltables import REGISTER_METHODS, register_args
-from .astutil import children, dotted, fast_walk, terminates
+from .astutil import children, dotted, fast_walk, terminates, walk
 
 
 @dataclass(frozen=True)
@@ -373,7 +373,7 @@ def _always_none(fn) -> dict:
     if not top:
         return {}
     stores: dict = {}
-    for n in ast.walk(fn):
+    for n in walk(fn):
         if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)) and n.id in top:
             stores[n.id] = stores.get(n.id, 0) + 1
         elif isinstance(n, (ast.Nonlocal, ast.Global)):

@@ -41,11 +41,28 @@ def _fuzzy(key: str) -> str:
     return _FUZZY.sub(r"\1", key)
 
 
+_EXCLUDED: dict = {}
+
+
 def _excluded(s: State, read_conds) -> bool:
-    """The read's own conditions contradict the construction path ``s``."""
+    """The read's own conditions contradict the construction path ``s``. Memoised on the two sets
+    of facts: one path meets the reads of every method of the class."""
+    try:
+        key = (s.conds, read_conds)
+        got = _EXCLUDED.get(key)
+    except TypeError:  # unhashable conditions (a list): computed every time
+        return _excludes(s.conds, read_conds)
+    if got is None:
+        if len(_EXCLUDED) > 200_000:
+            _EXCLUDED.clear()
+        got = _EXCLUDED[key] = _excludes(s.conds, read_conds)
+    return got
+
+
+def _excludes(path_conds, read_conds) -> bool:
     for (key, pol) in read_conds:
         fk = _fuzzy(key)
-        for c in s.conds:
+        for c in path_conds:
             if c.origin == EVENT:
                 continue
             if (c.key == key or _fuzzy(c.key) == fk) and c.holds != pol:

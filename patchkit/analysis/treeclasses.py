@@ -51,6 +51,17 @@ class TreeClasses:
                         continue
         return self._texts
 
+    def in_folders(self, folders: set) -> list[tuple[str, str]]:
+        """(rel, text) of the files directly in one of ``folders`` ("" is the root), in the order of
+        :meth:`texts`; grouped once by folder."""
+        by = self.__dict__.get("_by_folder")
+        if by is None:
+            by = self._by_folder = {}
+            for i, (rel, text) in enumerate(self.texts().items()):
+                by.setdefault(rel.rsplit("/", 1)[0] if "/" in rel else "", []).append((i, rel, text))
+        got = [x for f in folders for x in by.get(f, ())]
+        return [(rel, text) for _i, rel, text in (sorted(got, key=lambda x: x[0]) if len(folders) > 1 else got)]
+
     def parsed(self, rel: str) -> Optional[ast.Module]:
         """The tree of ``rel``: the project's own when it has parsed that module already (after
         name mangling, as the attribute names of the findings are), else parsed here once."""

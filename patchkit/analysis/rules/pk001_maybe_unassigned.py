@@ -173,7 +173,8 @@ def _opted_in(site) -> bool:
         params.add(fn.args.vararg.arg)
     if fn.args.kwarg:
         params.add(fn.args.kwarg.arg)
-    for n in ast.walk(fn):  # one step of data flow: locals whose value mentions a parameter
+    from ..astutil import walk
+    for n in walk(fn):  # one step of data flow: locals whose value mentions a parameter
         if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) and \
                 any(isinstance(x, ast.Name) and x.id in params for x in ast.walk(n.value)):
             params.add(n.targets[0].id)
@@ -221,7 +222,8 @@ def _read_is_presence_test(site) -> bool:
     node = site.node
     if fn is None:
         return False
-    for p in ast.walk(fn):
+    from ..astutil import walk
+    for p in walk(fn):
         if isinstance(p, ast.Compare) and p.left is node and len(p.ops) == 1 and \
                 isinstance(p.ops[0], (ast.Is, ast.IsNot, ast.Eq, ast.NotEq)) and \
                 isinstance(p.comparators[0], ast.Constant) and p.comparators[0].value is None:

@@ -10,7 +10,7 @@ import re
 
 from hypothesis import given, settings, strategies as st
 
-from patchkit.analysis.astutil import fast_walk, walk
+from patchkit.analysis.astutil import bfs_walk, fast_walk, walk
 from patchkit.analysis.classindex import _AS_TARGET, _HEADER, _as_targets, _headers
 from patchkit.analysis.model import matching_lines
 
@@ -76,13 +76,16 @@ class A:
 def test_kept_walks_are_the_walks_they_replace():
     tree = ast.parse(SOURCE)
     fn = tree.body[0].body[0]
-    fresh = [type(n).__name__ for n in ast.walk(fn)]
+    leaves = (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop)
+    fresh = [type(n).__name__ for n in ast.walk(fn) if not isinstance(n, leaves)]
     assert [type(n).__name__ for n in walk(fn)] == fresh
     assert [type(n).__name__ for n in walk(fn)] == fresh  # the kept list, second time
     first = [id(n) for n in fast_walk(fn)]
     assert [id(n) for n in fast_walk(fn)] == first
     assert all(type(n).__name__ not in ("Load", "Store", "Add") for n in fast_walk(fn))
     assert {id(n) for n in fast_walk(fn)} < {id(n) for n in ast.walk(fn)}
+    # bfs_walk: ast.walk's order, less the context and operator leaves
+    assert [id(n) for n in bfs_walk(tree)] == [id(n) for n in ast.walk(tree) if not isinstance(n, leaves)]
     # an expression is walked fresh every time (only functions and classes keep their lists)
     expr = fn.body[0].test
     assert not hasattr(expr, "_pk_fast") and [type(n).__name__ for n in fast_walk(expr)] == ["Name"]

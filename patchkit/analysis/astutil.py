@@ -78,14 +78,25 @@ def fast_walk(node: ast.AST):
 
 
 def walk(node: ast.AST):
-    """``ast.walk(node)``, in its order and with every node it yields; a function's or a class's
-    list is kept on it."""
+    """``ast.walk(node)``'s nodes in its order, less the operator and context leaves (bfs_walk); a
+    function's or a class's list is kept on it."""
     if node.__class__ in _MEMO_KINDS:
         got = getattr(node, "_pk_walk", None)
         if got is None:
-            got = node._pk_walk = tuple(ast.walk(node))  # type: ignore[attr-defined]
+            got = node._pk_walk = tuple(bfs_walk(node))  # type: ignore[attr-defined]
         return iter(got)
-    return ast.walk(node)
+    return bfs_walk(node)
+
+
+def bfs_walk(node: ast.AST):
+    """``ast.walk(node)``'s nodes in its order, less the operator and context leaves (faster)."""
+    from collections import deque
+    todo = deque([node])
+    pop, extend = todo.popleft, todo.extend
+    while todo:
+        n = pop()
+        extend(children(n))
+        yield n
 
 
 def _fast_walk(node: ast.AST):
@@ -103,34 +114,6 @@ def _fast_walk(node: ast.AST):
                         push(x)
             elif isinstance(v, AST):
                 push(v)
-
-
-#: expression nodes a walk over expressions acts on by themselves (calls, stores, branches, code
-#: that runs later): a subtree without them and without the instance's name changes nothing
-_ACTIVE = frozenset({ast.Call, ast.NamedExpr, ast.BoolOp, ast.IfExp, ast.Lambda, ast.GeneratorExp})
-
-
-def inert(e: ast.AST, selfname: Optional[str]) -> bool:
-    """No node of ``e``'s subtree is a call, a walrus, a boolean operator, a conditional expression,
-    a lambda or a generator, or the name ``selfname``: walking it reads nothing on the instance and
-    changes no path. Computed for the whole subtree at once and kept on its nodes (per name)."""
-    key = "_pk_inert_" + str(selfname)
-    got = getattr(e, key, None)
-    if got is not None:
-        return got
-    # post-order without recursion: a node's answer from its children's
-    order: list = []
-    stack = [e]
-    while stack:
-        n = stack.pop()
-        order.append(n)
-        stack.extend(c for c in children(n) if getattr(c, key, None) is None)
-    active, Name = _ACTIVE, ast.Name
-    for n in reversed(order):
-        ok = n.__class__ not in active and not (n.__class__ is Name and n.id == selfname) and \
-            all(getattr(c, key) for c in children(n))
-        setattr(n, key, ok)
-    return getattr(e, key)
 
 
 def dotted(node: ast.AST) -> Optional[str]:

@@ -20,7 +20,7 @@ from .compound import CompoundStatements
 from .conditions import (CAUGHT, EVENT, VALUE, Cond, _catches_attribute_error, _human, _simple_text, conjuncts, const_truth,  # noqa: F401
                          frame_truth, norm_test)
 from .presence import implied_attrs
-from .astutil import children, dotted, first_param, inert, is_super_call, self_attr
+from .astutil import children, dotted, first_param, is_super_call, self_attr
 from .model import ClassInfo
 from .state import MAX_DEPTH, MAX_STATES, Budget, BudgetExceeded, Flow, Frame, ReadHook, State, merge  # noqa: F401
 
@@ -337,7 +337,7 @@ class Constructor(CallSemantics, CompoundStatements):
         return st
 
     def expr(self, e: ast.expr, st: list[State], fr: Frame) -> list[State]:
-        if not st or inert(e, fr.selfname):
+        if not st:
             return st
         if isinstance(e, (ast.Lambda,)):
             return st  # body runs later, if ever: checked as a post-construction read

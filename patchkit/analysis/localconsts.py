@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 from typing import Optional
+from .astutil import fast_walk
 
 #: the value types a frame tracks as constants
 SCALARS = (bool, int, float, str, type(None))
@@ -101,7 +102,7 @@ def tracked_locals(fn: ast.AST) -> frozenset:
            if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name)}
     ok: set = set()
     bad: set = set()
-    for n in ast.walk(fn):
+    for n in fast_walk(fn):
         if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
             (ok if id(n) in top else bad).add(n.id)
         elif isinstance(n, (ast.Global, ast.Nonlocal)):

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional
 
-from .astutil import MODULE_BLOCKS, _always_raises, _is_noreturn_annotation, block_statements, dotted
+from .astutil import MODULE_BLOCKS, _always_raises, _is_noreturn_annotation, bfs_walk, block_statements, dotted
 from .mangle import mangle_tree
 
 FIELD_DECORATORS = {"dataclass", "dataclasses.dataclass", "pydantic.dataclasses.dataclass",
@@ -199,13 +199,13 @@ def _computed_class_setattrs(mod: ModuleInfo, tree: ast.Module) -> None:
     if not names or not re.search(r"setattr\(\s*(?:%s)\s*," % "|".join(map(re.escape, names)), mod.source):
         return
     listed = set()  # setattr keyed by a loop over literal names: those names (_class_stores_in_loop)
-    for loop in ast.walk(tree):
+    for loop in bfs_walk(tree):
         if isinstance(loop, ast.For) and isinstance(loop.target, ast.Name) and \
                 isinstance(loop.iter, (ast.List, ast.Tuple, ast.Set)) and \
                 all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in loop.iter.elts):
             listed |= {id(n) for n in ast.walk(loop) if isinstance(n, ast.Call) and len(n.args) >= 2 and
                        isinstance(n.args[1], ast.Name) and n.args[1].id == loop.target.id}
-    for node in ast.walk(tree):
+    for node in bfs_walk(tree):
         if not (isinstance(node, ast.Call) and dotted(node.func) == "setattr" and len(node.args) >= 2 and
                 isinstance(node.args[0], ast.Name) and node.args[0].id in mod.classes):
             continue

@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from .astutil import decorator_name, dotted, memo_on
+from .astutil import bfs_walk, decorator_name, dotted, memo_on
 from .classbody import with_metaclass_call
 from .fastre import Bounded
 from .model import FIELD_DECORATORS, ClassInfo, ModuleInfo
@@ -87,7 +87,7 @@ def _factories(mod: ModuleInfo) -> dict[str, int]:
     if got is None:
         got = mod.__dict__["_type_factories"] = {}
         if "type(" in mod.source and _TYPE_CALL.search(mod.source):
-            for node in ast.walk(mod.tree):
+            for node in bfs_walk(mod.tree):
                 if isinstance(node, ast.Call) and dotted(node.func) == "type" and len(node.args) == 3 and \
                         isinstance(node.args[1], ast.Tuple):
                     for b in node.args[1].elts:

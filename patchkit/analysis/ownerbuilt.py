@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from .astutil import dotted
+from .astutil import bfs_walk, dotted
 
 
 def named_in_body(cls: ast.ClassDef, keys) -> set[str]:
@@ -47,6 +47,6 @@ def factory_built(cls: ast.ClassDef, owned: str, ctors) -> set[str]:
     owners = [cls]
     tree = index.parsed(ctors.rel) if ctors.rel else None
     if tree is not None:
-        owners += [c for c in ast.walk(tree) if isinstance(c, ast.ClassDef) and c is not cls and
+        owners += [c for c in bfs_walk(tree) if isinstance(c, ast.ClassDef) and c is not cls and
                    any((dotted(b) or "").split(".")[-1] == cls.name for b in c.bases)]
     return set().union(*(named_in_body(owner, keys) for owner in owners))

@@ -50,6 +50,11 @@ _ASSIGNISH_SET = set(_ASSIGNISH)
 _NEEDS_WALK: dict[str, re.Pattern] = {}
 
 
+#: a text the pattern matches holds one of these words (a substring test first: the pattern has no
+#: literal start, so the regex engine tries it at every position)
+_NEEDS_WALK_WORDS = ("attr", "__dict__", "vars", "register_", "add_module")
+assert all(any(w in m for w in _NEEDS_WALK_WORDS) for m in REGISTER_METHODS)
+
 _REF_RES: dict[str, Bounded] = {}
 
 
@@ -105,7 +110,7 @@ def _scan_methods(ci: ClassInfo) -> None:
                 short = ci.qualname.split(".")[-1]
                 found = [mangled(short, n) for n in found]
             refs.update(found)
-        if not text or _needs_walk(selfname).search(text):
+        if not text or (any(w in text for w in _NEEDS_WALK_WORDS) and _needs_walk(selfname).search(text)):
             _walk_method(ci, mname, fn, selfname, refs)
         else:
             _walk_statements(ci, mname, fn.body, selfname)

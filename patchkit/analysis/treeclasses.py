@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 from typing import Optional
 
-from .astutil import dotted
+from .astutil import bfs_walk, dotted
 from .fastre import Bounded
 
 MAX_FILES = 30000
@@ -118,7 +118,7 @@ class TreeClasses:
             return got
         alias: dict[str, set] = {}  # `from .jax.trainer import JAXTrainer as Trainer` (one per backend branch)
         classes = []
-        for n in ast.walk(tree):
+        for n in bfs_walk(tree):
             if isinstance(n, (ast.Import, ast.ImportFrom)):
                 for a in n.names:
                     if a.asname:
@@ -146,7 +146,7 @@ class TreeClasses:
                 if tree is None:
                     continue
                 bound: dict[str, list] = {}  # every value a name is bound to in the file (several functions)
-                for n in ast.walk(tree):
+                for n in bfs_walk(tree):
                     if isinstance(n, ast.Assign):
                         for t in n.targets:
                             if isinstance(t, ast.Name):
@@ -162,7 +162,7 @@ class TreeClasses:
 
                 def values(node):
                     return bound.get(node.id, [node]) if isinstance(node, ast.Name) else [node]
-                for call in ast.walk(tree):
+                for call in bfs_walk(tree):
                     if not (isinstance(call, ast.Call) and len(call.args) == 3 and _is_type_call(call.func)):
                         continue
                     keys = set().union(*(_dict_keys(d) for d in values(call.args[2])))

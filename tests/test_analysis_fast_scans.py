@@ -12,6 +12,7 @@ from hypothesis import given, settings, strategies as st
 
 from patchkit.analysis.astutil import bfs_walk, fast_walk, walk
 from patchkit.analysis.classindex import _AS_TARGET, _HEADER, _as_targets, _headers
+from patchkit.analysis.injection import _SELF_ANNOTATED, self_annotated
 from patchkit.analysis.model import matching_lines
 
 FRAGMENTS = [
@@ -19,7 +20,7 @@ FRAGMENTS = [
     "class J(\n    K,\n    L,\n):\n", "subclass(", "dataclass(", "# class M(N)\n", "x = 'class O(P)'\n",
     "classes(Q)\n", "class  R (S[T]):\n", "class U(V(W)):\n", "import x as y\n", "from m import Base as _B\n",
     "has as z", "alias q", " as\n w", "\tas\tv", "as", "(", ")", "\n", " ", "\t", "\r", "\x0c",
-    "Foo.bar = 1\n", "Foo . baz =\n 2\n", "Foo.qux == 3\n", "  Foo.x = Foo.y = 4\n", "Foox.y = 5\n",
+    "Foo.bar = 1\n", "def f(self: 'M'):", "(x,\n self :", "myself:", "(self)", "{'self': 1}", ", self", "Foo . baz =\n 2\n", "Foo.qux == 3\n", "  Foo.x = Foo.y = 4\n", "Foox.y = 5\n",
 ]
 
 texts = st.lists(st.sampled_from(FRAGMENTS) | st.text(alphabet="ascl ():.\n =Fo", max_size=8),
@@ -36,6 +37,12 @@ def test_headers_are_the_regex_matches(text):
 @given(texts)
 def test_as_targets_are_the_regex_matches(text):
     assert _as_targets(text) == set(_AS_TARGET.findall(text))
+
+
+@settings(max_examples=400, deadline=None)
+@given(texts)
+def test_self_annotated_is_the_regex_search(text):
+    assert self_annotated(text) == bool(_SELF_ANNOTATED.search(text))
 
 
 STORE = re.compile(r"\b(?:Foo|F)\s*\.\s*\w+\s*=(?!=)")

@@ -724,3 +724,33 @@ def test_an_in_process_run_keeps_no_tree_alive(tmp_path):
     assert any(f.attr == "t" for r in reports for f in r.findings)
     gc.collect()
     assert not [o for o in gc.get_objects() if isinstance(o, Project)]
+
+
+def test_parallel_run_finds_what_the_serial_run_finds(tmp_path, monkeypatch):
+    """With two workers the files go out in several chunks each (runner.CHUNKS_PER_JOB); a worker's
+    later chunks reuse the projects and tree-wide indexes of its first. Bases and subclasses sit in
+    different chunks; every subclass's own read of the attribute its skipped base __init__ sets is
+    found, as the one-process run finds it."""
+    monkeypatch.setenv("PATCHKIT_CACHE_DIR", str(tmp_path / "cache"))
+    files = {"pkg/__init__.py": "", "pkg/a_base.py": BASE}
+    for i in range(90):
+        files[f"pkg/m{i:02d}.py"] = f"""\
+            from .a_base import Base
+            from .m{(i + 45) % 90:02d} import S{(i + 45) % 90}  # a module of another chunk
+
+
+            class S{i}(Base):
+                def __init__(self):
+                    self.u{i} = {i}
+
+                def get(self):
+                    return self.t + {i}
+            """
+    root = tree(tmp_path / "src", files)
+    flat = lambda reps: sorted((Path(f.path).name, f.line, f.cls, f.attr, f.code, f.severity.value)  # noqa: E731
+                               for r in reps for f in r.findings)
+    serial = flat(analyse_paths([root / "pkg"], use_cache=False, jobs=1))
+    parallel = flat(analyse_paths([root / "pkg"], use_cache=False, jobs=2))
+    assert parallel == serial
+    assert {(name, cls, attr) for name, _l, cls, attr, _c, _s in serial if name != "a_base.py"} == \
+        {(f"m{i:02d}.py", f"S{i}", "t") for i in range(90)}

@@ -38,6 +38,21 @@ GENERIC = {"object", "Module", "ABC", "Generic", "Protocol", "Any"}
 _STORE = re.compile(r"\.[ \t]*([A-Za-z_]\w*)[ \t]*(?::[^=\n]+)?=(?!=)")
 #: a parameter named self with an annotation (``def helper(self: "Model")``), not ``if not self:``
 _SELF_ANNOTATED = re.compile(r"[(,]\s*self\s*:")
+_SELF_COLON = re.compile(r"self\s*:")
+
+
+def self_annotated(text: str) -> bool:
+    """``bool(_SELF_ANNOTATED.search(text))``, searched from the literal ``self`` (the pattern's
+    leading character class makes the regex engine try every position: 0.4 s on SGLang)."""
+    for m in _SELF_COLON.finditer(text):
+        i = m.start() - 1
+        while i >= 0 and text[i].isspace():
+            i -= 1
+        if i >= 0 and text[i] in "(,":
+            return True
+    return False
+
+
 _QUOTED = re.compile(r"[\"']([A-Za-z_]\w*)[\"']")
 
 
@@ -186,7 +201,7 @@ class InjectionIndex(TreeClasses):
         if self._by_attr is None:
             self._by_attr = {}
             for rel, text in self.texts().items():
-                keep_self = bool(_SELF_ANNOTATED.search(text))
+                keep_self = self_annotated(text)
                 found = {m.group(1) for m in _STORE.finditer(text) if keep_self or not _on_bare_self(text, m.start())}
                 if "setattr(" in text:
                     found |= set(_QUOTED.findall(text))

@@ -65,27 +65,28 @@ def children(node: ast.AST) -> list:
 _MEMO_KINDS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda})
 
 
+def _kept(node: ast.AST, name: str, walker):
+    """``walker(node)``; for a function or a class, listed once and kept on the node as ``name``
+    (the trees are never changed after parsing)."""
+    if node.__class__ not in _MEMO_KINDS:
+        return walker(node)
+    got = getattr(node, name, None)
+    if got is None:
+        got = tuple(walker(node))
+        setattr(node, name, got)
+    return iter(got)
+
+
 def fast_walk(node: ast.AST):
     """Every node below ``node`` (like ast.walk, without its per-node generator overhead; operator
-    and context nodes are left out). A function's or a class's nodes are listed once and kept on it
-    (the trees are never changed after parsing)."""
-    if node.__class__ in _MEMO_KINDS:
-        got = getattr(node, "_pk_fast", None)
-        if got is None:
-            got = node._pk_fast = tuple(_fast_walk(node))  # type: ignore[attr-defined]
-        return iter(got)
-    return _fast_walk(node)
+    and context nodes are left out); a function's or a class's list is kept on it."""
+    return _kept(node, "_pk_fast", _fast_walk)
 
 
 def walk(node: ast.AST):
     """``ast.walk(node)``'s nodes in its order, less the operator and context leaves (bfs_walk); a
     function's or a class's list is kept on it."""
-    if node.__class__ in _MEMO_KINDS:
-        got = getattr(node, "_pk_walk", None)
-        if got is None:
-            got = node._pk_walk = tuple(bfs_walk(node))  # type: ignore[attr-defined]
-        return iter(got)
-    return bfs_walk(node)
+    return _kept(node, "_pk_walk", bfs_walk)
 
 
 def bfs_walk(node: ast.AST):

@@ -589,6 +589,14 @@ CODEBASES = {  # name -> (requirement, package folder inside the unpacked releas
     "open_webui": ("open-webui==0.12.4", "open_webui"), "pyscf": ("pyscf==2.14.0", "pyscf"),
     "mistral_common": ("mistral-common==1.13.1", "mistral_common"),
     "torch_tensorrt": ("torch-tensorrt==2.14.0", "torch_tensorrt"),
+    # set AF (session 28): PEFT, a workflow SDK, a Telegram client, a GUI toolkit and a GraphQL
+    # library, never analysed before, chosen by name before any was run; measured once, untuned
+    "peft": ("peft==0.21.2", "peft"), "flytekit": ("flytekit==1.16.31", "flytekit"),
+    "telethon": ("telethon==1.45.0", "telethon"), "kivy": ("Kivy==2.3.1", "kivy"),
+    "strawberry": ("strawberry-graphql==0.341.2", "strawberry"),
+    # and, chosen by name after the first five gave 49 groups (peft and telethon: no error at all)
+    "stripe": ("stripe==16.1.0", "stripe"), "altair": ("altair==6.3.0", "altair"),
+    "slack_sdk": ("slack-sdk==3.48.0", "slack_sdk"), "cartopy": ("cartopy==0.26.0", "cartopy"),
 }
 DEFAULT = ("deepspeed", "diffusers", "ray", "transformers", "vllm")
 # lightning==2.6.6 (266 files) was tried too: 1 error group in all, too few to sample.

@@ -957,3 +957,74 @@ def test_a_loop_over_the_class_own_empty_constant_never_runs(tmp_path):
                               ("non-empty", "['__doc__']", "")):
         got = findings(tree(tmp_path / name, {"pkg/a.py": _CYTHON_SCOPES % value + tail}))
         assert got[("ComprehensionScope", "genexp_prefix", "PK002")] == Severity.ERROR, name
+
+
+BEHAVIOR = textwrap.dedent("""\
+    class TouchRippleBehavior(object):
+        def __init__(self, **kwargs):
+            super().__init__(**kwargs)
+            self.ripple_rad = 10
+
+        def ripple_show(self, touch):
+            self.bind(size=self._ripple_set)
+            return self.canvas, self.ripple_rad
+
+        def _ripple_set(self, *a):
+            pass
+""")
+
+
+def test_a_behavior_mixin_awaiting_its_host_is_info_until_the_tree_builds_it(tmp_path):
+    """kivy's behaviors: a ``*Behavior`` class on ``object`` that calls ``self.bind`` (defined by no
+    class of its MRO) is written for a host (a Widget) that supplies ``bind`` and ``canvas``."""
+    root = tree(tmp_path, {"pkg/__init__.py": "", "pkg/ripple.py": BEHAVIOR})
+    assert ("TouchRippleBehavior", "canvas", "PK003") not in findings(root)
+    shown = findings(root, show_info=True)
+    assert shown[("TouchRippleBehavior", "canvas", "PK003")] == Severity.INFO
+    assert shown[("TouchRippleBehavior", "bind", "PK003")] == Severity.INFO
+    # built alone somewhere in the tree: it is used as a class of its own, and the reads are errors
+    root = tree(tmp_path / "b", {"pkg/__init__.py": "", "pkg/ripple.py": BEHAVIOR + "\n\nRIPPLE = TouchRippleBehavior()\n"})
+    assert findings(root)[("TouchRippleBehavior", "canvas", "PK003")] == Severity.ERROR
+    # a single-base subclass built alone: the same
+    root = tree(tmp_path / "c", {"pkg/__init__.py": "", "pkg/ripple.py": BEHAVIOR + """
+class Ripple(TouchRippleBehavior):
+    pass
+
+
+RIPPLE = Ripple()
+"""})
+    got = findings(root)  # one finding for the shared read line, named after the class that holds it
+    assert Severity.ERROR in {got.get((c, "canvas", "PK003")) for c in ("TouchRippleBehavior", "Ripple")}
+
+
+def test_a_behavior_that_calls_only_its_own_methods_keeps_its_errors(tmp_path):
+    # no call the MRO cannot answer: nothing says a host supplies the names; and --strict never
+    # relies on the convention
+    root = tree(tmp_path, {"pkg/__init__.py": "", "pkg/ripple.py": BEHAVIOR.replace("self.bind(", "self._ripple_set(")})
+    assert findings(root)[("TouchRippleBehavior", "canvas", "PK003")] == Severity.ERROR
+    root = tree(tmp_path / "s", {"pkg/__init__.py": "", "pkg/ripple.py": BEHAVIOR})
+    from patchkit.analysis.checker import Settings
+    strict = {(f.cls, f.attr): f.severity for r in analyse_paths([root / "pkg"], use_cache=False,
+                                                                  settings=Settings(unknown_bases="strict"))
+              for f in r.findings}
+    assert strict[("TouchRippleBehavior", "canvas")] == Severity.ERROR
+    # an attribute the class assigns on some path only is not the host's: it stays a finding
+    root = tree(tmp_path / "p", {"pkg/__init__.py": "", "pkg/ripple.py": BEHAVIOR.replace(
+        "self.ripple_rad = 10", "if kwargs:\n            self.ripple_rad = 10")})
+    assert findings(root)[("TouchRippleBehavior", "ripple_rad", "PK001")] in (Severity.ERROR, Severity.WARNING)
+
+
+def test_a_behavior_calling_through_a_bound_local(tmp_path):
+    # kivy's CompoundSelectionBehavior: ``fbind = self.fbind`` then ``fbind("x", ...)``
+    root = tree(tmp_path, {"pkg/__init__.py": "", "pkg/sel.py": """\
+        class SelectionBehavior(object):
+            def __init__(self, **kwargs):
+                super().__init__(**kwargs)
+                fbind = self.fbind
+                fbind("touch", self.changed)
+
+            def changed(self, *a):
+                return self.children
+        """})
+    assert ("SelectionBehavior", "children", "PK003") not in findings(root)
+    assert findings(root, show_info=True)[("SelectionBehavior", "children", "PK003")] == Severity.INFO

@@ -22,7 +22,7 @@ from .injected import demote_injected
 from .judge import ReadJudge, judge_read
 from .mangle import as_written
 from .presence import presence_oracle
-from .mixins import ClassConstants, ClassDefaults, implicit_mixin
+from .mixins import ClassConstants, ClassDefaults, awaits_host, implicit_mixin
 from .model import ClassInfo, ModuleInfo
 from .project import Project
 from .reach import forward_bypassed
@@ -270,6 +270,11 @@ class Analyzer(ClassModel, ReadJudge):
                         if x.code == "PK001" and x.severity == Severity.ERROR else x for x in findings]
         if hosts:  # a mixin by use: a read every host provides is the hosts' business
             findings = [x for x in findings if not all(self._provides(h, x.attr) for h in hosts)]
+        if findings and not strict and any(x.attr not in assigned_anywhere for x in findings):
+            contract = awaits_host(self, ci, f, assigned_anywhere)
+            if contract:  # never assigned in the MRO: the host it is mixed into supplies it
+                findings = [replace(x, severity=Severity.INFO, why=f"{x.why} [{contract}]")
+                            if x.attr not in assigned_anywhere else x for x in findings]
         if f.open and not strict:  # unknown is not wrong: say "could not prove", at info level
             findings = [replace(x, severity=Severity.INFO, why=f"{x.why} [open class: {f.open}]") for x in findings]
         if not strict and not tmpl:  # an owner, a decorator or a helper sets it on the instance from outside

@@ -60,6 +60,62 @@ def _hosts(an, ci: ClassInfo, depth: int) -> list:
     return [] if built_in_tree(an, ci) else out
 
 
+def awaits_host(an, ci: ClassInfo, f, assigned: dict) -> str:
+    """Why ``ci`` is a mixin by contract ("" when it is not): it is named ``*Behavior`` (or
+    ``*Behaviour``, the GUI toolkits' word for a mixin), every class of its MRO is a tree class on
+    ``object``, a method of the MRO calls ``self.<m>(...)`` where nothing in the MRO defines or
+    assigns ``m`` (no instance of the MRO's own classes can answer that call), and the tree never
+    builds it or a single-base subclass of it by name. Such a class is written to be combined with a
+    host that supplies those names (kivy's ``TouchRippleBehavior`` calls ``self.bind`` and reads
+    ``self.canvas``, both a ``Widget``'s; kivy builds only ``class Button(ButtonBehavior, Label)``),
+    like a class named ``*Mixin``; its never-assigned reads are the host's. The name is required: a
+    call to a method nothing defines is otherwise a bug (diffusers' ``default_processor_cls``)."""
+    if not ci.qualname.split(".")[-1].endswith(("Behavior", "Behaviour")) or \
+            f.unknown_base is not None or f.open or f.dynamic or \
+            any(getattr(e, "name", "").split(".")[-1] != "object" for e in f.externals):
+        return ""
+    calls = _undefined_self_calls(f, assigned)
+    if not calls or built_in_tree(an, ci) or \
+            any(len(d.bases) == 1 and built_in_tree(an, d) for d in an._descendants(ci)):
+        return ""
+    shown = ", ".join(f"self.{m}()" for m in sorted(calls)[:3])
+    return f"a mixin by contract: it calls {shown}, which no class of its MRO defines, and the tree never builds it alone"
+
+
+def _undefined_self_calls(f, assigned: dict) -> set:
+    """Names ``m`` of ``self.m(...)`` calls (also ``bind = self.m`` ... ``bind(...)``) in the methods
+    of ``f``'s classes that no class of the MRO defines (a method, a class attribute, a field, an
+    assignment) and ``object`` lacks."""
+    from .astutil import fast_walk, first_param
+    known = f.class_level | set(f.provided) | set(f.fields) | set(assigned) | set(f.contracts)
+    out: set = set()
+    for c in f.classes:
+        known |= set(c.methods) | c.class_names
+    for c in f.classes:
+        for mname, fn in c.methods.items():
+            if c.method_kind.get(mname) not in ("method", "property", None):
+                continue
+            sn = first_param(fn)
+            if not sn:
+                continue
+            bound: dict = {}  # local -> the instance attribute bound to it
+            called: set = set()  # locals called
+            for n in fast_walk(fn):
+                if n.__class__ is ast.Assign and len(n.targets) == 1 and n.targets[0].__class__ is ast.Name:
+                    v = n.value
+                    if v.__class__ is ast.Attribute and v.value.__class__ is ast.Name and v.value.id == sn:
+                        bound[n.targets[0].id] = v.attr
+                if n.__class__ is not ast.Call:
+                    continue
+                func = n.func
+                if func.__class__ is ast.Attribute and func.value.__class__ is ast.Name and func.value.id == sn:
+                    out.add(func.attr)
+                elif func.__class__ is ast.Name:
+                    called.add(func.id)
+            out |= {bound[x] for x in called if x in bound}
+    return {m for m in out if m not in known and not hasattr(object, m)}
+
+
 def built_in_tree(an, ci: ClassInfo) -> bool:
     """``ci`` is called by its name (``Name(...)``, ``Outer.Name(...)`` for a nested class) in its
     module or anywhere in the analysed tree: some code builds it. False says only that no code in

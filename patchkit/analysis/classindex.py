@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 from ..fsutil import atomic_write, cache_dir
+from .fastre import Bounded
 
 _HEADER = re.compile(r"^[ \t]*class[ \t]+\w+[ \t]*\(([^()]*(?:\([^()]*\)[^()]*)*)\)", re.M)
 _IDENT = re.compile(r"[A-Za-z_]\w*")
@@ -69,41 +70,20 @@ def tokens_of(text: str) -> list[str]:
     return sorted(out)
 
 
+#: _HEADER from its literal ``class`` (fastre.Bounded): a regex anchored at ``^`` costs a try per character
+_HEADER_FROM_CLASS = Bounded(_HEADER.pattern.removeprefix("^[ \\t]*"), line_start=True)
+#: _AS_TARGET from its literal ``as``, kept where a blank precedes it
+_AS_FROM_WORD = Bounded(_AS_TARGET.pattern.removeprefix("\\s"), before=lambda t, i: i > 0 and t[i - 1].isspace())
+
+
 def _headers(text: str) -> list:
-    """``_HEADER.finditer(text)``, without trying the pattern at every position: only at the starts
-    of lines where ``class`` follows blanks (a regex anchored at ``^`` costs a try per character)."""
-    out: list = []
-    end = 0
-    i = text.find("class")
-    while i != -1:
-        start = text.rfind("\n", 0, i) + 1
-        if start >= end and (start == i or not text[start:i].strip(" \t")):
-            m = _HEADER.match(text, start)
-            if m is not None:
-                out.append(m)
-                end = m.end()
-        i = text.find("class", i + 5)
-    return out
-
-
-_AS_WORD = re.compile(r"as\s+([A-Za-z_]\w*)")
+    """``_HEADER.finditer(text)``: each match from its line's start, found from its ``class``."""
+    return [_HEADER.match(text, text.rfind("\n", 0, m.start()) + 1) for m in _HEADER_FROM_CLASS.finditer(text)]
 
 
 def _as_targets(text: str) -> set[str]:
-    """``set(_AS_TARGET.findall(text))``, searched from the literal ``as`` (fast) and kept only
-    where a blank precedes it."""
-    out: set[str] = set()
-    pos = 0
-    while True:
-        m = _AS_WORD.search(text, pos)
-        if m is None:
-            return out
-        s = m.start()
-        if s > 0 and text[s - 1].isspace():
-            out.add(m.group(1))
-            pos = m.end()
-        else:
-            pos = s + 1
+    """``set(_AS_TARGET.findall(text))``."""
+    return set(_AS_FROM_WORD.findall(text))
 
 
 def _files(root: Path, top: str) -> list[tuple[str, int, int]]:

@@ -8,7 +8,7 @@ look-behind form: a rejected candidate restarts the search one character later."
 from __future__ import annotations
 
 import re
-from typing import Iterator, Optional
+from typing import Callable, Iterator, Optional
 
 WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
 
@@ -16,14 +16,19 @@ WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789
 class Bounded:
     """``body`` (a pattern) preceded by none of the characters ``not_after`` (``\\b`` before a
     word: the word characters), or with ``line_start``, by nothing but blanks back to the start of
-    its line (``^[ \\t]*`` under ``re.M``)."""
+    its line (``^[ \\t]*`` under ``re.M``), or where ``before(text, start)`` holds (any other
+    look-behind: ``\\s`` before ``as``, ``[(,]\\s*`` before ``self``)."""
 
-    def __init__(self, body: str, not_after: frozenset = WORD, line_start: bool = False, flags: int = 0):
+    def __init__(self, body: str, not_after: frozenset = WORD, line_start: bool = False, flags: int = 0,
+                 before: Optional[Callable[[str, int], bool]] = None):
         self.pattern = re.compile(body, flags)
         self.not_after = not_after
         self.line_start = line_start
+        self.before = before
 
     def _ok(self, text: str, start: int) -> bool:
+        if self.before is not None:
+            return self.before(text, start)
         if self.line_start:
             i = start
             while i > 0 and text[i - 1] in " \t":

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import ast
 import re
+
+from .astutil import fast_walk, first_param
 from .injection import _index_for
 from .model import ClassInfo
 
@@ -86,7 +88,6 @@ def _undefined_self_calls(f, assigned: dict) -> set:
     """Names ``m`` of ``self.m(...)`` calls (also ``bind = self.m`` ... ``bind(...)``) in the methods
     of ``f``'s classes that no class of the MRO defines (a method, a class attribute, a field, an
     assignment) and ``object`` lacks."""
-    from .astutil import fast_walk, first_param
     known = f.class_level | set(f.provided) | set(f.fields) | set(assigned) | set(f.contracts)
     out: set = set()
     for c in f.classes:

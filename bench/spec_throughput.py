@@ -150,14 +150,20 @@ def _accept(outs: list[dict]) -> dict:
 
 
 def resume_probe(base: str, threshold: int, args, n: int = 8, first: int = 192, cont: int = 128,
-                 lead_s: float = 0.5) -> dict:
+                 lead_s: float = 0.5, flush: int = 32) -> dict:
     """Acceptance of requests that lived through a disabled stretch, against steady state, on one
     server. Phase 1 decodes ``n`` long requests, alone (steady: the batch stays at or below T) or
     beside ``threshold + 64`` fillers (twice as long, started ``lead_s`` earlier) that keep the batch
     above T for the whole phase (lived). Phase
     2 continues each one (prompt + its phase-1 output, ``cont`` tokens) at a small batch: the prefix
     comes from the radix cache with the draft model's KV as phase 1 left it, so holes there show up
-    as lower acceptance. Distinct prompts per arm (no shared cache between arms)."""
+    as lower acceptance. Distinct prompts per arm (no shared cache between arms).
+
+    Before phase 2 each arm decodes one unrelated ``flush``-token request alone. Drafting resumes
+    only after the hysteresis's K steps at or below T (patch 2.4.0+, K = 8 by default), and an idle
+    server takes no steps, so without it phase 2 would open with K one-token steps: it would measure
+    the hysteresis (about 2.95 -> 2.6 on the agreeing checkpoint) instead of what the draft's KV
+    cache holds. The throughput levels already pay the hysteresis."""
     from concurrent.futures import ThreadPoolExecutor
 
     def prompts(seed: int, k: int) -> list[list[int]]:
@@ -173,6 +179,8 @@ def resume_probe(base: str, threshold: int, args, n: int = 8, first: int = 192, 
             for f in fill:
                 f.result()
             time.sleep(0.5)
+            if flush:  # let the switch resume drafting (see the docstring)
+                request(base, prompts(seed + 2, 1)[0], flush, args.temperature, 900)
             conts = [f.result() for f in [ex.submit(request, base, p + list(o.get("output_ids") or []), cont,
                                                     args.temperature, 900) for p, o in zip(longs, outs)]]
         return {"phase1": _accept(outs), **_accept(conts)}
@@ -182,6 +190,7 @@ def resume_probe(base: str, threshold: int, args, n: int = 8, first: int = 192, 
     ratio = (round(lived["accept_length"] / steady["accept_length"], 3)
              if lived["accept_length"] and steady["accept_length"] else None)
     return {"n": n, "first_tokens": first, "continuation_tokens": cont, "fillers": threshold + 64,
+            "resume_flush_tokens": flush,
             "steady": steady, "lived": lived, "ratio": ratio}
 
 

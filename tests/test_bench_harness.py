@@ -22,13 +22,15 @@ def args_for(tmp_path):
     return args
 
 
-def _probe(tmp_path, monkeypatch, fault: str) -> dict:
+def _probe(tmp_path, monkeypatch, fault: str, hysteresis: int = 0, flush: int = 32) -> dict:
     if fault:
         monkeypatch.setenv("STANDIN_FAULT", fault)
+    monkeypatch.setenv("STANDIN_HYSTERESIS", str(hysteresis))
     args = args_for(tmp_path)
     out = {"config": "patched"}
     st.serve(args, "patched", 2, tmp_path, out,
-             lambda srv: out.update(probe=st.resume_probe(srv.base_url, 2, args, n=2, first=24, cont=16, lead_s=0.05)))
+             lambda srv: out.update(probe=st.resume_probe(srv.base_url, 2, args, n=2, first=24, cont=16, lead_s=0.05,
+                                                          flush=flush)))
     assert "error" not in out, out.get("server_tail")
     return out["probe"]
 
@@ -40,6 +42,19 @@ def test_the_resume_probe_sees_holes_in_the_draft_cache(tmp_path, monkeypatch):
     assert good["steady"]["accept_length"] > 1.5 and good["ratio"] >= 0.95
     assert good["lived"]["phase1"]["accept_length"] < good["steady"]["phase1"]["accept_length"]
     bad = _probe(tmp_path / "bad", monkeypatch, "stale_draft")
+    assert bad["lived"]["accept_length"] == 1.0 and bad["ratio"] < 0.6
+
+
+def test_the_resume_probe_measures_the_draft_cache_not_the_hysteresis(tmp_path, monkeypatch):
+    """Patch 2.4.0 resumes drafting only after K steps at or below T, and an idle server takes no
+    steps: the probe's flush request runs those K steps, so the continuations of a good server draft
+    from their first step (session 29's H200 probe without it: lived/steady 0.85-0.93, the K=8
+    one-token steps). Without the flush the same server's continuations open with K one-token steps."""
+    good = _probe(tmp_path / "good", monkeypatch, "", hysteresis=8)
+    assert good["resume_flush_tokens"] == 32 and good["ratio"] >= 0.95, good
+    unflushed = _probe(tmp_path / "unflushed", monkeypatch, "", hysteresis=8, flush=0)
+    assert unflushed["ratio"] < 0.9, unflushed  # the stand-in counts a step per request: K/2 here
+    bad = _probe(tmp_path / "bad", monkeypatch, "stale_draft", hysteresis=8)
     assert bad["lived"]["accept_length"] == 1.0 and bad["ratio"] < 0.6
 
 

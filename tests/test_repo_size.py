@@ -5,7 +5,11 @@ archives (bench/analyzer_corpus.tar.xz, bench/results/analyzer-precision-sheets.
 
 Measured in session 18 (the device tool's own check, which counts more than the files' bytes): the
 bundle with 4.86 MiB of tracked files was refused as too large, with 3.98 MiB accepted; a 58.0 MiB
-carry with the 4.86 MiB tree was accepted. Hence 4.0 MiB, not the 5.0 assumed before."""
+carry with the 4.86 MiB tree was accepted. Hence 4.0 MiB, not the 5.0 assumed before.
+
+Session 29: bench/gpu/slim_bundle.sh makes the bundle 57.9 MiB with patchkit's wheels inside (no
+`.whl` in the same call; carried with the 3.98 MiB tree, three calls accepted). 57.9 + 4.5 MiB stays
+under the 62.9 MiB carried in session 18, so the budget is 4.5 MiB for the slim bundle."""
 from __future__ import annotations
 
 import subprocess
@@ -14,7 +18,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-BUDGET_MIB = 4.0
+BUDGET_MIB = 4.5
 
 
 def test_tracked_files_leave_room_for_the_gpu_bundle():

@@ -20,7 +20,9 @@ if [ -n "$B" ]; then
   S=$W/site-$V; P=$W/site-$V-patched; R=$W/repo-$V
   rm -rf $S $P $R; mkdir -p $S $R && tar xf "$B/site.tar.xz" -C $S || exit 3
   WHL=.whl; ls .whl/*.whl > /dev/null 2>&1 || WHL=/tmp/whl   # carried by an earlier call (64 MiB per call)
-  python3 -m pip install -q --no-index --no-deps --no-compile --target $S $WHL/*.whl || exit 3
+  if ls $WHL/*.whl > /dev/null 2>&1; then   # none where the bundle already holds libcst and pyflakes
+    python3 -m pip install -q --no-index --no-deps --no-compile --target $S $WHL/*.whl || exit 3
+  fi
   cp -a $S $P
   cp -a bench patchkit patches checks fixtures pyproject.toml $R/
   (cd $R && PYTHONPATH=$P:$R python3 -m patchkit apply dynamic-spec-disable --target-dir $P) \

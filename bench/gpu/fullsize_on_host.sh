@@ -31,9 +31,10 @@
 #       MODE=dp MODEL=llama3-70b TP=2 bench/gpu/fullsize_on_host.sh .gpu-bundle16 0.5.16
 #     kind nvidia-h200-x2; expect 1-2 min
 # After (a)/(b) the console shows the gate on the record: the same tp passes, another tp is refused.
-# As device calls (the bundle built as in shared/gpu/README.md, `.whl` holding libcst as for
-# smoke_matrix_on_host.sh): run(kind="nvidia-h200-x2", carry=[".gpu-bundle16", ".whl"],
-# command="MODE=dp MODEL=llama3-70b TP=2 bench/gpu/fullsize_on_host.sh .gpu-bundle16 0.5.16"), then
+# As device calls (the bundle built as in shared/gpu/README.md, then bench/gpu/slim_bundle.sh
+# .gpu-bundle16 .gpu-bundle16s, which puts libcst and pyflakes inside it so no `.whl` need travel):
+# run(kind="nvidia-h200-x2", carry=[".gpu-bundle16s"],
+# command="MODE=dp MODEL=llama3-70b TP=2 bench/gpu/fullsize_on_host.sh .gpu-bundle16s 0.5.16"), then
 # run(command="bench/gpu/fullsize_on_host.sh") until "done"; (b) and (a) the same way on the warm host
 # ((a) uses GPU 0 of it; /tmp/site and /tmp/fsx stay while the host is warm).
 set -u

@@ -597,6 +597,19 @@ CODEBASES = {  # name -> (requirement, package folder inside the unpacked releas
     # and, chosen by name after the first five gave 49 groups (peft and telethon: no error at all)
     "stripe": ("stripe==16.1.0", "stripe"), "altair": ("altair==6.3.0", "altair"),
     "slack_sdk": ("slack-sdk==3.48.0", "slack_sdk"), "cartopy": ("cartopy==0.26.0", "cartopy"),
+    # set AG (session 29): two OpenStack services, a feature store, an MLOps
+    # platform, a trading bot, a tuner, OpenMMLab's ops library and a quant platform, never analysed
+    # before, chosen by name before any was run; measured once, untuned (sagemaker 3.27.0, also
+    # chosen, was dropped unanalysed: its wheel is a meta-package with no code of its own)
+    "neutron": ("neutron==29.0.0", "neutron"), "cinder": ("cinder==29.0.0", "cinder"),
+    "feast": ("feast==0.67.0", "feast"),
+    "mlrun": ("mlrun==1.12.1", "mlrun"), "freqtrade": ("freqtrade==2026.9", "freqtrade"),
+    "keras_tuner": ("keras-tuner==1.4.8", "keras_tuner"), "mmcv": ("mmcv==2.2.0", "mmcv"),
+    "qlib": ("pyqlib==0.9.7", "qlib"),
+    # and, chosen by name after those eight gave 13 groups (freqtrade, keras-tuner, mmcv: no error)
+    "gluoncv": ("gluoncv==0.10.5.post0", "gluoncv"), "keras_cv": ("keras-cv==0.9.0", "keras_cv"),
+    "paddleseg": ("paddleseg==2.8.0", "paddleseg"), "heat": ("openstack-heat==27.0.1", "heat"),
+    "glance": ("glance==33.0.0", "glance"), "ironic": ("ironic==39.0.0", "ironic"),
 }
 DEFAULT = ("deepspeed", "diffusers", "ray", "transformers", "vllm")
 # lightning==2.6.6 (266 files) was tried too: 1 error group in all, too few to sample.

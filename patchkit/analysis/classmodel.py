@@ -98,7 +98,7 @@ class ClassModel:
             f.class_level |= c.class_names
             if c.node.decorator_list and not c.module.external:
                 f.class_level |= decorator_names(c)
-                for _name, keeps, names in decorator_verdicts(c, self.project.resolve_function):
+                for _name, keeps, names in decorator_verdicts(c, self.project.resolve_function, self.project.resolve_class):
                     f.class_level |= names
             if not c.module.external and (c.node.keywords or c.node.decorator_list or
                                           any(with_metaclass_call(b) for b in c.node.bases)):

@@ -44,9 +44,30 @@ def _bindings(body: list[ast.stmt]) -> dict[str, str]:
         elif isinstance(st, ast.ClassDef):
             out[st.name] = f"class at line {st.lineno}"
         elif isinstance(st, (ast.Assign, ast.AnnAssign)):
+            none = isinstance(st.value, ast.Constant) and st.value.value is None
             for t in (st.targets if isinstance(st, ast.Assign) else [st.target]):
                 if isinstance(t, ast.Name):
-                    out[t.id] = f"assignment at line {st.lineno}"
+                    out[t.id] = NO_MODULE if none else f"assignment at line {st.lineno}"
+    return out
+
+
+#: a name bound to None by one alternative (``except ImportError: ssl = None``): a base read from it
+#: would fail at class creation, so a class that uses it as a base has the other binding
+NO_MODULE = "None"
+
+
+def _differ(a: str, b: str) -> bool:
+    return a != b and NO_MODULE not in (a, b) and not _same_module_two_ways(a, b)
+
+
+def _run_bindings(body: list[ast.stmt]) -> dict[str, str]:
+    """``_bindings`` of ``body`` and of the ``try:`` blocks directly in it (an import guarded by a
+    fallback still binds the name as imported when it succeeds)."""
+    out = _bindings(body)
+    for st in body:
+        if isinstance(st, ast.Try):
+            for k, v in _bindings(st.body).items():
+                out.setdefault(k, v)
     return out
 
 
@@ -66,10 +87,11 @@ def _scan_alternatives(body: list[ast.stmt], out: dict[str, str]) -> None:
         if isinstance(st, ast.If):
             tc = (dotted(st.test) or "").split(".")[-1] == "TYPE_CHECKING"
             a, b = _bindings(st.body), _bindings(st.orelse)
+            run = _run_bindings(st.orelse) if tc else {}
             for name in a:
-                if tc:
+                if tc and run.get(name) != a[name]:  # the same import at run time (under a try: aiohttp's ssl) is no stub
                     out[name] = "comes from an `if TYPE_CHECKING:` import (not what runs)"
-                elif name in b and a[name] != b[name]:
+                elif name in b and _differ(a[name], b[name]):
                     out[name] = f"is bound differently by the branches of the `if` at line {st.lineno}"
             _scan_alternatives(st.body + st.orelse, out)
         elif isinstance(st, ast.Try) or st.__class__.__name__ == "TryStar":
@@ -77,7 +99,7 @@ def _scan_alternatives(body: list[ast.stmt], out: dict[str, str]) -> None:
             for h in st.handlers:
                 b = _bindings(h.body)
                 for name in a:
-                    if name in b and a[name] != b[name] and not _same_module_two_ways(a[name], b[name]):
+                    if name in b and _differ(a[name], b[name]):
                         out[name] = f"has a try/except fallback (line {h.lineno})"
 
 
@@ -126,22 +148,25 @@ def _own_nodes(fn: ast.AST):
 _METADATA_DUNDERS = {"__doc__", "__module__", "__qualname__", "__name__", "__annotations__"}
 
 
-def keeps_class(fn: ast.FunctionDef, depth: int = 0) -> tuple[Optional[bool], frozenset]:
+def keeps_class(fn: ast.FunctionDef, depth: int = 0, skip: int = 0) -> tuple[Optional[bool], frozenset]:
     """What a class decorator in the tree does, as (verdict, names it sets on the class).
     Verdict True: it returns its argument, setting only literal attribute names on it (a
     registry, fairseq's ``cls.__dataclass = dataclass``, a docstring edit); False: it returns
     something else (a class rebuilt with a metaclass: accelerate's ``input.register``) or sets
     computed names; None: it cannot tell. A factory (``@deco(args)``) is judged by the function it
-    returns."""
+    returns. ``skip`` leading parameters are not the class (1: a decorator class's ``__call__``)."""
     params = fn.args.posonlyargs + fn.args.args
-    if not params:
+    if len(params) <= skip:
         return None, frozenset()
-    p = params[0].arg
+    p = params[skip].arg
     nested = {n.name: n for n in fn.body if isinstance(n, ast.FunctionDef)}
     returns = [n.value for n in _own_nodes(fn) if isinstance(n, ast.Return)]
     if depth == 0 and returns and all(isinstance(r, ast.Name) and r.id in nested for r in returns):
         inner = {keeps_class(nested[r.id], 1) for r in returns}
         return inner.pop() if len(inner) == 1 else (None, frozenset())
+    if returns and any(_super_call(r, p) for r in returns) and \
+            all(_super_call(r, p) or isinstance(r, ast.Name) and r.id == p for r in returns):
+        return None, frozenset()  # ``return super().__call__(symbol)``: what the base does decides
     if not returns or not all(isinstance(r, ast.Name) and r.id == p for r in returns):
         return False, frozenset()
     names: set[str] = set()
@@ -163,17 +188,40 @@ def keeps_class(fn: ast.FunctionDef, depth: int = 0) -> tuple[Optional[bool], fr
     return True, frozenset(names)
 
 
-def decorator_verdicts(c: ClassInfo, resolve) -> list[tuple[str, Optional[bool], frozenset]]:
+def _super_call(r: ast.expr, p: str) -> bool:
+    """``super().__call__(p)``."""
+    return isinstance(r, ast.Call) and isinstance(r.func, ast.Attribute) and r.func.attr == "__call__" and \
+        isinstance(r.func.value, ast.Call) and dotted(r.func.value.func) == "super" and \
+        len(r.args) == 1 and isinstance(r.args[0], ast.Name) and r.args[0].id == p
+
+
+def decorator_verdicts(c: ClassInfo, resolve, resolve_class=None) -> list[tuple[str, Optional[bool], frozenset]]:
     """(name, verdict, names set) of each class decorator of ``c`` (``keeps_class`` on the ones the
-    tree defines; verdict None for the others), computed once per class."""
+    tree defines: a function, or a decorator class whose instances are called on the class, as
+    keras's ``@keras_export(path)``, judged by its ``__call__``; verdict None for the others),
+    computed once per class."""
     def compute() -> list:
         got = []
         for d in c.node.decorator_list:
             name = decorator_name(d) or "?"
             found = resolve(c.module, name) if resolve is not None and name != "?" else None
-            got.append((name, *(keeps_class(found[1]) if found is not None else (None, frozenset()))))
+            if found is not None:
+                got.append((name, *keeps_class(found[1])))
+                continue
+            call = _decorator_class_call(c, d, name, resolve_class)
+            got.append((name, *(keeps_class(call, skip=1) if call is not None else (None, frozenset()))))
         return got
     return memo_on(c, "_pk_decorator_verdicts", compute)
+
+
+def _decorator_class_call(c: ClassInfo, d: ast.expr, name: str, resolve_class) -> Optional[ast.FunctionDef]:
+    """The ``__call__`` of the tree's class that ``@name(args)`` instantiates, if that is what it does."""
+    if resolve_class is None or name == "?" or not isinstance(d, ast.Call):
+        return None
+    target = resolve_class(c.module, name)
+    if not isinstance(target, ClassInfo) or target.module.external:
+        return None
+    return next((n for n in target.node.body if isinstance(n, ast.FunctionDef) and n.name == "__call__"), None)
 
 
 #: class decorators that apply a metaclass (``@six.add_metaclass(Register)``)
@@ -294,7 +342,7 @@ def open_reason(classes: list[ClassInfo], resolve=None, resolve_class=None) -> O
             why, _names = metaclass_verdict(c.module, meta, resolve_class)
             if why:
                 return f"{c.qualname} {why}"
-        for name, keeps, _names in decorator_verdicts(c, resolve):
+        for name, keeps, _names in decorator_verdicts(c, resolve, resolve_class):
             last = name.split(".")[-1]
             if name in FIELD_DECORATORS or last in CLOSED_DECORATORS or last in METACLASS_DECORATORS:
                 continue

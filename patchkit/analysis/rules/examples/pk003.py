@@ -607,6 +607,21 @@ class Menu:
     def select_row(self):
         return self.current_selection
 """),
+    E("a decorator class of the tree whose __call__ hands the class to an outside base's __call__ opens it (namex's export)", """
+import namex
+class api_export(namex.export):
+    def __call__(self, symbol):
+        return super().__call__(symbol)
+class Base:
+    def __init__(self):
+        self.t = 1
+@api_export("pkg.Sub")
+class Sub(Base):
+    def __init__(self):
+        self.k = 2
+    def f(self):
+        return self.t
+"""),
     E('a type() factory building a subclass with attributes opens the base', """
 class Base:
     def __init__(self):
@@ -655,6 +670,44 @@ class AcceleratedOptimizer(torch.optim.Optimizer):
 )
 
 INVALID = (
+    E("a base from a module imported for type checkers and again at run time under a try whose fallback is None is the real one (aiohttp 3.13.3's ClientConnectorCertificateError, which skips ClientConnectorError.__init__)", """
+from typing import TYPE_CHECKING
+if TYPE_CHECKING:
+    import ssl
+else:
+    try:
+        import ssl
+    except ImportError:
+        ssl = None
+class ClientConnectorError(OSError):
+    def __init__(self, os_error):
+        self._os_error = os_error
+    @property
+    def os_error(self):
+        return self._os_error
+class ClientConnectorCertificateError(ClientConnectorError, ssl.CertificateError):
+    def __init__(self, certificate_error):
+        self._certificate_error = certificate_error
+""", (("PK003", "_os_error"),)),
+    E("a decorator class of the tree whose __call__ registers the class and returns it keeps it closed (keras 3.11.3's @keras_export on the legacy Iterator, which skips PyDataset.__init__)", """
+REGISTRY = {}
+class keras_export:
+    def __init__(self, path):
+        self.path = path
+    def __call__(self, symbol):
+        REGISTRY[self.path] = symbol
+        return symbol
+class PyDataset:
+    def __init__(self, workers=1):
+        self._workers = workers
+    @property
+    def workers(self):
+        return self._workers
+@keras_export("keras.preprocessing.image.Iterator")
+class Iterator(PyDataset):
+    def __init__(self, n):
+        self.n = n
+""", (("PK003", "_workers"),)),
     E("the same mixin when no class of its host sets the flags at all",
       _HOST_SETATTR % "print(attr, value)", (("PK003", "cc_on_x86"), ("PK003", "cc_on_arm"))),
     E("a config-serving __getattr__ answers for configuration keys only: a method that exists nowhere still raises (diffusers 0.35.2's VisualClozeProcessor.height)",

@@ -17,6 +17,7 @@ from .initsubclass import init_subclass_stores
 from .keyed import resolve_keyed
 from .scan import ensure_scanned
 from .classbody import with_metaclass_call
+from .listed import listed_names
 from .openness import decorator_names, decorator_verdicts, metaclass_names, open_reason
 
 
@@ -32,6 +33,9 @@ class ClassFacts:
     unknown_base: Optional[str] = None
     skip: Optional[str] = None
     dynamic: Optional[str] = None
+    #: (class, method) of computed stores over a class-level list this MRO cannot read (listed.py):
+    #: dynamic through those methods, as ``ClassInfo.dynamic_in`` records the others
+    listed_dynamic: list = field(default_factory=list)
     dyn_patterns: list = field(default_factory=list)
     #: why attributes may come from code not in view (openness.py); None: closed
     open: Optional[str] = None
@@ -138,6 +142,15 @@ class ClassModel:
                 f.skip = f"subclasses {e.name}"
             elif e.kind == "unknown" and f.unknown_base is None:
                 f.unknown_base = e.name
+        for c in classes:  # setattr(self, key, v) for a key of a class-level list: those names (listed.py)
+            for mname, line, holder in c.attr_listed:
+                names = listed_names(classes, holder)
+                if names is not None:
+                    provided |= names
+                else:
+                    f.listed_dynamic.append((c, mname))
+                    if not f.dynamic:
+                        f.dynamic = f"{c.qualname} setattr(self, <non-literal>) in {mname} at line {line}"
         f.provided = frozenset(provided)
         f.open = open_reason(classes, self.project.resolve_function, self.project.resolve_class)
         abstract = [c for c in classes if c.abstract or any(b.split(".")[-1] in ("ABC", "Protocol") for b in c.bases)]

@@ -49,13 +49,42 @@ _LEAVES = (ast.Raise, ast.Return, ast.Continue, ast.Break)
 def _under_hasattr(fn, node, selfname: str, key: str) -> bool:
     """Under ``if hasattr(self, key):``, or after (or in the ``else`` of) ``if not hasattr(self,
     key): raise`` (gpytorch's ``Module.initialize``)."""
+    def negated(test):
+        return isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and \
+            _is_hasattr_key(test.operand, selfname, key)
+    return _under_test(fn, node, lambda t: _is_hasattr_key(t, selfname, key), negated)
+
+
+def listing_guard(fn, node, selfname: str, key: str):
+    """``X`` when ``node`` (a ``setattr(self, key, v)``) runs only for a ``key`` in ``self.X``:
+    under ``if key in self.X:``, or after ``if key not in self.X: raise`` (vispy's
+    ``BaseCamera.set_state`` and its ``_state_props``), else None."""
+    if fn is None:
+        return None
+    found = []
+
+    def listed(test, op) -> bool:
+        ok = isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], op) and \
+            isinstance(test.left, ast.Name) and test.left.id == key and \
+            isinstance(test.comparators[0], ast.Attribute) and isinstance(test.comparators[0].value, ast.Name) and \
+            test.comparators[0].value.id == selfname
+        if ok:
+            found.append(test.comparators[0].attr)
+        return ok
+    if _under_test(fn, node, lambda t: listed(t, ast.In), lambda t: listed(t, ast.NotIn)):
+        return found[-1]
+    return None
+
+
+def _under_test(fn, node, positive, negative) -> bool:
+    """``node`` runs only when some test holds: under ``if <positive>:``, or after (or in the
+    ``else`` of) ``if <negative>: raise`` (a body that leaves)."""
     def inside(stmts) -> bool:
         return any(x is node for st in stmts for x in fast_walk(st))
     for n in fast_walk(fn):
-        if isinstance(n, ast.If) and _is_hasattr_key(n.test, selfname, key) and inside(n.body):
+        if isinstance(n, ast.If) and positive(n.test) and inside(n.body):
             return True
-        if isinstance(n, ast.If) and isinstance(n.test, ast.UnaryOp) and isinstance(n.test.op, ast.Not) and \
-                _is_hasattr_key(n.test.operand, selfname, key) and n.body and isinstance(n.body[-1], _LEAVES):
+        if isinstance(n, ast.If) and negative(n.test) and n.body and isinstance(n.body[-1], _LEAVES):
             if inside(n.orelse):
                 return True
             for parent in fast_walk(fn):
@@ -222,8 +251,8 @@ def dynamic_only_in_skipped_init(an, f) -> bool:
     init = an.resolve_method(f.linear, "__init__")
     if init is None or init[2] != "method" or init[0].module.external:
         return False
-    dyn = [c for c in f.classes if c.dynamic]
-    if not dyn or any(c is init[0] or c.dynamic_in != {"__init__"} or c.module.external for c in dyn):
+    dyn = [(c, c.dynamic_in) for c in f.classes if c.dynamic] + [(c, {m}) for c, m in f.listed_dynamic]
+    if not dyn or any(c is init[0] or ms != {"__init__"} or c.module.external for c, ms in dyn):
         return False
     for n in fast_walk(init[1]):
         if isinstance(n, ast.Call):
@@ -239,7 +268,7 @@ def dynamic_methods(f) -> frozenset:
     """``Class.method`` of every method of the MRO that stores computed names; empty when a
     computed store is not tied to a method of the tree (a class-body ``__getattr__``, a library
     class): the class is open everywhere then."""
-    dyn = [c for c in f.classes if c.dynamic]
-    if not dyn or any(not c.dynamic_in or c.module.external for c in dyn):
+    dyn = [(c, c.dynamic_in) for c in f.classes if c.dynamic] + [(c, {m}) for c, m in f.listed_dynamic]
+    if not dyn or any(not ms or c.module.external for c, ms in dyn):
         return frozenset()
-    return frozenset(f"{c.qualname}.{m}" for c in dyn for m in c.dynamic_in)
+    return frozenset(f"{c.qualname}.{m}" for c, ms in dyn for m in ms)

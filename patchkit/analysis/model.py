@@ -48,6 +48,10 @@ class ClassInfo:
     #: (mmcv's ``self.add_module(self.norm_name, norm)``): they add an attribute no literal store
     #: names, never one the class assigns by name, so the class stays closed for those
     attr_named: list[tuple[str, int, str]] = field(default_factory=list)
+    #: (method, line, list) of ``setattr(self, key, v)`` guarded by ``key in self.<list>`` (or after
+    #: ``if key not in self.<list>: raise``, vispy's ``BaseCamera.set_state``): the names it stores
+    #: are the strings of that class-level list, resolved along each instance's MRO (listed.py)
+    attr_listed: list[tuple[str, int, str]] = field(default_factory=list)
     #: method -> position of the parameter that names what it stores on the instance
     #: (``def add_state(self, name, default): setattr(self, name, default)``: 1); keyed.py
     keyed_stores: dict[str, int] = field(default_factory=dict)

@@ -10,7 +10,7 @@ from .calltables import REGISTER_METHODS, register_args, setattr_on
 from .keyed import keyed_by_param, name_pattern
 from .mangle import mangled
 from .astutil import dotted, fast_walk, first_param
-from .dynamic import is_param, mark_dynamic, rebinds_existing, stores_others, vars_written
+from .dynamic import is_param, listing_guard, mark_dynamic, rebinds_existing, stores_others, vars_written
 from .model import ClassInfo
 from .instances import factory_stores, instance_params, scan_alt_ctor, self_targets
 from .storeattr import stored_names
@@ -236,7 +236,11 @@ def _scan_call(ci: ClassInfo, mname: str, node: ast.Call, selfname: str, refs: s
                 ci.dyn_patterns.append(pat)
             elif not (isinstance(key, ast.Name) and rebinds_existing(ci.methods.get(mname), node, selfname, key.id)) \
                     and not keyed_by_param(ci, mname, key):
-                mark_dynamic(ci, mname, f"setattr(self, <non-literal>) in {mname} at line {node.lineno}")
+                listing = listing_guard(ci.methods.get(mname), node, selfname, key.id) if isinstance(key, ast.Name) else None
+                if listing is not None:
+                    ci.attr_listed.append((mname, node.lineno, listing))
+                else:
+                    mark_dynamic(ci, mname, f"setattr(self, <non-literal>) in {mname} at line {node.lineno}")
         elif _is_class_ref(obj, selfname):
             # setattr(self.__class__, name, property(...)): scipy's distributions make every
             # parameter a class property this way

@@ -622,6 +622,34 @@ class Sub(Base):
     def f(self):
         return self.t
 """),
+    E("setattr(self, key, v) after `if key not in self.<list>: raise` stores the names of that class-level list: reads of them are not reported", """
+class BaseCamera:
+    _state_props = ()
+    def __init__(self):
+        self._center = None
+    def set_state(self, state=None, **kwargs):
+        d = dict(state or {}, **kwargs)
+        for key, val in d.items():
+            if key not in self._state_props:
+                raise KeyError(key)
+            setattr(self, key, val)
+class PerspectiveCamera(BaseCamera):
+    _state_props = BaseCamera._state_props + ('scale_factor', 'fov')
+    def zoom(self, s):
+        return self.scale_factor * s
+"""),
+    E("a setattr guarded by a list the class body does not spell out (an instance attribute) keeps the class dynamic", """
+class Settings:
+    def __init__(self, **allowed):
+        self._allowed = set(allowed)
+    def update(self, **kw):
+        for key, val in kw.items():
+            if key not in self._allowed:
+                raise KeyError(key)
+            setattr(self, key, val)
+    def show(self):
+        return self.anything
+"""),
     E('a type() factory building a subclass with attributes opens the base', """
 class Base:
     def __init__(self):
@@ -670,6 +698,22 @@ class AcceleratedOptimizer(torch.optim.Optimizer):
 )
 
 INVALID = (
+    E("setattr(self, key, v) after `if key not in self.<list>: raise` stores only the names of that class-level list (vispy 0.4.0's BaseCamera.set_state: FlyCamera still lacks the _distance only its sibling sets)", """
+class BaseCamera:
+    _state_props = ()
+    def __init__(self):
+        self._center = None
+    def set_state(self, state=None, **kwargs):
+        d = dict(state or {}, **kwargs)
+        for key, val in d.items():
+            if key not in self._state_props:
+                raise KeyError(key)
+            setattr(self, key, val)
+class FlyCamera(BaseCamera):
+    _state_props = BaseCamera._state_props + ('scale_factor', 'fov')
+    def wheel(self, s):
+        return self._distance * s
+""", (("PK003", "_distance"),)),
     E("a base from a module imported for type checkers and again at run time under a try whose fallback is None is the real one (aiohttp 3.13.3's ClientConnectorCertificateError, which skips ClientConnectorError.__init__)", """
 from typing import TYPE_CHECKING
 if TYPE_CHECKING:

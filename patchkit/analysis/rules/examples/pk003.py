@@ -341,6 +341,20 @@ class Processor(ConfigMixin):
         return image
 """
 
+#: vispy 0.4.0's camera base: a computed store bounded by a class-level list
+_CAMERA_BASE = """
+class BaseCamera:
+    _state_props = ()
+    def __init__(self):
+        self._center = None
+    def set_state(self, state=None, **kwargs):
+        d = dict(state or {}, **kwargs)
+        for key, val in d.items():
+            if key not in self._state_props:
+                raise KeyError(key)
+            setattr(self, key, val)
+"""
+
 VALID = (
     E("a mixin's read that its only host may set by computed name (numpy's _Config inside CCompilerOpt, whose _CCompiler sets every cc_on_* flag with setattr)",
       _HOST_SETATTR % "setattr(self, attr, value)"),
@@ -622,18 +636,7 @@ class Sub(Base):
     def f(self):
         return self.t
 """),
-    E("setattr(self, key, v) after `if key not in self.<list>: raise` stores the names of that class-level list: reads of them are not reported", """
-class BaseCamera:
-    _state_props = ()
-    def __init__(self):
-        self._center = None
-    def set_state(self, state=None, **kwargs):
-        d = dict(state or {}, **kwargs)
-        for key, val in d.items():
-            if key not in self._state_props:
-                raise KeyError(key)
-            setattr(self, key, val)
-class PerspectiveCamera(BaseCamera):
+    E("setattr(self, key, v) after `if key not in self.<list>: raise` stores the names of that class-level list: reads of them are not reported", _CAMERA_BASE + """class PerspectiveCamera(BaseCamera):
     _state_props = BaseCamera._state_props + ('scale_factor', 'fov')
     def zoom(self, s):
         return self.scale_factor * s
@@ -698,18 +701,7 @@ class AcceleratedOptimizer(torch.optim.Optimizer):
 )
 
 INVALID = (
-    E("setattr(self, key, v) after `if key not in self.<list>: raise` stores only the names of that class-level list (vispy 0.4.0's BaseCamera.set_state: FlyCamera still lacks the _distance only its sibling sets)", """
-class BaseCamera:
-    _state_props = ()
-    def __init__(self):
-        self._center = None
-    def set_state(self, state=None, **kwargs):
-        d = dict(state or {}, **kwargs)
-        for key, val in d.items():
-            if key not in self._state_props:
-                raise KeyError(key)
-            setattr(self, key, val)
-class FlyCamera(BaseCamera):
+    E("setattr(self, key, v) after `if key not in self.<list>: raise` stores only the names of that class-level list (vispy 0.4.0's BaseCamera.set_state: FlyCamera still lacks the _distance only its sibling sets)", _CAMERA_BASE + """class FlyCamera(BaseCamera):
     _state_props = BaseCamera._state_props + ('scale_factor', 'fov')
     def wheel(self, s):
         return self._distance * s

@@ -52,7 +52,7 @@ def _under_hasattr(fn, node, selfname: str, key: str) -> bool:
     def negated(test):
         return isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and \
             _is_hasattr_key(test.operand, selfname, key)
-    return _under_test(fn, node, lambda t: _is_hasattr_key(t, selfname, key), negated)
+    return _under_test(fn, node, lambda t: _is_hasattr_key(t, selfname, key), negated) is not None
 
 
 def listing_guard(fn, node, selfname: str, key: str):
@@ -61,40 +61,35 @@ def listing_guard(fn, node, selfname: str, key: str):
     ``BaseCamera.set_state`` and its ``_state_props``), else None."""
     if fn is None:
         return None
-    found = []
 
     def listed(test, op) -> bool:
-        ok = isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], op) and \
+        return isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], op) and \
             isinstance(test.left, ast.Name) and test.left.id == key and \
             isinstance(test.comparators[0], ast.Attribute) and isinstance(test.comparators[0].value, ast.Name) and \
             test.comparators[0].value.id == selfname
-        if ok:
-            found.append(test.comparators[0].attr)
-        return ok
-    if _under_test(fn, node, lambda t: listed(t, ast.In), lambda t: listed(t, ast.NotIn)):
-        return found[-1]
-    return None
+    test = _under_test(fn, node, lambda t: listed(t, ast.In), lambda t: listed(t, ast.NotIn))
+    return test.comparators[0].attr if test is not None else None
 
 
-def _under_test(fn, node, positive, negative) -> bool:
-    """``node`` runs only when some test holds: under ``if <positive>:``, or after (or in the
-    ``else`` of) ``if <negative>: raise`` (a body that leaves)."""
+def _under_test(fn, node, positive, negative):
+    """The test of the ``if`` that ``node`` runs only under: ``if <positive>:``, or after (or in the
+    ``else`` of) ``if <negative>: raise`` (a body that leaves); None when there is none."""
     def inside(stmts) -> bool:
         return any(x is node for st in stmts for x in fast_walk(st))
     for n in fast_walk(fn):
         if isinstance(n, ast.If) and positive(n.test) and inside(n.body):
-            return True
+            return n.test
         if isinstance(n, ast.If) and negative(n.test) and n.body and isinstance(n.body[-1], _LEAVES):
             if inside(n.orelse):
-                return True
+                return n.test
             for parent in fast_walk(fn):
                 for name in ("body", "orelse", "finalbody"):
                     block = getattr(parent, name, None)
                     if isinstance(block, list) and any(b is n for b in block):
                         after = block[[i for i, b in enumerate(block) if b is n][0] + 1:]
                         if inside(after):
-                            return True
-    return False
+                            return n.test
+    return None
 
 
 _ITEMS = {"items", "iteritems", "six.iteritems", "iteritems", "viewitems"}
@@ -243,6 +238,12 @@ def vars_written(fn, selfname: str):
     return None
 
 
+def _computed_stores(f) -> list:
+    """(class, methods) of every class of the MRO that stores computed names: the dynamic classes
+    and the stores over a class-level list this MRO cannot read (``f.listed_dynamic``)."""
+    return [(c, c.dynamic_in) for c in f.classes if c.dynamic] + [(c, {m}) for c, m in f.listed_dynamic]
+
+
 def dynamic_only_in_skipped_init(an, f) -> bool:
     """Every computed store of the MRO sits in the ``__init__`` of a base that construction never
     runs: the class's own ``__init__`` chains to no base initialiser at all (luigi's
@@ -251,7 +252,7 @@ def dynamic_only_in_skipped_init(an, f) -> bool:
     init = an.resolve_method(f.linear, "__init__")
     if init is None or init[2] != "method" or init[0].module.external:
         return False
-    dyn = [(c, c.dynamic_in) for c in f.classes if c.dynamic] + [(c, {m}) for c, m in f.listed_dynamic]
+    dyn = _computed_stores(f)
     if not dyn or any(c is init[0] or ms != {"__init__"} or c.module.external for c, ms in dyn):
         return False
     for n in fast_walk(init[1]):
@@ -268,7 +269,7 @@ def dynamic_methods(f) -> frozenset:
     """``Class.method`` of every method of the MRO that stores computed names; empty when a
     computed store is not tied to a method of the tree (a class-body ``__getattr__``, a library
     class): the class is open everywhere then."""
-    dyn = [(c, c.dynamic_in) for c in f.classes if c.dynamic] + [(c, {m}) for c, m in f.listed_dynamic]
+    dyn = _computed_stores(f)
     if not dyn or any(not ms or c.module.external for c, ms in dyn):
         return frozenset()
     return frozenset(f"{c.qualname}.{m}" for c, ms in dyn for m in ms)

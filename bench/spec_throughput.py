@@ -413,15 +413,19 @@ def goal(doc: dict, name: str = "patched", bar: float = 0.95) -> str:
 def goal_by_threshold(doc: dict, t, above: float = 0.97, below: float = 0.98, name: str = "patched") -> str:
     """The throughput goal as the T-aware bar: above T the patched server reaches ``above`` x no
     speculation, at or below T ``below`` x unpatched EAGLE-3, at every measured level."""
-    rows = [row for row in doc.get("summary", []) if row.get(f"{name}/nospec") and row.get(f"{name}/eagle")]
-    if t is None or not rows:
+    if t is None:
         return ""
-    misses = []
-    for row in rows:
+    rows, misses = [], []
+    for row in doc.get("summary", []):
         c = row["concurrency"]
         peer, bar = ("nospec", above) if c > t else ("eagle", below)
+        if not row.get(f"{name}/{peer}"):  # that level's peer was not run
+            continue
+        rows.append(row)
         if row[f"{name}/{peer}"] < bar:
             misses.append(f"{row[f'{name}/{peer}']:.3f}x {peer} at {c}")
+    if not rows:
+        return ""
     verdict = "met" if not misses else f"not met at {len(misses)} of {len(rows)} levels ({', '.join(misses)})"
     return f"goal (T={t}: above >= {above}x nospec, at or below >= {below}x eagle): {verdict}"
 
@@ -437,7 +441,7 @@ def advice(doc: dict) -> str:
         return f"advice: do not deploy: the patched server failed in this run ({patched['error']}); see its log"
     above = [row for row in doc["summary"] if row["concurrency"] > t and row.get("patched/eagle")]
     if not above:
-        return f"advice: --speculative-disable-batch-threshold {t} (no level above it was measured)"
+        return f"advice: --speculative-disable-batch-threshold {t} (no level above it was measured against EAGLE-3)"
     worst = min(row["patched/eagle"] for row in above)
     if worst < 1.0:
         return (f"advice: leave the threshold off on this model and GPU: above T={t} the patched server reached "

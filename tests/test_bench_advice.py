@@ -101,3 +101,16 @@ def test_goal_by_threshold_uses_nospec_above_t_and_eagle_at_or_below():
     assert st.goal_by_threshold(doc, 16).endswith(": met")  # 32 is then above T: 200/200 nospec
     results[2]["levels"][1]["output_tok_s"] = 209
     assert st.goal_by_threshold({"summary": st.summarize(results, [16, 32, 64])}, 32).endswith(": met")
+
+
+def test_goal_by_threshold_scores_a_run_that_left_one_peer_out():
+    """A run of nospec and patched only (above T) is still scored against nospec; levels whose
+    peer was not run are left out, not counted as met."""
+    results = [
+        {"config": "nospec", "levels": [{"concurrency": c, "output_tok_s": v} for c, v in ((32, 200), (64, 400), (128, 800))]},
+        {"config": "patched", "levels": [{"concurrency": c, "output_tok_s": v} for c, v in ((32, 100), (64, 380), (128, 790))]},
+    ]
+    text = st.goal_by_threshold({"summary": st.summarize(results, [32, 64, 128])}, 32)
+    # 32 needs eagle (not run): left out; 64: 0.95 (miss); 128: 0.9875 (ok)
+    assert text.endswith("not met at 1 of 2 levels (0.950x nospec at 64)"), text
+    assert st.goal_by_threshold({"summary": st.summarize(results[1:], [32, 64])}, 32) == ""

@@ -754,3 +754,25 @@ def test_parallel_run_finds_what_the_serial_run_finds(tmp_path, monkeypatch):
     assert parallel == serial
     assert {(name, cls, attr) for name, _l, cls, attr, _c, _s in serial if name != "a_base.py"} == \
         {(f"m{i:02d}.py", f"S{i}", "t") for i in range(90)}
+
+
+def test_a_namespace_package_that_imports_itself_by_its_own_name(tmp_path):
+    """``ns/`` has no ``__init__.py``, so its files are rooted at ``ns/`` itself, yet they import each
+    other as ``ns.base`` (run from the folder above): that name is the root's own ``base``."""
+    root = tree(tmp_path, {"ns/base.py": BASE, "ns/sub.py": """\
+        from ns.base import Base
+
+
+        class Sub(Base):
+            def __init__(self):
+                self.u = 2
+        """, "ns/plain.py": """\
+        import ns.base
+
+
+        class Plain(ns.base.Base):
+            pass
+        """})
+    reps = analyse_paths([root / "ns"], use_cache=False)
+    found = sorted((Path(f.path).name, f.cls, f.attr, f.code) for r in reps for f in r.findings)
+    assert found == [("base.py", "Sub", "t", "PK003")]  # Plain runs Base.__init__

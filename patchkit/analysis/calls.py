@@ -25,12 +25,18 @@ class CallSemantics:
     def call_function(self, cls: ClassInfo, fn: ast.FunctionDef, states: list[State], depth: int,
                       guarded: bool = False, call: Optional[ast.Call] = None,
                       self_passed: bool = False, selfname: Optional[str] = None) -> list[State]:
-        key = (cls.key, fn.name)
+        key = (cls.key, fn.name, fn.lineno)  # by def: a property's setter may read its getter (same name)
         if key in self.stack:
             # recursion: a call that returns has gone through some non-recursive path, which the
             # outer walk sees, and assignments only accumulate; so paths through the recursive call
             # can be dropped (unless the function deletes attributes)
             return [] if not _deletes(fn) else states
+        if any(k[0] == cls.key and k[1] == fn.name for k in self.stack):
+            # the getter of a property whose setter is running (``self.events.total(value=self.total)``
+            # in the ``total`` setter): not recursion, so the paths go on; the getter is not walked
+            # again (napari's progress; psychopy's TextBox2, whose setters and getters read each
+            # other, took 2 s with them dropped and over 20 s walked)
+            return states
         # each initialiser being walked raises the limit by one: a cooperative super().__init__
         # chain cannot recurse (the stack check above) and may be as long as the MRO (synapse's
         # storage classes chain 40+ initialisers); cutting it took the rest for never run
@@ -82,7 +88,7 @@ class CallSemantics:
         return merge(out)
 
     def _walk_call(self, cls, fn, states, depth, guarded, call, self_passed, selfname) -> list[State]:
-        key = (cls.key, fn.name)
+        key = (cls.key, fn.name, fn.lineno)
         self.stack.append(key)
         self.inlined.add(f"{cls.qualname}.{fn.name}")
         try:
@@ -94,7 +100,7 @@ class CallSemantics:
                 states = [s.add(*pre) for s in states]
             for name in self.entry_calls(cls, fn) if self.entry_calls is not None else ():
                 target = self.resolve_method(name, None)  # and called these methods (diffusers' @register_to_config)
-                if target is not None and target[2] == "method" and (target[0].key, name) not in self.stack:
+                if target is not None and target[2] == "method" and (target[0].key, name, target[1].lineno) not in self.stack:
                     states = self.call_function(target[0], target[1], states, depth + 1, guarded)
             flow = self.block(fn.body, states, frame)
             out = merge(flow.normal + flow.returns)

@@ -14,7 +14,7 @@ from typing import Optional
 
 from .astutil import dotted, memo_on, self_attr
 from .calltables import REGISTER_METHODS, register_args
-from .conditions import _is_self
+from .conditions import VALUE, _is_self
 from .model import ClassInfo
 
 _NAME = re.compile(r"[A-Za-z_]\w*$")
@@ -180,7 +180,10 @@ def excluded(classes: list[ClassInfo], conds, assigned, attr: str, closed: bool)
     """A construction state whose branch facts need ``self.g`` to pass while ``g`` is not assigned
     yet (its default fails) or only passes together with ``attr`` (guard_implies): that path
     cannot reach a read of ``attr`` that it has not assigned."""
-    facts = [(c[0], c[1]) for c in conds]  # path Conds or read-site Facts: (key, holds) first
+    # path Conds or read-site Facts: (key, holds) first. A path Cond written without the instance
+    # (``if use_cache:`` on a local) is no guard of ``self.use_cache``: its key is normalised like one
+    # A stored value (origin VALUE: ``self._a = 1``) is no branch either.
+    facts = [(c[0], c[1]) for c in conds if not _local_test(c) and getattr(c, "origin", None) != VALUE]
     for g, mode in guard_attrs(facts):
         if mode != EXISTS:
             g = _property_of(classes, g)
@@ -191,6 +194,13 @@ def excluded(classes: list[ClassInfo], conds, assigned, attr: str, closed: bool)
         if guard_implies(classes, g, mode, attr):
             return True
     return False
+
+
+def _local_test(c) -> bool:
+    """A path condition on a local or a parameter (``use_cache``, ``flag is None``, as written),
+    not on the instance (``self.flag``, ``hasattr(self, "x")``)."""
+    text = getattr(c, "text", None)
+    return isinstance(text, str) and bool(text) and "." not in text and "(" not in text
 
 
 def _property_of(classes: list[ClassInfo], name: str) -> str:

@@ -16,6 +16,7 @@ from typing import Callable, Optional
 from .callargs import bind_constants  # noqa: F401  (re-exported)
 from .calls import CallSemantics
 from .localconsts import UNKNOWN, tracked_locals, value
+from .localflags import bind as bind_flag, implied_by_locals
 from .compound import CompoundStatements
 from .conditions import (CAUGHT, EVENT, VALUE, Cond, _catches_attribute_error, _human, _simple_text, conjuncts, const_truth,  # noqa: F401
                          frame_truth, norm_test)
@@ -135,6 +136,7 @@ class Constructor(CallSemantics, CompoundStatements):
                     fr.bound_super.pop(t.id, None)
             st = self.store(t, st, fr)
             st = self.record_value(t, s.value, st, fr)
+        st = bind_flag(s, st, fr, self._getter_returns)  # `in_init = self._x is None`: its truth on each path
         if len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) and s.targets[0].id in tracked_locals(fr.fn):
             # a local only top-level statements assign: its value from the known names holds on
             # every path until the next one, and decides later tests (``reconfigure = options.get(...)``)
@@ -269,7 +271,7 @@ class Constructor(CallSemantics, CompoundStatements):
         """States that survive the fact ``test == pol``, with the fact recorded."""
         out = []
         facts = conjuncts(test, pol)
-        implied = set(implied_attrs(test, pol, fr.selfname))
+        implied = set(implied_attrs(test, pol, fr.selfname)) | implied_by_locals(test, pol, fr)
         implied |= {x for a in implied for x in self._getter_returns(a)}
         for node, p in facts:
             if p and self.implies:

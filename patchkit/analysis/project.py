@@ -78,6 +78,11 @@ class Project:
                 self.touched.add(rel)
                 mod = build_module(name, rel, tree, text, is_package=rel.endswith("__init__.py"))
                 break
+        if mod is None and self.root is not None and name.startswith(self.root.name + ".") and \
+                not (self.root / self.root.name).exists():
+            # the root is itself a namespace package (no __init__.py) its files import by its own
+            # name (``ns/sub.py``: ``from ns.base import Base``): ``ns.base`` is the root's ``base``
+            mod = self.module(name[len(self.root.name) + 1:], external=False)
         self._mods[name] = mod
         if mod is None and self._may_be_external(name):
             self._ext_ok.add(name)

@@ -114,6 +114,9 @@ class Frame:
     #: locals stored under their own name (self.x = x): their facts outlive the call as facts
     #: about the attribute
     kept: set = field(default_factory=set)
+    #: locals bound to a test or a lookup of the instance (``has = hasattr(self, "x")``,
+    #: ``v = getattr(self, "x", None)``): a branch on the local is a branch on that (localflags.py)
+    flag_tests: dict = field(default_factory=dict)
 
 
 #: callback for a construction-time read: (attr, node, frame, states)
@@ -128,10 +131,15 @@ def _compose(entries: list[State], rel: list[State], absolute: bool) -> list[Sta
     ``EtasBus`` sets ``self._oci_filters = None`` and then a setter re-runs ``_apply_filters``,
     which stores it again; the old composition dropped every path and judged nothing)."""
     out = []
+    # per summary state: the keys it stored, and the (key, truth) pairs an entry must not contradict
+    tests = []
+    for r in rel:
+        stored = {c.key for c in r.conds if c.origin == VALUE}
+        tests.append((r, stored, frozenset((c.key, not c.holds) for c in r.conds if c.key not in stored)))
     for s in entries:
-        for r in rel:
-            stored = {c.key for c in r.conds if c.origin == VALUE}
-            if any(c.key not in stored and s.contradicts(c.key, c.holds) for c in r.conds):
+        known = {(c.key, c.holds) for c in s.conds}  # s contradicts (key, holds) iff it has (key, not holds)
+        for r, stored, against in tests:
+            if not known.isdisjoint(against):
                 continue
             base = frozenset(c for c in s.conds if c.key not in stored) if stored else s.conds
             out.append(State(r.assigned if absolute else s.assigned | r.assigned, base | r.conds))

@@ -209,8 +209,10 @@ INVALID = (
     E("the same store after a call that can raise: the handler may read it unassigned (counterpart of bilby's FromFile)",
       _BILBY_FROM_FILE % "            open(file_name).close()\n            self.file_name = file_name", (("PK002", "file_name"),)),
     E("the flag the property returns is set without the attribute (counterpart of vispy's filters)", _VISPY_FILTER % "    def _bind(self, visual):\n        self._visual = visual\n", (("PK002", "_visual"),)),
-    E("the same reset given reconfigure=False: the agent is read before anything builds it (counterpart of ManiSkill's BaseEnv)",
-      _MANISKILL_ENV % "False", (("PK001", "agent"), ("PK002", "agent"))),
+    E("the same reset given reconfigure=False: the agent is read before anything builds it, in __init__ and in "
+      "reset's return (counterpart of ManiSkill's BaseEnv; `reconfigure = reconfigure or self.reconfiguration_freq "
+      "!= 0` is false on the only path, localflags.py)",
+      _MANISKILL_ENV % "False", (("PK002", "agent"),)),
     E("the same loop over a non-empty list runs the helper before the attribute is stored (counterpart of Cython's ComprehensionScope)", _CYTHON_SCOPES % "['__module__']", (("PK002", "genexp_prefix"),)),
     E("the same pass-through given `use_cache=True`: the set-up runs before the file name is stored (counterpart of neo's AxonRawIO)", _NEO_BASE_RAW_IO + """
 

@@ -1,0 +1,92 @@
+"""Names no code can give: a class that stores computed names after construction (``setattr(self,
+name, value)`` in a loader, an ``update(**kw)``) is open, and its later reads are not judged. A
+computed name still has to come from somewhere the tree can spell it: a string, a keyword, a
+parameter or a store of that attribute. A read of a name that no production file of the tree spells
+in any of those ways, and no method of the class assigns, cannot be given by them: gensim 4.1's
+``WmdSimilarity.__str__`` read ``self.w2v_model`` (renamed to ``self.wv`` in 4.0), in a class whose
+``SaveLoad._load_specials`` restores pickled attributes by name. Reported as a warning: a name the
+program reads from a data file (a configuration's keys) is spelled nowhere in the tree either."""
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import replace
+
+from ..ftypes import Severity
+from .astutil import fast_walk, first_param
+from .calltables import setattr_on
+from .severity import is_test_path
+
+
+def _spellings(attr: str) -> re.Pattern:
+    a = re.escape(attr)
+    return re.compile(
+        r"[\"']%s[\"']"                                  # a string: setattr(obj, "x", ...), a dict key, __slots__
+        r"|[(,*]\s*%s\s*=(?!=)"                           # a keyword (f(x=...)), a parameter default
+        r"|\.\s*%s\s*(?::[^=\n]+)?(?:[-+*/%%&|^@]|//|\*\*|<<|>>)?=(?!=)"  # a store of the attribute
+        r"|\bdef\s+\w+\s*\((?:[^()]|\([^()]*\))*?(?<![\w.])%s\b" % (a, a, a, a))  # a parameter
+
+
+def spelled_in_tree(index, attr: str) -> bool:
+    """Some production file of the tree (test files left out: a test's ``self.x = ...`` stores on
+    its own test case) spells ``attr`` as a string, a keyword, a parameter or an attribute store."""
+    memo = index.__dict__.setdefault("_spelled", {})
+    got = memo.get(attr)
+    if got is None:
+        pat = _spellings(attr)
+        got = memo[attr] = any(attr in text and pat.search(text) for rel, text in index.texts().items()
+                               if not is_test_path(rel))
+    return got
+
+
+def caller_named(stores) -> bool:
+    """Some computed store takes its names and values from the method's caller, as keywords:
+    ``for name, v in kwargs.items(): setattr(self, name, v)`` (``initialize(**kw)``), or over a
+    mapping parameter's ``.items()`` / ``.keys()``. Those names may come from code outside the tree
+    (a library's users), so a name the tree never spells proves nothing there. A list of names a
+    caller hands in (gensim's ``_save_specials(..., separately, ...)`` clears attributes the object
+    has) is not. ``stores``: (class, methods) pairs."""
+    for c, methods in stores:
+        for m in methods:
+            fn = c.methods.get(m)
+            if fn is None:
+                return True  # not a method of the tree: its names are unknown
+            mappings = {fn.args.kwarg.arg} if fn.args.kwarg is not None else set()
+            params = {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
+            names = _stored_names(fn)
+            if names & mappings:
+                return True
+            for node in fast_walk(fn):
+                if isinstance(node, ast.For) and any(isinstance(t, ast.Name) and t.id in names
+                                                     for t in fast_walk(node.target)):
+                    it = node.iter
+                    if isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and \
+                            it.func.attr in ("items", "keys") and isinstance(it.func.value, ast.Name) and \
+                            it.func.value.id in mappings | params:
+                        return True
+    return False
+
+
+def _stored_names(fn) -> set:
+    """The local names a method's computed stores use as the attribute name."""
+    selfname = first_param(fn) or "self"
+    out = set()
+    for node in fast_walk(fn):
+        if isinstance(node, ast.Call):
+            got = setattr_on(node, selfname)
+            if got is not None and isinstance(got[0], ast.Name):
+                out.add(got[0].id)
+    return out
+
+
+def unnamed_reads(index, findings: list, assigned_anywhere: dict, why: str) -> list:
+    """The errors of ``findings`` (reads after construction, judged as if the class were closed)
+    whose attribute no method of the MRO assigns and the tree never spells, as warnings."""
+    out = []
+    for x in findings:
+        if x.severity != Severity.ERROR or x.attr in assigned_anywhere or spelled_in_tree(index, x.attr):
+            continue
+        out.append(replace(x, severity=Severity.WARNING,
+                           why=f"{x.why}; the class stores computed names ({why}), but no file of the tree "
+                               f"spells {x.attr!r} as a string, keyword, parameter or store"))
+    return out

@@ -610,6 +610,13 @@ CODEBASES = {  # name -> (requirement, package folder inside the unpacked releas
     "gluoncv": ("gluoncv==0.10.5.post0", "gluoncv"), "keras_cv": ("keras-cv==0.9.0", "keras_cv"),
     "paddleseg": ("paddleseg==2.8.0", "paddleseg"), "heat": ("openstack-heat==27.0.1", "heat"),
     "glance": ("glance==33.0.0", "glance"), "ironic": ("ironic==39.0.0", "ironic"),
+    # set AH (session 30): eight releases never analysed, drawn with random.Random(30).sample from
+    # twelve candidates named before any was run (keystone, octavia, manila, discord.py, tortoise-orm,
+    # napalm, pika, tweepy, selenium, twilio, nameko, mistral); measured once, untuned
+    "selenium": ("selenium==4.53.0", "selenium"), "tortoise": ("tortoise-orm==1.1.9", "tortoise"),
+    "twilio": ("twilio==9.13.0", "twilio"), "keystone": ("keystone==30.0.0", "keystone"),
+    "discord": ("discord.py==2.7.1", "discord"), "manila": ("manila==23.0.1", "manila"),
+    "mistral": ("mistral==23.0.0", "mistral"), "tweepy": ("tweepy==4.17.0", "tweepy"),
 }
 DEFAULT = ("deepspeed", "diffusers", "ray", "transformers", "vllm")
 # lightning==2.6.6 (266 files) was tried too: 1 error group in all, too few to sample.

@@ -154,14 +154,21 @@ def _delegates_to_base_factory(func: ast.expr, name: str) -> bool:
     return isinstance(func, ast.Attribute) and func.attr == name and is_super_call(func.value)
 
 
+def _factory_made(fn: ast.FunctionDef, clsname: str, own: str = "") -> set:
+    """Locals a classmethod binds to an instance it builds with ``cls(...)`` (or ``Own(...)``, its
+    class by name; or with its base's same-named factory)."""
+    names = {clsname, own} - {""}
+    return {n.targets[0].id for n in fast_walk(fn)
+            if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
+            and isinstance(n.value, ast.Call) and (isinstance(n.value.func, ast.Name) and n.value.func.id in names
+                                                   or _delegates_to_base_factory(n.value.func, fn.name))}
+
+
 def factory_stores(fn: ast.FunctionDef, clsname: str) -> list[tuple[str, int]]:
     """(attribute, line) of the stores a classmethod makes on instances it builds with
     ``cls(...)`` (or has its base's same-named factory build): ``o = cls(settings); o.crawler =
     crawler`` sets ``crawler`` after construction."""
-    made = {n.targets[0].id for n in fast_walk(fn)
-            if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
-            and isinstance(n.value, ast.Call) and (isinstance(n.value.func, ast.Name) and n.value.func.id == clsname
-                                                   or _delegates_to_base_factory(n.value.func, fn.name))}
+    made = _factory_made(fn, clsname)
     out = []
     if made:
         for n in fast_walk(fn):
@@ -170,6 +177,39 @@ def factory_stores(fn: ast.FunctionDef, clsname: str) -> list[tuple[str, int]]:
                     if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id in made:
                         out.append((t.attr, n.lineno))
     return out
+
+
+def factory_computed(fn: ast.FunctionDef, clsname: str, own: str = ""):
+    """The line of a ``setattr(o, k, v)`` on an instance the classmethod builds, with ``k, v`` the
+    pairs of a mapping the caller hands in (``for k, v in json.items():``), or None. tweepy's
+    models (``result = cls(api)``; ``lst = List(api)`` in ``List.parse``) copy an API response onto
+    the instance: names no code of the tree spells. Names a factory restores from the object's own
+    saved state (ase's ``read_from_trajectory``) or from a class-level field list (mlrun's
+    ``ModelObj.from_dict``) are the class's own, so those keep it closed, as does a setattr under
+    ``if hasattr(obj, key):`` (transformers' ``PreTrainedConfig.from_dict``)."""
+    made = _factory_made(fn, clsname, own)
+    if not made:
+        return None
+    from .dynamic import rebinds_existing
+    params = {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
+    if fn.args.kwarg is not None:
+        params.add(fn.args.kwarg.arg)
+    for loop in fast_walk(fn):
+        if not (isinstance(loop, ast.For) and isinstance(loop.target, ast.Tuple) and len(loop.target.elts) == 2
+                and all(isinstance(e, ast.Name) for e in loop.target.elts)):
+            continue
+        it = loop.iter
+        if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and it.func.attr == "items"
+                and isinstance(it.func.value, ast.Name) and it.func.value.id in params):
+            continue
+        k = loop.target.elts[0].id
+        for n in fast_walk(loop):
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "setattr" and \
+                    len(n.args) >= 2 and isinstance(n.args[0], ast.Name) and n.args[0].id in made and \
+                    isinstance(n.args[1], ast.Name) and n.args[1].id == k and \
+                    not rebinds_existing(fn, n, n.args[0].id, k):
+                return n.lineno
+    return None
 
 
 def scan_alt_ctor(ci: ClassInfo, mname: str, fn: ast.FunctionDef) -> None:

@@ -12,7 +12,7 @@ from .mangle import mangled
 from .astutil import dotted, fast_walk, first_param
 from .dynamic import is_param, listing_guard, mark_dynamic, rebinds_existing, stores_others, vars_written
 from .model import ClassInfo
-from .instances import factory_stores, instance_params, scan_alt_ctor, self_targets
+from .instances import factory_computed, factory_stores, instance_params, scan_alt_ctor, self_targets
 from .storeattr import stored_names
 from .fastre import WORD, Bounded
 
@@ -100,6 +100,9 @@ def _scan_methods(ci: ClassInfo) -> None:
             # a factory: `o = cls(...); o.crawler = crawler; return o` (scrapy's from_crawler)
             for attr, line in factory_stores(fn, first_param(fn)):
                 ci.assigned_in.setdefault(attr, []).append((mname, line))
+            line = factory_computed(fn, first_param(fn), ci.qualname.split(".")[-1])
+            if line is not None:  # `o = cls(...); setattr(o, k, v)`: the instances it builds are open
+                mark_dynamic(ci, mname, f"setattr(<instance {mname} builds>, <non-literal>) at line {line}")
         if not selfname:
             continue
         text = "\n".join(lines[fn.lineno - 1:fn.end_lineno or fn.lineno]) if lines else ""

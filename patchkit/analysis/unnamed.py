@@ -68,12 +68,15 @@ def caller_named(stores) -> bool:
 
 
 def _stored_names(fn) -> set:
-    """The local names a method's computed stores use as the attribute name."""
+    """The local names a method's computed stores use as the attribute name: on the instance, or
+    on an instance a classmethod builds (``setattr(result, k, v)``)."""
     selfname = first_param(fn) or "self"
     out = set()
     for node in fast_walk(fn):
         if isinstance(node, ast.Call):
             got = setattr_on(node, selfname)
+            if got is None and isinstance(node.func, ast.Name) and node.func.id == "setattr" and len(node.args) >= 2:
+                got = (node.args[1], None)
             if got is not None and isinstance(got[0], ast.Name):
                 out.add(got[0].id)
     return out

@@ -355,7 +355,26 @@ class BaseCamera:
             setattr(self, key, val)
 """
 
+_TWEEPY_PARSE = '''
+class Model:
+    def __init__(self, api=None):
+        self._api = api
+
+class BoundingBox(Model):
+    @classmethod
+    def parse(cls, api, json):
+        result = %s(api)
+        for k, v in json.items():
+            setattr(result, %s, v)
+        return result
+
+    def origin(self):
+        return self.coordinates[0][0]
+'''
+
 VALID = (
+    E("a classmethod factory stores computed names on the instance it builds (tweepy's models: `result = cls(api); setattr(result, k, v)`), so its instances are open", _TWEEPY_PARSE % ("cls", "k")),
+    E("the same factory building its class by name (tweepy's `lst = List(api)`)", _TWEEPY_PARSE % ("BoundingBox", "k")),
     E("a mixin's read that its only host may set by computed name (numpy's _Config inside CCompilerOpt, whose _CCompiler sets every cc_on_* flag with setattr)",
       _HOST_SETATTR % "setattr(self, attr, value)"),
     E("a __getattr__ that serves the registered configuration answers for the constructor's parameters and the registered keywords",
@@ -701,6 +720,7 @@ class AcceleratedOptimizer(torch.optim.Optimizer):
 )
 
 INVALID = (
+    E("the same factory storing one literal name: the read of another is still never assigned (counterpart of tweepy's models)", _TWEEPY_PARSE % ("cls", "'bbox'"), (("PK003", "coordinates"),)),
     E("setattr(self, key, v) after `if key not in self.<list>: raise` stores only the names of that class-level list (vispy 0.4.0's BaseCamera.set_state: FlyCamera still lacks the _distance only its sibling sets)", _CAMERA_BASE + """class FlyCamera(BaseCamera):
     _state_props = BaseCamera._state_props + ('scale_factor', 'fov')
     def wheel(self, s):

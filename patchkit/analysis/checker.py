@@ -15,7 +15,7 @@ from .injectors import mark_handoffs
 from .classmodel import ClassModel, _has_explicit_init, _unimplemented_abstract, generated_fields
 from .coassign import absent_by_guard, dead_subclass_test
 from .partlyopen import narrow
-from .dynamic import _computed_stores, dynamic_methods, dynamic_only_in_skipped_init
+from .dynamic import dynamic_methods, dynamic_only_in_skipped_init
 from .conditions import ALT_CTOR, EVENT, Cond, fact_contradicts_constants
 from .flow import Budget, BudgetExceeded, Constructor, State
 from .injected import demote_injected
@@ -34,7 +34,7 @@ from .severity import _excluded, _private, _suppressed, in_test_code, is_test_pa
 from .templates import template_of, type_checking_only
 from .torchscript import compiled_exclusion
 from .trace import ReadSite, Trace
-from .unnamed import caller_named, unnamed_reads
+from .unnamed import unnamed_reads
 
 NOT_CHECKED_METHODS = {"__init__", "__new__", "__init_subclass__", "__post_init__", "__attrs_post_init__", "__del__", "__setstate__",
                        "__getstate__", "__reduce__", "__reduce_ex__", "__class_getitem__", "__set_name__",
@@ -259,10 +259,8 @@ class Analyzer(ClassModel, ReadJudge):
                 seen_keys = {(x.line, x.col, x.attr, x.code) for x in findings}
                 findings += [x for x in pk002.judge(self, t, construction_reads)
                              if x.attr in skipped and (x.line, x.col, x.attr, x.code) not in seen_keys]
-                if not strict and not f.open and not caller_named(_computed_stores(f)):
-                    # a later read of a name no code can give (unnamed.py)
-                    findings += unnamed_reads(outside.__self__, self._reads_after_construction(t),
-                                              assigned_anywhere, f.dynamic or "a computed store")
+                if not strict:  # a later read of a name no code can give
+                    findings += unnamed_reads(self, t, assigned_anywhere)
         else:
             findings += pk006.check(t)
             findings += pk002.judge(self, t, construction_reads)

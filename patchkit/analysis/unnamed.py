@@ -82,11 +82,20 @@ def _stored_names(fn) -> set:
     return out
 
 
-def unnamed_reads(index, findings: list, assigned_anywhere: dict, why: str) -> list:
-    """The errors of ``findings`` (reads after construction, judged as if the class were closed)
-    whose attribute no method of the MRO assigns and the tree never spells, as warnings."""
+def unnamed_reads(an, t, assigned_anywhere: dict) -> list:
+    """For a class (``t``: its construction trace) judged only on what its construction reads: the
+    later reads that would be errors were it closed, whose attribute no method of the MRO assigns
+    and the tree never spells, as warnings. Nothing for an open class, or where a computed store
+    takes its names from a caller (``caller_named``)."""
+    from .dynamic import _computed_stores
+    from .injection import _index_for
+    f = t.facts
+    if f.open or caller_named(_computed_stores(f)):
+        return []
+    index = _index_for(an.project, t.ci)
+    why = f.dynamic or "a computed store"
     out = []
-    for x in findings:
+    for x in an._reads_after_construction(t):
         if x.severity != Severity.ERROR or x.attr in assigned_anywhere or spelled_in_tree(index, x.attr):
             continue
         out.append(replace(x, severity=Severity.WARNING,

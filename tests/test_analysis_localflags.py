@@ -112,3 +112,27 @@ def test_a_local_holding_hasattr_or_getattr_guards_like_the_call():
     got = analyse_source("m.py", src)
     assert {(f.code, f.attr) for f in got} == {("PK002", "b")}, got
     assert {f.line for f in got} == {17}  # only the read under `not have` (the last one)
+
+
+def test_a_local_named_like_an_attribute_leaves_the_attribute_facts_alone():
+    """Condition keys drop ``self.``, so a local ``mode`` and ``self.mode`` share one: binding or
+    rebinding the local must neither erase what ``self.mode = "fast"`` stored nor add a second,
+    opposite fact under that key."""
+    import ast as _ast
+
+    from patchkit.analysis.conditions import VALUE, Cond
+    from patchkit.analysis.localflags import bind
+    from patchkit.analysis.state import Frame, State
+    fn = _ast.parse(textwrap.dedent("""
+    def __init__(self):
+        mode = self.mode == "slow"
+        mode = 3
+    """)).body[0]
+    stored = {Cond("mode", True, 1, "self.mode", VALUE), Cond('mode == "fast"', True, 1, 'self.mode == "fast"', VALUE),
+              Cond('mode == "slow"', False, 1, 'self.mode == "slow"', VALUE)}
+    fr = Frame(cls=None, fn=fn, selfname="self")
+    st = [State(frozenset(), frozenset(stored))]
+    for s in fn.body:
+        st = bind(s, st, fr)
+        assert stored <= st[0].conds, s.lineno  # the attribute's facts stay
+        assert [c for c in st[0].conds if c.key == "mode"] == [Cond("mode", True, 1, "self.mode", VALUE)]

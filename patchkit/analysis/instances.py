@@ -187,21 +187,19 @@ def factory_computed(fn: ast.FunctionDef, clsname: str, own: str = ""):
     saved state (ase's ``read_from_trajectory``) or from a class-level field list (mlrun's
     ``ModelObj.from_dict``) are the class's own, so those keep it closed, as does a setattr under
     ``if hasattr(obj, key):`` (transformers' ``PreTrainedConfig.from_dict``)."""
-    made = _factory_made(fn, clsname, own)
-    if not made:
-        return None
-    from .dynamic import rebinds_existing
     params = {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
     if fn.args.kwarg is not None:
         params.add(fn.args.kwarg.arg)
-    for loop in fast_walk(fn):
-        if not (isinstance(loop, ast.For) and isinstance(loop.target, ast.Tuple) and len(loop.target.elts) == 2
-                and all(isinstance(e, ast.Name) for e in loop.target.elts)):
-            continue
-        it = loop.iter
-        if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and it.func.attr == "items"
-                and isinstance(it.func.value, ast.Name) and it.func.value.id in params):
-            continue
+    loops = [n for n in fast_walk(fn)
+             if isinstance(n, ast.For) and isinstance(n.target, ast.Tuple) and len(n.target.elts) == 2
+             and all(isinstance(e, ast.Name) for e in n.target.elts)
+             and isinstance(n.iter, ast.Call) and isinstance(n.iter.func, ast.Attribute) and n.iter.func.attr == "items"
+             and isinstance(n.iter.func.value, ast.Name) and n.iter.func.value.id in params]
+    made = _factory_made(fn, clsname, own) if loops else None  # most classmethods have no such loop
+    if not made:
+        return None
+    from .dynamic import rebinds_existing
+    for loop in loops:
         k = loop.target.elts[0].id
         for n in fast_walk(loop):
             if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "setattr" and \

@@ -11,7 +11,7 @@ import ast
 import re
 from typing import Callable, Optional
 
-from .astutil import dotted
+from .astutil import dotted, fast_walk
 from .conditions import VALUE, Cond, conjuncts, norm_test
 from .localconsts import tracked_locals
 from .presence import implied_attrs
@@ -42,7 +42,7 @@ def decided(test: ast.expr, x: State, selfname: str, getter: Callable[[str], tup
 
 
 def _mentions_self(node: ast.expr, selfname: str) -> bool:
-    return any(isinstance(n, ast.Name) and n.id == selfname for n in ast.walk(node))
+    return any(isinstance(n, ast.Name) and n.id == selfname for n in fast_walk(node))
 
 
 def bind(s: ast.Assign, st: list[State], fr, getter: Callable[[str], tuple] = lambda name: ()) -> list[State]:
@@ -56,18 +56,20 @@ def bind(s: ast.Assign, st: list[State], fr, getter: Callable[[str], tuple] = la
         return st
     v = s.value
     is_test = isinstance(v, (ast.Compare, ast.BoolOp, ast.UnaryOp)) and _mentions_self(v, selfname)
+    was = fr.flag_tests.pop(name, None) is not None
     if is_test or (isinstance(v, ast.Call) and _mentions_self(v, selfname) and
                    (implied_attrs(v, True, selfname) or _lookup(v, selfname))):
         fr.flag_tests[name] = v
-    else:
-        fr.flag_tests.pop(name, None)
-    if not is_test and not any(c.key == name and c.origin == VALUE for x in st for c in x.conds):
-        return st
+    if not is_test and not was:
+        return st  # no fact of ours about this local to replace (the common case: no scan of the states)
     out = []
     for x in st:
-        conds = frozenset(c for c in x.conds if not (c.key == name and c.origin == VALUE))
+        # only the facts this module recorded (written as the bare local); an attribute's stored
+        # value under the same key (``self.mode = "x"`` beside a local ``mode``) stays
+        conds = frozenset(c for c in x.conds if not (c.key == name and c.origin == VALUE and c.text == name))
         truth = decided(v, x, selfname, getter) if is_test else None
-        if truth is not None:
+        if truth is not None and not any(c.key == name for c in conds):
+            # keys drop ``self.``: a fact about ``self.<name>`` on this path keeps the key
             conds |= {Cond(name, truth, s.lineno, name, VALUE)}
         out.append(State(x.assigned, conds))
     return out

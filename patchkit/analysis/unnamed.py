@@ -13,7 +13,7 @@ import re
 from dataclasses import replace
 
 from ..ftypes import Severity
-from .astutil import fast_walk, first_param
+from .astutil import fast_walk, first_param, memo_on
 from .calltables import setattr_on
 from .severity import is_test_path
 
@@ -69,7 +69,12 @@ def caller_named(stores) -> bool:
 
 def _stored_names(fn) -> set:
     """The local names a method's computed stores use as the attribute name: on the instance, or
-    on an instance a classmethod builds (``setattr(result, k, v)``)."""
+    on an instance a classmethod builds (``setattr(result, k, v)``). Once per method (every
+    subclass of a dynamic base asks again)."""
+    return memo_on(fn, "_pk_stored_names", lambda: _compute_stored_names(fn))
+
+
+def _compute_stored_names(fn) -> set:
     selfname = first_param(fn) or "self"
     out = set()
     for node in fast_walk(fn):

@@ -98,35 +98,45 @@ def request(base: str, ids: list[int], out_len: int, temperature: float, timeout
         "max_new_tokens": out_len, "temperature": temperature, "ignore_eos": True}}, timeout=timeout)
 
 
-def closed_loop(base: str, conc: int, seconds: float, in_len: int, out_len: int, temperature: float) -> dict:
-    stop = time.monotonic() + seconds
+def closed_loop(base: str, conc: int, seconds: float, in_len: int, out_len: int, temperature: float,
+                stagger: float = 0.0) -> dict:
+    """``conc`` workers each send one request after another until ``seconds`` have passed, then the
+    requests in flight finish. ``output_tok_s``: every token returned over the whole wall time, the
+    ramp and the drain included. ``window_tok_s``: the steady part only, the tokens made between
+    ``t0 + max(stagger, seconds / 4)`` and the stop, each request's tokens spread evenly over its
+    lifetime. Worker ``i`` starts ``i / conc * stagger`` seconds late, so that requests of one length
+    do not move in waves (every request admitted at once, prefilled at once, finished at once)."""
+    t0 = time.monotonic()
+    stop = t0 + seconds
     lat: list[float] = []
+    spans: list[tuple[float, float, int]] = []
     toks, verify, errors = [0], [0, 0], []
     lock = threading.Lock()
 
-    def worker(seed: int):
+    def worker(seed: int, delay: float):
         rng = random.Random(seed)
+        time.sleep(delay)
         while time.monotonic() < stop:
             ids = [1] + [rng.randrange(100, 31000) for _ in range(in_len - 1)]
-            t0 = time.monotonic()
+            ts = time.monotonic()
             try:
                 out = request(base, ids, out_len, temperature, 900)
             except Exception as e:  # recorded; a level with errors is reported as such
                 with lock:
                     errors.append(f"{type(e).__name__}: {e}")
                 return
-            dt = time.monotonic() - t0
+            te = time.monotonic()
             meta = out.get("meta_info") or {}
             n = len(out.get("output_ids") or [])
             with lock:
-                lat.append(dt)
+                lat.append(te - ts)
+                spans.append((ts, te, n))
                 toks[0] += n
                 if meta.get("spec_verify_ct"):
                     verify[0] += int(meta.get("completion_tokens", n))
                     verify[1] += int(meta["spec_verify_ct"])
 
-    t0 = time.monotonic()
-    ths = [threading.Thread(target=worker, args=(conc * 1000 + i,)) for i in range(conc)]
+    ths = [threading.Thread(target=worker, args=(conc * 1000 + i, i / conc * stagger)) for i in range(conc)]
     for t in ths:
         t.start()
     for t in ths:
@@ -137,10 +147,30 @@ def closed_loop(base: str, conc: int, seconds: float, in_len: int, out_len: int,
     def pct(p):
         return round(lat[min(len(lat) - 1, int(p * len(lat)))], 4) if lat else None
 
+    win = window_tokens(spans, t0 + max(stagger, seconds / 4), stop)
     return {"concurrency": conc, "requests": len(lat), "wall_s": round(wall, 2),
-            "output_tok_s": round(toks[0] / wall, 1), "p50_s": pct(0.5), "p90_s": pct(0.9), "p99_s": pct(0.99),
+            "output_tok_s": round(toks[0] / wall, 1), "window_tok_s": win, "stagger_s": stagger,
+            "p50_s": pct(0.5), "p90_s": pct(0.9), "p99_s": pct(0.99),
             "accept_length": round(verify[0] / verify[1], 3) if verify[1] else None,
             "errors": errors[:3], "error_count": len(errors)}
+
+
+def window_tokens(spans: list[tuple[float, float, int]], lo: float, hi: float) -> float | None:
+    """Tokens per second made inside [lo, hi]: each (start, end, tokens) span counts the share of its
+    tokens that its overlap with the window is of its lifetime. None for an empty window."""
+    if hi <= lo:
+        return None
+    total = 0.0
+    for ts, te, n in spans:
+        overlap = min(te, hi) - max(ts, lo)
+        if overlap > 0 and te > ts:
+            total += n * overlap / (te - ts)
+    return round(total / (hi - lo), 1)
+
+
+def rate(level: dict, metric: str = "closed") -> float | None:
+    """A level's throughput by ``--metric``: ``closed`` (the whole loop) or ``window`` (steady part)."""
+    return level.get("window_tok_s") if metric == "window" else level.get("output_tok_s")
 
 
 def _accept(outs: list[dict]) -> dict:
@@ -262,9 +292,11 @@ def run_config(args, name: str, threshold: int | None, folder: Path) -> dict:
         closed_loop(srv.base_url, max(args.levels), 3, args.in_len, args.out_len, args.temperature)
         out["warmup_s"] = round(time.monotonic() - t0, 1)
         for c in args.levels:
-            r = closed_loop(srv.base_url, c, args.seconds, args.in_len, args.out_len, args.temperature)
+            r = closed_loop(srv.base_url, c, args.seconds, args.in_len, args.out_len, args.temperature,
+                            getattr(args, "stagger", 0.0))
             acc = f"accept={r['accept_length']}" if r["accept_length"] else ""
-            print(f"{name:>13} conc={c:4d} {r['output_tok_s']:10.1f} tok/s  p50={r['p50_s']}s {acc}"
+            print(f"{name:>13} conc={c:4d} {r['output_tok_s']:10.1f} tok/s  window {r['window_tok_s']} tok/s  "
+                  f"p50={r['p50_s']}s {acc}"
                   f"{'  ERRORS=%d' % r['error_count'] if r['error_count'] else ''}", flush=True)
             out["levels"].append(r)
             if not srv.alive():
@@ -284,19 +316,19 @@ def run_config(args, name: str, threshold: int | None, folder: Path) -> dict:
     return serve(args, name, threshold, folder, out, load)
 
 
-def recommend_threshold(nospec: dict, eagle: dict) -> int:
+def recommend_threshold(nospec: dict, eagle: dict, metric: str = "closed") -> int:
     """Largest measured concurrency at which EAGLE-3 is at least as fast as no speculation (0: never)."""
-    base = {lv["concurrency"]: lv["output_tok_s"] for lv in nospec["levels"]}
+    base = {lv["concurrency"]: rate(lv, metric) for lv in nospec["levels"]}
     best = 0
     for lv in eagle["levels"]:
         c = lv["concurrency"]
-        if c in base and lv["output_tok_s"] >= base[c]:
+        if base.get(c) and (rate(lv, metric) or 0) >= base[c]:
             best = max(best, c)
     return best
 
 
-def summarize(results: list[dict], levels: list[int]) -> list[dict]:
-    by = {r["config"]: {lv["concurrency"]: lv["output_tok_s"] for lv in r["levels"]} for r in results}
+def summarize(results: list[dict], levels: list[int], metric: str = "closed") -> list[dict]:
+    by = {r["config"]: {lv["concurrency"]: rate(lv, metric) for lv in r["levels"]} for r in results}
     rows = []
     for c in levels:
         row = {"concurrency": c, **{name: by[name].get(c) for name in by}}
@@ -353,6 +385,12 @@ def main() -> None:
     ap.add_argument("--threshold", default="auto", help="T for the patched configurations, or 'auto'")
     ap.add_argument("--levels", default="1,2,4,8,16,32,64,128,256")
     ap.add_argument("--seconds", type=float, default=6.0)
+    ap.add_argument("--stagger", type=float, default=0.0, metavar="S",
+                    help="start worker i of a level i/concurrency*S seconds late, so that the requests do not "
+                         "move in waves (all admitted, prefilled and finished together)")
+    ap.add_argument("--metric", choices=("closed", "window"), default="closed",
+                    help="what the summary, goal and advice compare: 'closed' (tokens over the whole loop, ramp "
+                         "and drain included; the earlier results' figure) or 'window' (the steady part only)")
     ap.add_argument("--no-probe", dest="probe", action="store_false",
                     help="skip the resume probe (acceptance after a disabled stretch)")
     ap.add_argument("--profile-at", type=int, default=None, metavar="C",
@@ -377,17 +415,19 @@ def main() -> None:
     order = [c for c in ("nospec", "eagle") if c in configs] + [c for c in configs if c not in ("nospec", "eagle")]
     for name in order:
         if name not in ("nospec", "eagle") and threshold is None:
-            threshold = recommend_threshold(*[r for r in doc["results"] if r["config"] in ("nospec", "eagle")])
+            threshold = recommend_threshold(*[r for r in doc["results"] if r["config"] in ("nospec", "eagle")],
+                                            metric=args.metric)
             doc["recommended_threshold"] = threshold
             print(f"recommended --speculative-disable-batch-threshold {threshold} "
                   f"(largest concurrency at which EAGLE-3 >= no speculation in this run)", flush=True)
         doc["results"].append(run_config(args, name, threshold if name not in ("nospec", "eagle") else None, folder))
-        doc["summary"] = summarize(doc["results"], args.levels)
+        doc["summary"] = summarize(doc["results"], args.levels, args.metric)
         Path(args.out).write_text(json.dumps(doc, indent=2) + "\n")
     for row in doc["summary"]:
         print("  ".join(f"{k}={v}" for k, v in row.items()), flush=True)
-    for key, text in (("goal", goal(doc)), ("goal_by_threshold", goal_by_threshold(doc, threshold)),
-                      ("advice", advice(doc))):
+    by_t = [(f"goal_by_threshold{'' if name == 'patched' else ':' + name}", goal_by_threshold(doc, threshold, name=name))
+            for name in order if name.startswith("patched")]
+    for key, text in (("goal", goal(doc)), *by_t, ("advice", advice(doc))):
         if text:
             doc[key] = text
             Path(args.out).write_text(json.dumps(doc, indent=2) + "\n")
@@ -427,7 +467,7 @@ def goal_by_threshold(doc: dict, t, above: float = 0.97, below: float = 0.98, na
     if not rows:
         return ""
     verdict = "met" if not misses else f"not met at {len(misses)} of {len(rows)} levels ({', '.join(misses)})"
-    return f"goal (T={t}: above >= {above}x nospec, at or below >= {below}x eagle): {verdict}"
+    return f"goal (T={t}{'' if name == 'patched' else ', ' + name}: above >= {above}x nospec, at or below >= {below}x eagle): {verdict}"
 
 
 def advice(doc: dict) -> str:

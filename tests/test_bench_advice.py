@@ -4,6 +4,8 @@ import importlib.util
 import json
 from pathlib import Path
 
+from hypothesis import given, strategies as st_h
+
 ROOT = Path(__file__).resolve().parent.parent
 _spec = importlib.util.spec_from_file_location("spec_throughput", ROOT / "bench" / "spec_throughput.py")
 st = importlib.util.module_from_spec(_spec)
@@ -114,3 +116,39 @@ def test_goal_by_threshold_scores_a_run_that_left_one_peer_out():
     # 32 needs eagle (not run): left out; 64: 0.95 (miss); 128: 0.9875 (ok)
     assert text.endswith("not met at 1 of 2 levels (0.950x nospec at 64)"), text
     assert st.goal_by_threshold({"summary": st.summarize(results[1:], [32, 64])}, 32) == ""
+
+
+def test_the_window_counts_only_the_steady_share_of_each_request():
+    """A request's tokens are spread over its lifetime; the window takes the share it overlaps."""
+    spans = [(0.0, 2.0, 100), (1.0, 3.0, 100), (4.0, 5.0, 50)]
+    # [1, 3]: half of the first (50), all of the second (100), none of the third -> 150 / 2 s
+    assert st.window_tokens(spans, 1.0, 3.0) == 75.0
+    assert st.window_tokens(spans, 3.0, 3.0) is None
+    assert st.window_tokens(spans, 10.0, 12.0) == 0.0
+
+
+@given(st_h.lists(st_h.tuples(st_h.floats(0, 50), st_h.floats(0.01, 20), st_h.integers(0, 500)), max_size=30),
+       st_h.floats(0, 40), st_h.floats(0.5, 40))
+def test_a_window_over_every_lifetime_counts_every_token(raw, lo, width):
+    """Windows that split the time line add up to all the tokens, whatever the spans."""
+    spans = [(ts, ts + d, n) for ts, d, n in raw]
+    whole = st.window_tokens(spans, -1.0, 100.0) * 101.0
+    assert abs(whole - sum(n for _, _, n in spans)) <= 0.05 * 101 + 1e-6
+    hi = lo + width
+    parts = (st.window_tokens(spans, -1.0, lo) * (lo + 1) + st.window_tokens(spans, lo, hi) * width
+             + st.window_tokens(spans, hi, 100.0) * (100 - hi)) if hi < 100 else None
+    if parts is not None:
+        assert abs(parts - whole) <= 2 * 0.05 * 101 + 1e-6  # each figure is rounded to 0.1
+
+
+def test_the_summary_and_goal_follow_the_chosen_metric():
+    lv = lambda c, closed, window: {"concurrency": c, "output_tok_s": closed, "window_tok_s": window}
+    results = [{"config": "nospec", "levels": [lv(64, 100, 100)]},
+               {"config": "patched-skip-above-t", "levels": [lv(64, 90, 99)]}]
+    closed = {"summary": st.summarize(results, [64])}
+    window = {"summary": st.summarize(results, [64], "window")}
+    assert closed["summary"][0]["patched-skip-above-t/nospec"] == 0.9
+    assert window["summary"][0]["patched-skip-above-t/nospec"] == 0.99
+    assert "not met" in st.goal_by_threshold(closed, 32, name="patched-skip-above-t")
+    text = st.goal_by_threshold(window, 32, name="patched-skip-above-t")
+    assert text.endswith(": met") and "patched-skip-above-t" in text

@@ -617,6 +617,13 @@ CODEBASES = {  # name -> (requirement, package folder inside the unpacked releas
     "twilio": ("twilio==9.13.0", "twilio"), "keystone": ("keystone==30.0.0", "keystone"),
     "discord": ("discord.py==2.7.1", "discord"), "manila": ("manila==23.0.1", "manila"),
     "mistral": ("mistral==23.0.0", "mistral"), "tweepy": ("tweepy==4.17.0", "tweepy"),
+    # set AI (session 31): eight releases never analysed, drawn with random.Random(31).sample from
+    # twelve candidates named before any was run (horovod, hikari, nextcord, pyrogram, peewee, pony,
+    # quart, channels, troposphere, letta, browser-use, nicegui); measured once, untuned
+    "channels": ("channels==4.3.2", "channels"), "hikari": ("hikari==2.7.0", "hikari"),
+    "horovod": ("horovod==0.28.1", "horovod"), "letta": ("letta==0.34.12", "letta_code"),
+    "nextcord": ("nextcord==2.6.0", "nextcord"), "nicegui": ("nicegui==3.18.0", "nicegui"),
+    "pony": ("pony==0.7.20", "pony"), "quart": ("quart==0.22.0", "quart"),
 }
 DEFAULT = ("deepspeed", "diffusers", "ray", "transformers", "vllm")
 # lightning==2.6.6 (266 files) was tried too: 1 error group in all, too few to sample.

@@ -9,7 +9,7 @@ from dataclasses import replace
 from ..ftypes import Finding, Severity
 from .astutil import dotted, fast_walk, first_param, memo_on
 from .abstractness import completed_by_subclasses, uninstantiable
-from .classbody import construction_hooks, exported_methods
+from .classbody import NOT_CHECKED_METHODS, construction_hooks, exported_methods
 from .decorated import entry_calls, entry_stores
 from .injectors import mark_handoffs
 from .classmodel import ClassModel, _has_explicit_init, _unimplemented_abstract, generated_fields
@@ -27,7 +27,7 @@ from .model import ClassInfo, ModuleInfo
 from .project import Project
 from .reach import forward_bypassed
 from .rules import pk001_maybe_unassigned as pk001, pk002_read_before_assignment as pk002, pk005_del_reads_partial_object as pk005, \
-    pk006_base_init_skipped as pk006, pk901_analysis_budget as pk901
+    pk006_base_init_skipped as pk006, pk007_unpickled_missing as pk007, pk901_analysis_budget as pk901
 from .scan import ensure_scanned
 from .settings import Settings
 from .severity import _excluded, _private, _suppressed, in_test_code, is_test_path, stand_in
@@ -36,9 +36,6 @@ from .torchscript import compiled_exclusion
 from .trace import ReadSite, Trace
 from .unnamed import unnamed_reads
 
-NOT_CHECKED_METHODS = {"__init__", "__new__", "__init_subclass__", "__post_init__", "__attrs_post_init__", "__del__", "__setstate__",
-                       "__getstate__", "__reduce__", "__reduce_ex__", "__class_getitem__", "__set_name__",
-                       "__getattr__", "__getattribute__", "__setattr__", "__delattr__", "__copy__", "__deepcopy__"}
 
 
 class Analyzer(ClassModel, ReadJudge):
@@ -265,6 +262,7 @@ class Analyzer(ClassModel, ReadJudge):
             findings += pk006.check(t)
             findings += pk002.judge(self, t, construction_reads)
             findings += pk005.check(self, t)  # __del__ runs even when __init__ raised part-way
+            findings += pk007.check(self, t)  # unpickling fills the instance without __init__
             findings += self._reads_after_construction(t)
         findings = narrow(f.classes, findings, assigned_anywhere)  # open for some names only (partlyopen.py)
         if t.dynamic_dispatch and not strict:  # a method picked by name at run time may run inside construction

@@ -105,7 +105,10 @@ def collect_class(mod: ModuleInfo, node: ast.ClassDef, prefix: str) -> None:
     _collect_body(ci, node.body, qual)
 
 
-def _collect_body(ci: ClassInfo, body: list[ast.stmt], qual: str) -> None:
+def _collect_body(ci: ClassInfo, body: list[ast.stmt], qual: str, under_if: frozenset = frozenset()) -> None:
+    """``under_if``: the names the class body defines unconditionally before this ``if`` block; a
+    redefinition inside the block replaces them only when its test holds (matplotlib's ``Bbox``
+    under ``if DEBUG:`` wraps ``__init__`` through an alias): the plain definition is kept."""
     # a function the class body uses as a decorator runs at class creation: not a method
     used_as_decorator = {n for st in body if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef))
                          for n in _decorator_names(st) if "." not in n}
@@ -114,6 +117,8 @@ def _collect_body(ci: ClassInfo, body: list[ast.stmt], qual: str) -> None:
             decos = _decorator_names(stmt)
             if any(d.split(".")[-1] == "overload" for d in decos):
                 continue  # a typing.overload signature: the implementation below it is what runs
+            if stmt.name in under_if:
+                continue  # the plain definition before the ``if`` is what runs by default
             ci.class_names.add(stmt.name)
             kind = "static" if stmt.name in used_as_decorator and not decos else "method"
             for d in decos:
@@ -179,6 +184,10 @@ def _collect_body(ci: ClassInfo, body: list[ast.stmt], qual: str) -> None:
                 ci.class_names.add((a.asname or a.name).split(".")[0])
         elif isinstance(stmt, ast.If) and (dotted(stmt.test) or "").split(".")[-1] == "TYPE_CHECKING":
             _collect_body(ci, list(stmt.orelse), qual)  # the body is a stub for the type checker: never defined
+        elif isinstance(stmt, ast.If) and not stmt.orelse:
+            plain = frozenset(st.name for st in body[:body.index(stmt)]
+                              if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)))
+            _collect_body(ci, stmt.body, qual, under_if | plain)
         elif isinstance(stmt, MODULE_BLOCKS):
             _collect_body(ci, block_statements(stmt), qual)
         elif isinstance(stmt, (ast.For,)):
@@ -204,6 +213,13 @@ def _base_method_wrapped(ci: ClassInfo, name: str, value: ast.expr) -> bool:
 
 
 #: names the instance parameter goes by
+#: methods whose reads are not judged: they run before or instead of construction, or are the
+#: attribute protocol itself. Pickling and copying (``__getstate__``, ``__reduce__``, ``__copy__``)
+#: run on a built instance, so their reads are judged (astropy 7.2.0's ``DataInfo.__getstate__``)
+NOT_CHECKED_METHODS = {"__init__", "__new__", "__init_subclass__", "__post_init__", "__attrs_post_init__", "__del__", "__setstate__",
+                       "__class_getitem__", "__set_name__",
+                       "__getattr__", "__getattribute__", "__setattr__", "__delattr__"}
+
 INSTANCE_NAMES = {"self", "_self", "self_", "this"}
 #: names the class parameter goes by (a class-level property's receiver)
 CLASS_NAMES = {"cls", "klass", "mcs", "mcls", "metacls"}

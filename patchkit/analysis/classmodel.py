@@ -18,7 +18,7 @@ from .keyed import resolve_keyed
 from .scan import ensure_scanned
 from .classbody import with_metaclass_call
 from .listed import listed_names
-from .openness import decorator_names, decorator_verdicts, metaclass_names, open_reason
+from .openness import decorator_names, decorator_verdicts, listed_class_names, metaclass_names, open_reason
 
 
 @dataclass
@@ -106,7 +106,7 @@ class ClassModel:
                     f.class_level |= names
             if not c.module.external and (c.node.keywords or c.node.decorator_list or
                                           any(with_metaclass_call(b) for b in c.node.bases)):
-                f.class_level |= metaclass_names(c, self.project.resolve_class)
+                f.class_level |= listed_class_names(metaclass_names(c, self.project.resolve_class), classes)[0]
             f.dyn_patterns += c.dyn_patterns
             if c.dynamic and not f.dynamic:
                 f.dynamic = f"{c.qualname} {c.dynamic}"

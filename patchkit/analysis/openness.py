@@ -146,6 +146,10 @@ def _own_nodes(fn: ast.AST):
 
 #: class attributes a decorator may rewrite without touching what instances have
 _METADATA_DUNDERS = {"__doc__", "__module__", "__qualname__", "__name__", "__annotations__"}
+#: a metaclass's ``for attr in cls.X: setattr(cls, attr, ...)`` sets the class attributes named by
+#: the class-level list ``X`` of each class it makes (astropy's ``DataInfoMeta`` over ``attr_names``):
+#: the verdict carries ``LISTED + "X"``, resolved per class along its MRO (``listed_class_names``)
+LISTED = "*listed:"
 
 
 def keeps_class(fn: ast.FunctionDef, depth: int = 0, skip: int = 0) -> tuple[Optional[bool], frozenset]:
@@ -279,6 +283,11 @@ def metaclass_verdict(mod: ModuleInfo, name: str, resolve_class=None, depth: int
                 names.add(n.attr)
             elif isinstance(n, ast.Call) and dotted(n.func) == "setattr" and len(n.args) >= 2:
                 key = n.args[1]
+                holder = _class_list_loop(fn, n, p) if mname != "__call__" and isinstance(n.args[0], ast.Name) \
+                    and n.args[0].id == p else None
+                if holder:
+                    names.add(LISTED + holder)
+                    continue
                 if not (isinstance(key, ast.Constant) and isinstance(key.value, str)) or mname == "__call__":
                     return f"has metaclass {last}, which sets computed attributes", frozenset()
                 names.add(key.value)
@@ -295,6 +304,36 @@ def metaclass_verdict(mod: ModuleInfo, name: str, resolve_class=None, depth: int
         if mname == "__call__" and not builds:
             return f"has metaclass {last}, whose __call__ may not build instances through __init__", frozenset()
     return None, frozenset(names)
+
+
+def _class_list_loop(fn, call: ast.Call, cls: Optional[str]) -> Optional[str]:
+    """``X`` where ``call`` (``setattr(cls, key, ...)``) sits in ``for key in cls.X:``."""
+    key = call.args[1]
+    if not isinstance(key, ast.Name) or not cls:
+        return None
+    for n in ast.walk(fn):
+        if isinstance(n, ast.For) and isinstance(n.target, ast.Name) and n.target.id == key.id and \
+                isinstance(n.iter, ast.Attribute) and isinstance(n.iter.value, ast.Name) and n.iter.value.id == cls \
+                and any(x is call for st in n.body for x in ast.walk(st)):
+            return n.iter.attr
+    return None
+
+
+def listed_class_names(names: frozenset, classes: list) -> tuple[frozenset, Optional[str]]:
+    """(``names`` with each ``LISTED + X`` replaced by the strings of ``X`` along ``classes``, the
+    first ``X`` no class body spells as literal strings or None)."""
+    from .listed import listed_names
+    out, unread = set(), None
+    for n in names:
+        if not n.startswith(LISTED):
+            out.add(n)
+            continue
+        got = listed_names(classes, n[len(LISTED):])
+        if got is None:
+            unread = unread or n[len(LISTED):]
+        else:
+            out |= got
+    return frozenset(out), unread
 
 
 def _passed_namespaces(fn: ast.FunctionDef) -> set:
@@ -339,9 +378,12 @@ def open_reason(classes: list[ClassInfo], resolve=None, resolve_class=None) -> O
             continue
         meta = metaclass_name(c)
         if meta:
-            why, _names = metaclass_verdict(c.module, meta, resolve_class)
+            why, names = metaclass_verdict(c.module, meta, resolve_class)
             if why:
                 return f"{c.qualname} {why}"
+            unread = listed_class_names(names, classes)[1]
+            if unread:
+                return f"{c.qualname} has metaclass {meta.split('.')[-1]}, which sets the attributes {unread} names"
         for name, keeps, _names in decorator_verdicts(c, resolve, resolve_class):
             last = name.split(".")[-1]
             if name in FIELD_DECORATORS or last in CLOSED_DECORATORS or last in METACLASS_DECORATORS:

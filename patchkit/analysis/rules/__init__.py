@@ -7,11 +7,12 @@ from __future__ import annotations
 
 from . import (pk001_maybe_unassigned, pk002_read_before_assignment, pk003_never_assigned,
                pk004_two_phase_initialisation, pk005_del_reads_partial_object, pk006_base_init_skipped,
-               pk900_could_not_analyse, pk901_analysis_budget)
+               pk007_unpickled_missing, pk900_could_not_analyse, pk901_analysis_budget)
 from .examples import flow as _flow
 
 UNITS = (pk001_maybe_unassigned, pk002_read_before_assignment, pk003_never_assigned, pk004_two_phase_initialisation,
-         pk005_del_reads_partial_object, pk006_base_init_skipped, pk900_could_not_analyse, pk901_analysis_budget)
+         pk005_del_reads_partial_object, pk006_base_init_skipped, pk007_unpickled_missing, pk900_could_not_analyse,
+         pk901_analysis_budget)
 #: every rule, in code order
 ALL = tuple(u.RULE for u in UNITS)
 #: code -> one-line message template

@@ -400,6 +400,8 @@ def main() -> None:
     ap.add_argument("--profile-seconds", dest="load_seconds", type=float, default=14)
     args = ap.parse_args()
     args.levels = sorted(int(x) for x in args.levels.split(","))
+    if args.stagger and args.stagger >= args.seconds:
+        ap.error(f"--stagger {args.stagger} must be below --seconds {args.seconds}: later workers would never send")
     configs = [c.strip() for c in args.configs.split(",") if c.strip()]
     for c in configs:
         if c not in CONFIGS:
@@ -408,7 +410,8 @@ def main() -> None:
         ap.error("--threshold auto needs the nospec and eagle configurations to tune from")
     folder = Path(args.workdir)
     folder.mkdir(parents=True, exist_ok=True)
-    doc = {"args": {k: v for k, v in vars(args).items()}, "environment": environment(args), "results": []}
+    doc = {"args": {k: v for k, v in vars(args).items()}, "environment": environment(args), "results": [],
+           "metric": args.metric}
     print(json.dumps(doc["environment"]), flush=True)
     threshold = None if args.threshold == "auto" else int(args.threshold)
     args.probe_threshold = threshold  # EAGLE-3 runs the same probe (its control) when T is given
@@ -423,6 +426,8 @@ def main() -> None:
         doc["results"].append(run_config(args, name, threshold if name not in ("nospec", "eagle") else None, folder))
         doc["summary"] = summarize(doc["results"], args.levels, args.metric)
         Path(args.out).write_text(json.dumps(doc, indent=2) + "\n")
+    print(f"metric: {args.metric} ({'tokens over the whole loop' if args.metric == 'closed' else 'steady window'})",
+          flush=True)
     for row in doc["summary"]:
         print("  ".join(f"{k}={v}" for k, v in row.items()), flush=True)
     by_t = [(f"goal_by_threshold{'' if name == 'patched' else ':' + name}", goal_by_threshold(doc, threshold, name=name))

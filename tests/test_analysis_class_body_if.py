@@ -66,3 +66,37 @@ class Box:
 '''
     # the else branch is the last definition the scan sees, as before this rule
     assert ("PK003", "Box", "b") not in _got(src)
+
+
+def test_a_redefinition_that_keeps_no_alias_still_replaces_the_plain_one():
+    """Only the wrapper shape (the block keeps the plain method under an alias) is left out: a
+    version-gated redefinition, and a property setter under an ``if``, are read as before."""
+    gated = '''
+import sys
+
+class Box:
+    def __init__(self):
+        self.a = 1
+    if sys.version_info >= (3, 8):
+        def __init__(self):
+            self.a = 1
+            self.b = 1
+    def use(self):
+        return self.b
+'''
+    assert not any(a == "b" for _c, _k, a in _got(gated))
+    setter = '''
+import sys
+
+class Box:
+    def __init__(self):
+        self.x = 1
+    @property
+    def x(self):
+        return self._x
+    if sys.version_info >= (3, 8):
+        @x.setter
+        def x(self, v):
+            self._x = v
+'''
+    assert not any(a == "_x" for _c, _k, a in _got(setter))

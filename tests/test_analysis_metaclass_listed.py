@@ -54,3 +54,18 @@ def test_the_listed_names_are_class_attributes_and_nothing_else_is(listed, read)
 def test_a_list_the_analyzer_cannot_read_keeps_the_class_open():
     src = SRC.replace("attr_names = {LISTED}", "attr_names = make_names()").replace("READ", "name")
     assert not any(a in ("_attrs", "name") for _c, a in _shown(src))
+
+
+def test_a_subclass_list_adds_to_the_base_list():
+    """The metaclass runs again for the subclass, with the subclass's own list: the base's names
+    stay class attributes of the subclass (both lists count)."""
+    src = SRC.replace("LISTED", "'unit'").replace("READ", "unit") + '''
+class Sub(DataInfo):
+    attr_names = ("dtype",)
+
+    def more(self):
+        return self.unit, self.dtype, self.other
+'''
+    got = _shown(src)
+    assert ("PK003", "unit") not in got and ("PK003", "dtype") not in got, got
+    assert ("PK003", "other") in got, got

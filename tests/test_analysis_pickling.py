@@ -167,3 +167,26 @@ def test_setstate_that_hands_the_instance_to_other_code_says_nothing():
     assert _pk007(_cls(listed, ["self.a = state['a']", "registry.inflate(self)"])) == set()
     assert _pk007(_cls(listed, ["self.a = state['a']", "registry.inflate(target=self)"])) == set()
     assert _pk007(_cls(listed, ["self.a = state['a']", "registry.inflate(state)"])) == set(NAMES) - {"a"}
+
+
+def test_shapes_from_review_are_read_right():
+    """Found by reviewing the rule (session 31), each confirmed on the first version."""
+    listed = ["return {'a': self.a}"]
+    # __setstate__ restoring by other spellings: whole, or the names it sets
+    assert _pk007(_cls(listed, ["self.__dict__ = state"])) == set(NAMES) - {"a"}  # state holds only 'a'
+    got = _pk007(_cls(listed, ["self.__dict__.update(state)", "super().__setattr__('b', 0)", "self.__dict__['c'] = 0"]))
+    assert got == set(NAMES) - {"a", "b", "c"}, got
+    # an exception: BaseException.__reduce__ re-runs __init__ and ignores __getstate__
+    exc = _cls(listed, None).replace("class Box:", "class Box(Exception):")
+    assert _pk007(exc) == set()
+    # a copied state that drops a name construction never assigns: no PK007 for it
+    lazy = _cls(["state = self.__dict__.copy()", "state.pop('late', None)", "return state"], None)
+    lazy += "    def open(self):\n        self.late = 1\n    def close(self):\n        return self.late\n"
+    assert _pk007(lazy) == set()
+    # a list grown with += in the class body, and another object's list: not read
+    grown = _cls(["return {n: getattr(self, n) for n in self.__attrs__}"], None).replace(
+        "class Box:\n", "class Box:\n    __attrs__ = ['a']\n    __attrs__ += ['b']\n")
+    assert _pk007(grown) == set()
+    other = _cls(["return {n: getattr(self, n) for n in self.cfg.fields}"], None).replace(
+        "class Box:\n", "class Box:\n    fields = ['a']\n")
+    assert _pk007(other) == set()

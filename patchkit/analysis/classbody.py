@@ -106,9 +106,9 @@ def collect_class(mod: ModuleInfo, node: ast.ClassDef, prefix: str) -> None:
 
 
 def _collect_body(ci: ClassInfo, body: list[ast.stmt], qual: str, under_if: frozenset = frozenset()) -> None:
-    """``under_if``: the names the class body defines unconditionally before this ``if`` block; a
-    redefinition inside the block replaces them only when its test holds (matplotlib's ``Bbox``
-    under ``if DEBUG:`` wraps ``__init__`` through an alias): the plain definition is kept."""
+    """``under_if``: plain methods an ``if`` block (no ``else``) keeps under an alias and redefines
+    as a wrapper (matplotlib's ``Bbox``: ``if DEBUG: ___init__ = __init__; def __init__(...):
+    self.___init__(...)``): the wrapper runs only when the test holds, the plain one by default."""
     # a function the class body uses as a decorator runs at class creation: not a method
     used_as_decorator = {n for st in body if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef))
                          for n in _decorator_names(st) if "." not in n}
@@ -184,10 +184,8 @@ def _collect_body(ci: ClassInfo, body: list[ast.stmt], qual: str, under_if: froz
                 ci.class_names.add((a.asname or a.name).split(".")[0])
         elif isinstance(stmt, ast.If) and (dotted(stmt.test) or "").split(".")[-1] == "TYPE_CHECKING":
             _collect_body(ci, list(stmt.orelse), qual)  # the body is a stub for the type checker: never defined
-        elif isinstance(stmt, ast.If) and not stmt.orelse:
-            plain = frozenset(st.name for st in body[:body.index(stmt)]
-                              if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)))
-            _collect_body(ci, stmt.body, qual, under_if | plain)
+        elif isinstance(stmt, ast.If) and not stmt.orelse and _aliased_plain(body, stmt):
+            _collect_body(ci, stmt.body, qual, under_if | _aliased_plain(body, stmt))
         elif isinstance(stmt, MODULE_BLOCKS):
             _collect_body(ci, block_statements(stmt), qual)
         elif isinstance(stmt, (ast.For,)):
@@ -223,6 +221,14 @@ NOT_CHECKED_METHODS = {"__init__", "__new__", "__init_subclass__", "__post_init_
 INSTANCE_NAMES = {"self", "_self", "self_", "this"}
 #: names the class parameter goes by (a class-level property's receiver)
 CLASS_NAMES = {"cls", "klass", "mcs", "mcls", "metacls"}
+
+
+def _aliased_plain(body: list, stmt: ast.If) -> frozenset:
+    """Methods defined plainly before ``stmt`` that its body aliases (``_x = name``) and redefines."""
+    plain = {st.name for st in body[:body.index(stmt)] if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    aliased = {st.value.id for st in stmt.body if isinstance(st, ast.Assign) and isinstance(st.value, ast.Name)}
+    redefined = {st.name for st in stmt.body if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    return frozenset(plain & aliased & redefined)
 
 
 def _takes_instance(fn) -> bool:

@@ -106,7 +106,8 @@ class ClassModel:
                     f.class_level |= names
             if not c.module.external and (c.node.keywords or c.node.decorator_list or
                                           any(with_metaclass_call(b) for b in c.node.bases)):
-                f.class_level |= listed_class_names(metaclass_names(c, self.project.resolve_class), classes)[0]
+                f.class_level |= listed_class_names(metaclass_names(c, self.project.resolve_class), classes,
+                                                    classes.index(c))[0]
             f.dyn_patterns += c.dyn_patterns
             if c.dynamic and not f.dynamic:
                 f.dynamic = f"{c.qualname} {c.dynamic}"

@@ -319,19 +319,23 @@ def _class_list_loop(fn, call: ast.Call, cls: Optional[str]) -> Optional[str]:
     return None
 
 
-def listed_class_names(names: frozenset, classes: list) -> tuple[frozenset, Optional[str]]:
-    """(``names`` with each ``LISTED + X`` replaced by the strings of ``X`` along ``classes``, the
-    first ``X`` no class body spells as literal strings or None)."""
+def listed_class_names(names: frozenset, classes: list, upto: int = 0) -> tuple[frozenset, Optional[str]]:
+    """(``names`` with each ``LISTED + X`` replaced by the strings of ``X``, the first ``X`` some
+    class body does not spell as literal strings, or None). The metaclass runs once for each class
+    it makes, each reading its own ``X``: the union over ``classes[i:]`` for every ``i <= upto``
+    (``upto``: the index of the class that names the metaclass)."""
     from .listed import listed_names
     out, unread = set(), None
     for n in names:
         if not n.startswith(LISTED):
             out.add(n)
             continue
-        got = listed_names(classes, n[len(LISTED):])
-        if got is None:
-            unread = unread or n[len(LISTED):]
-        else:
+        holder = n[len(LISTED):]
+        for i in range(min(upto, len(classes) - 1) + 1):
+            got = listed_names(classes[i:], holder)
+            if got is None:
+                unread = unread or holder
+                break
             out |= got
     return frozenset(out), unread
 
@@ -381,7 +385,7 @@ def open_reason(classes: list[ClassInfo], resolve=None, resolve_class=None) -> O
             why, names = metaclass_verdict(c.module, meta, resolve_class)
             if why:
                 return f"{c.qualname} {why}"
-            unread = listed_class_names(names, classes)[1]
+            unread = listed_class_names(names, classes, classes.index(c))[1]
             if unread:
                 return f"{c.qualname} has metaclass {meta.split('.')[-1]}, which sets the attributes {unread} names"
         for name, keeps, _names in decorator_verdicts(c, resolve, resolve_class):

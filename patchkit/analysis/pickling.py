@@ -41,7 +41,7 @@ class Restored:
 
     def missing(self, constructed) -> frozenset:
         """Names construction assigns that an unpickled instance lacks."""
-        gone = (frozenset(constructed) - self.kept) if self.kept is not None else self.dropped
+        gone = frozenset(constructed) - self.kept if self.kept is not None else self.dropped & frozenset(constructed)
         return gone - self.assigned
 
 
@@ -49,8 +49,10 @@ def restored(an, facts) -> Optional[Restored]:
     """``Restored`` for the class whose MRO is ``facts.linear``, or None where pickling is the
     default (nothing dropped), customised beyond these shapes, or defined by library code."""
     gs = an.resolve_method(facts.linear, "__getstate__")
-    if gs is None or gs[0].module.external or gs[2] != "method":
-        return None
+    if gs is None or gs[0].module.external or gs[2] != "method" or \
+            any(getattr(e, "kind", "") != "ordinary" for e in facts.externals):
+        return None  # a library base may pickle its own way (BaseException.__reduce__ re-runs __init__);
+        # ``object``, ``ABC``, ``Generic`` and the builtin containers do not
     for name in ("__reduce__", "__reduce_ex__", "__getnewargs__", "__getnewargs_ex__", "__getattr__"):
         m = an.resolve_method(facts.linear, name)
         if m is not None and not (m[0].module.external and name != "__getattr__"):
@@ -77,14 +79,13 @@ def restored(an, facts) -> Optional[Restored]:
 
 
 def _class_names(facts, name: str) -> Optional[frozenset]:
-    """The literal string list, tuple or set bound to ``name`` in a class body of the MRO."""
-    for c in facts.classes:
-        for st in getattr(c.node, "body", ()):
-            if isinstance(st, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in st.targets):
-                return _strings(st.value)
-            if isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name) and st.target.id == name:
-                return _strings(st.value) if st.value is not None else None
-    return None
+    """The strings of the class-level list ``name`` as the instance sees it (``listed.py``), or None
+    (also where a class body grows it with ``+=``)."""
+    from .listed import listed_names
+    if any(isinstance(st, ast.AugAssign) and isinstance(st.target, ast.Name) and st.target.id == name
+           for c in facts.classes for st in getattr(c.node, "body", ())):
+        return None
+    return listed_names(facts.classes, name)
 
 
 def _strings(node) -> Optional[frozenset]:
@@ -97,7 +98,14 @@ def _strings(node) -> Optional[frozenset]:
 def _names_of(node, sn: str, facts) -> Optional[frozenset]:
     """The names a comprehension iterates: ``self.X`` / ``cls.X`` / ``type(self).X`` / a literal."""
     if isinstance(node, ast.Attribute):
-        return _class_names(facts, node.attr)
+        recv = node.value
+        if (isinstance(recv, ast.Name) and recv.id in (sn, "cls")) or (
+                isinstance(recv, ast.Call) and dotted(recv.func) == "type" and len(recv.args) == 1
+                and isinstance(recv.args[0], ast.Name) and recv.args[0].id == sn) or (
+                isinstance(recv, ast.Attribute) and recv.attr == "__class__" and isinstance(recv.value, ast.Name)
+                and recv.value.id == sn):
+            return _class_names(facts, node.attr)
+        return None  # ``self.cfg.fields``: another object's list
     return _strings(node)
 
 
@@ -200,8 +208,15 @@ def _setstate(an, facts, owner, fn):
                 for t in (n.targets if isinstance(n, ast.Assign) else [n.target]):
                     for e in (t.elts if isinstance(t, ast.Tuple) else [t]):
                         a = self_attr(e, s)
-                        if a:
+                        if a == "__dict__":
+                            whole = True  # ``self.__dict__ = state``
+                        elif a:
                             assigned.add(a)
+                        elif isinstance(e, ast.Subscript) and self_attr(e.value, s) == "__dict__":
+                            key = e.slice
+                            if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+                                return None  # ``self.__dict__[k] = v``: computed
+                            assigned.add(key.value)
             if not isinstance(n, ast.Call):
                 continue
             name = dotted(n.func) or ""
@@ -214,6 +229,12 @@ def _setstate(an, facts, owner, fn):
             if isinstance(n.func, ast.Attribute) and n.func.attr == "update" and f is fn and n.args and \
                     isinstance(n.args[0], ast.Name) and n.args[0].id == state:
                 whole = True
+                continue
+            if isinstance(n.func, ast.Attribute) and n.func.attr == "__setattr__" and name != "object.__setattr__":
+                key = n.args[0] if n.args else None  # ``super().__setattr__("a", v)``
+                if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+                    return None
+                assigned.add(key.value)
                 continue
             if name in ("setattr", "object.__setattr__") and len(n.args) == 3:
                 key = n.args[1]

@@ -53,7 +53,6 @@ def check(an, t) -> list:
     """PK007 findings of ``t`` (a Trace): reads of names construction assigns that unpickling leaves out."""
     from ..astutil import first_param
     from ..pickling import restored
-    from ..reads import collect_reads
     got = restored(an, t.facts)
     if got is None:
         return []
@@ -82,7 +81,7 @@ def check(an, t) -> list:
             sn = first_param(fn)
             if not sn:
                 continue
-            for r in collect_reads(fn, sn):
+            for r in an._reads_of(fn, sn, c):  # memoised per function: subclasses share a base's reads
                 if r.attr in missing and not (r.guarded or r.attr in r.known or r.attr in r.local):
                     out.append(finding(c.module.rel, r.node, t.ci.qualname, r.attr, why_of(r.attr),
                                        f"keep {r.attr!r} in the state, or assign self.{r.attr} in __setstate__"))

@@ -63,7 +63,7 @@ def test_levels_and_switches_are_measured(tmp_path):
     assert "error" not in out and out["threshold"] == 2
     assert [lv["concurrency"] for lv in out["levels"]] == [1, 4]
     assert all(lv["output_tok_s"] > 0 and lv["error_count"] == 0 for lv in out["levels"])
-    assert all(lv["window_tok_s"] is not None and lv["window_tok_s"] >= 0 for lv in out["levels"])
+    assert all(isinstance(lv["window_tok_s"], float) for lv in out["levels"])  # recorded per level
     # no timing comparison: one request is always at or below T=2, so it always drafts (accept > 1); at
     # concurrency 4 the steps above T verify one token, so its acceptance lies between 1 and that of level 1
     single, four = out["levels"][0]["accept_length"], out["levels"][1]["accept_length"]

@@ -184,8 +184,8 @@ def _collect_body(ci: ClassInfo, body: list[ast.stmt], qual: str, under_if: froz
                 ci.class_names.add((a.asname or a.name).split(".")[0])
         elif isinstance(stmt, ast.If) and (dotted(stmt.test) or "").split(".")[-1] == "TYPE_CHECKING":
             _collect_body(ci, list(stmt.orelse), qual)  # the body is a stub for the type checker: never defined
-        elif isinstance(stmt, ast.If) and not stmt.orelse and _aliased_plain(body, stmt):
-            _collect_body(ci, stmt.body, qual, under_if | _aliased_plain(body, stmt))
+        elif isinstance(stmt, ast.If) and not stmt.orelse and (aliased := _aliased_plain(body, stmt)):
+            _collect_body(ci, stmt.body, qual, under_if | aliased)
         elif isinstance(stmt, MODULE_BLOCKS):
             _collect_body(ci, block_statements(stmt), qual)
         elif isinstance(stmt, (ast.For,)):

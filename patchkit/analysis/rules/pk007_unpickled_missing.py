@@ -63,8 +63,8 @@ def check(an, t) -> list:
         cq in got.owners for cq, _m, _ln in t.assigned_anywhere.get(a, ()))}
     if not missing:
         return []
-    why_of = ((lambda a: f"__getstate__ (line {got.line}) saves only the listed names")
-              if got.shape == "listed" else (lambda a: f"__getstate__ (line {got.line}) drops it from the state"))
+    why = f"__getstate__ (line {got.line}) " + ("saves only the listed names" if got.shape == "listed"
+                                                 else "drops it from the state")
     out, seen = [], set()
     for c in t.facts.classes:
         if getattr(c, "module", None) is None or c.module.external:
@@ -83,6 +83,6 @@ def check(an, t) -> list:
                 continue
             for r in an._reads_of(fn, sn, c):  # memoised per function: subclasses share a base's reads
                 if r.attr in missing and not (r.guarded or r.attr in r.known or r.attr in r.local):
-                    out.append(finding(c.module.rel, r.node, t.ci.qualname, r.attr, why_of(r.attr),
+                    out.append(finding(c.module.rel, r.node, t.ci.qualname, r.attr, why,
                                        f"keep {r.attr!r} in the state, or assign self.{r.attr} in __setstate__"))
     return out

@@ -5,6 +5,7 @@ import subprocess
 import sys
 import tarfile
 import re
+import shutil
 import zipfile
 from pathlib import Path
 
@@ -47,6 +48,13 @@ def fetch_release(req: str, cache: Path, keep=None) -> Path:
             for n in z.namelist():
                 if n.endswith(".py") or ".dist-info/" in n:
                     z.extract(n, tmp)
+        # a wheel may put its packages under NAME.data/purelib (or platlib): where an install puts them
+        for lib in sorted(tmp.glob("*.data/*lib")):
+            for sub in lib.iterdir():
+                if not (tmp / sub.name).exists():
+                    sub.rename(tmp / sub.name)
+                elif sub.is_dir():  # merged into a package folder of the same name
+                    shutil.copytree(sub, tmp / sub.name, dirs_exist_ok=True)
     elif archive.suffix == ".zip":
         with zipfile.ZipFile(archive) as z:
             for n in z.namelist():

@@ -624,6 +624,24 @@ CODEBASES = {  # name -> (requirement, package folder inside the unpacked releas
     "horovod": ("horovod==0.28.1", "horovod"), "letta": ("letta==0.34.12", "letta_code"),
     "nextcord": ("nextcord==2.6.0", "nextcord"), "nicegui": ("nicegui==3.18.0", "nicegui"),
     "pony": ("pony==0.7.20", "pony"), "quart": ("quart==0.22.0", "quart"),
+    # set AJ (session 32): twelve ML releases never analysed (training, serving, kernels' Python
+    # sides, experiment tracking), named before any was run; all twelve measured once, untuned
+    "openrlhf": ("openrlhf==0.11.2", "openrlhf"), "mamba_ssm": ("mamba-ssm==2.3.2.post1", "mamba_ssm"),
+    "petals": ("petals==2.2.0.post1", "petals"), "llama_cpp": ("llama-cpp-python==0.3.36", "llama_cpp"),
+    "gguf": ("gguf==0.19.0", "gguf"), "optimum_habana": ("optimum-habana==1.21.2", "optimum"),
+    "spacy_transformers": ("spacy-transformers==1.4.0", "spacy_transformers"),
+    "autokeras": ("autokeras==3.0.0", "autokeras"), "aim": ("aim==3.29.1", "aim"),
+    "pl_bolts": ("lightning-bolts==0.7.0", "pl_bolts"), "megablocks": ("megablocks==0.10.0", "megablocks"),
+    "vllm_omni": ("vllm-omni==0.30.0", "vllm_omni"),
+    # set AK (session 32): twelve ML-serving, training-infrastructure and experiment-tracking releases
+    # never analysed, named before any was run; measured once with the session's final analyzer, untuned
+    "skypilot": ("skypilot==0.14.1", "sky"), "dynamo": ("ai-dynamo==1.6.1", "dynamo"),
+    "fvcore": ("fvcore==0.1.5.post20221221", "fvcore"),
+    "lmformatenforcer": ("lm-format-enforcer==0.11.3", "lmformatenforcer"),
+    "comet_ml": ("comet-ml==3.58.8", "comet_ml"), "neptune": ("neptune==1.14.0.post2", "neptune"),
+    "dstack": ("dstack==0.22.5", "dstack"), "seldon_core": ("seldon-core==1.18.2", "seldon_core"),
+    "aphrodite": ("aphrodite-engine==0.24.1", "aphrodite"), "vllm_ascend": ("vllm-ascend==0.23.0.post1", "vllm_ascend"),
+    "unsloth_zoo": ("unsloth-zoo==2026.10.9", "unsloth_zoo"), "areal": ("areal==1.0.4", "areal"),
 }
 DEFAULT = ("deepspeed", "diffusers", "ray", "transformers", "vllm")
 # lightning==2.6.6 (266 files) was tried too: 1 error group in all, too few to sample.

@@ -218,13 +218,16 @@ ZERO_T = {"patched0": "patched", "patched0-skip": "patched-skip-above-t"}
 def profile_window(srv, args, name: str, concurrency: int, trace_dir: Path) -> dict:
     """Hold a closed loop at ``concurrency`` on a ready server, take one ``/start_profile`` window of
     ``args.steps`` steps in the middle of it, and reduce the trace. Returns {load, profile}."""
+    stagger = getattr(args, "stagger", 0.0) or 0.0
     closed_loop(srv.base_url, concurrency, 4, args.in_len, args.out_len, args.temperature)
     trace_dir.mkdir(parents=True, exist_ok=True)
     load: dict = {}
     t = threading.Thread(target=lambda: load.update(closed_loop(
-        srv.base_url, concurrency, args.load_seconds, args.in_len, args.out_len, args.temperature)))
+        srv.base_url, concurrency, args.load_seconds, args.in_len, args.out_len, args.temperature, stagger)))
     t.start()
-    time.sleep(3)
+    # with staggered arrivals the window opens once every worker has started (prefills arrive one
+    # by one between decode steps, as in bench/spec_throughput.py --stagger)
+    time.sleep(3 + stagger)
     t0 = time.monotonic()
     start_profile(srv.base_url, {"output_dir": str(trace_dir), "num_steps": args.steps,
                                  "activities": ["CPU", "GPU"], "with_stack": True})
@@ -275,7 +278,11 @@ def main() -> None:
     ap.add_argument("--concurrency", type=int, default=128)
     ap.add_argument("--steps", type=int, default=20)
     ap.add_argument("--load-seconds", type=float, default=14)
+    ap.add_argument("--stagger", type=float, default=0.0,
+                    help="worker i starts i/c*S seconds late (spec_throughput.py --stagger); the window opens after S")
     args = ap.parse_args()
+    if args.stagger and args.stagger + 3 >= args.load_seconds:
+        ap.error(f"--stagger {args.stagger}: must end before the load does (--load-seconds {args.load_seconds} - 3 s)")
     args.levels = [args.concurrency]
     folder = Path(args.workdir)
     folder.mkdir(parents=True, exist_ok=True)

@@ -233,3 +233,19 @@ def test_the_release_cache_unpacks_the_version_asked_for(tmp_path, name, version
             z.writestr(f"{wheel_name}-{v}.dist-info/METADATA", f"Name: {name}\nVersion: {v}\n")
     got = rel.fetch_release(f"{name}=={want}", tmp_path)
     assert (got / "pkg" / "__init__.py").read_text() == f"VERSION = {want!r}\n"
+
+
+def test_a_wheel_s_purelib_data_folder_is_unpacked_where_an_install_puts_it(tmp_path):
+    """openrlhf 0.11.2 ships its package under ``openrlhf-0.11.2.data/purelib/``: an install puts
+    it at the top, so the release folder must have it there (set AJ analysed 53 files of it)."""
+    import zipfile
+    rel = _load("_releases")
+    dl = tmp_path / "dl"
+    dl.mkdir()
+    with zipfile.ZipFile(dl / "datapkg-1.0-cp311-cp311-manylinux1_x86_64.whl", "w") as z:
+        z.writestr("datapkg-1.0.data/purelib/datapkg/__init__.py", "X = 1\n")
+        z.writestr("datapkg-1.0.data/platlib/datapkg_ext/mod.py", "Y = 2\n")
+        z.writestr("datapkg-1.0.dist-info/METADATA", "Name: datapkg\nVersion: 1.0\n")
+    got = rel.fetch_release("datapkg==1.0", tmp_path)
+    assert (got / "datapkg" / "__init__.py").read_text() == "X = 1\n"
+    assert (got / "datapkg_ext" / "mod.py").read_text() == "Y = 2\n"

@@ -155,3 +155,36 @@ def test_host_functions_are_inclusive_per_step_and_only_our_libraries(tmp_path):
     assert host == {"sglang/srt/managers/scheduler.py(3289): run_batch": (0.45, 0.5),
                     "sglang/srt/speculative/eagle_utils.py(569): eagle_sample": (0.2, 1.0)}
     assert [h["function"] for h in s["host_functions"]][0].endswith("run_batch")  # ranked by time
+
+
+def test_a_stagger_that_outlasts_the_load_is_refused_before_any_server_starts(tmp_path, monkeypatch, capsys):
+    import pytest
+    started = []
+    monkeypatch.setattr(ps, "profile_config", lambda *a, **k: started.append(a))
+    monkeypatch.setattr("sys.argv", ["profile_step.py", "--out", str(tmp_path / "p.json"), "--model-path", "m",
+                                     "--draft-model-path", "d", "--stagger", "12", "--load-seconds", "14"])
+    with pytest.raises(SystemExit) as e:
+        ps.main()
+    assert e.value.code == 2 and "--stagger 12.0" in capsys.readouterr().err and not started
+
+
+def test_the_stagger_reaches_the_load_and_delays_the_window(tmp_path, monkeypatch):
+    import types
+    loads = []
+    monkeypatch.setattr(ps, "closed_loop", lambda base, conc, secs, i, o, temp, stagger=0.0: loads.append((secs, stagger)) or {})
+    slept = []
+    monkeypatch.setattr(ps.time, "sleep", lambda s: slept.append(s))
+    trace_dir = tmp_path / "tr"
+
+    def fake_start(base, body):
+        trace_dir.mkdir(parents=True, exist_ok=True)
+        (trace_dir / "x.trace.json").write_text(json.dumps({"traceEvents": []}))
+        return "ok"
+    monkeypatch.setattr(ps, "start_profile", fake_start)
+    monkeypatch.setattr(ps, "summarize_trace", lambda path, steps: {
+        "gpu_span_ms_per_step": 0, "kernel_ms_per_step": 0, "gpu_busy_fraction": 0, "split_ms_per_step": {},
+        "top_kernels": [], "runtime_calls": [], "launch_sites": [], "host_functions": [], "sync_sites": []})
+    args = types.SimpleNamespace(in_len=8, out_len=8, temperature=1.0, load_seconds=20, steps=4, stagger=5.0)
+    ps.profile_window(types.SimpleNamespace(base_url="http://x"), args, "nospec", 16, trace_dir)
+    assert (20, 5.0) in loads and (4, 0.0) in loads
+    assert 8.0 in slept  # the window opens once every worker has started

@@ -32,3 +32,12 @@ def test_cached_results_match_fresh_ones_and_follow_the_file(tmp_path, monkeypat
     (src / "m.py").write_text(BUG.replace("        if c:\n            self.x = 1", "        self.x = 1"))
     third = runner.analyse_paths([src], Settings())
     assert third[0].cached is False and third[0].findings == []
+
+
+def test_the_cache_key_covers_the_rule_units_and_their_examples():
+    """A change to a rule alone (patchkit/analysis/rules/...) must invalidate cached results: the
+    key hashed only the top-level analysis modules before (a review of session 32 found it)."""
+    from patchkit.analysis.runner import hashed_sources
+    names = {p.as_posix().split("patchkit/analysis/")[-1] for p in hashed_sources()}
+    assert "rules/pk003_never_assigned.py" in names and "rules/examples/pk003.py" in names
+    assert "checker.py" in names and "nearname.py" in names

@@ -73,11 +73,15 @@ class CallSemantics:
                 prev = self.on_read
                 self.on_read = lambda attr, node, frame, sts: log.append((attr, node, frame, sts))
                 entry = frozenset(c for c in entries[0].conds if c.key in tested)
+                # the walk starts from no stored attribute: tests decided by what the path has not
+                # stored yet (a class default still in force) cannot be decided in it
+                self.summarising += 1
                 try:
                     exits = self._walk_call(cls, fn, [State(assigned if deletes else frozenset(), entry)], depth,
                                             guarded, call, self_passed, selfname)
                 finally:
                     self.on_read = prev
+                    self.summarising -= 1
                 summary = self.memo[k] = (exits, log)
             exits, log = summary
             for attr, node, frame, rel in log:
@@ -223,6 +227,7 @@ class CallSemantics:
             if target is None:
                 if name == "__init__":
                     self.external_init_ran = True
+                    self.external_init_kw.update(k.arg for k in c.keywords if k.arg)
                 return st
             cls, fn, kind = target
             if kind == "method" and not _starts_coroutine(fn, fr):
@@ -267,9 +272,11 @@ class CallSemantics:
                     return self.call_function(target[0], target[1], st, fr.depth + 1, fr.guarded, c, not self_kw)
                 if target is None and fn is None and c.func.attr == "__init__":
                     self.external_init_ran = True  # Base has no __init__: its library base's runs
+                    self.external_init_kw.update(k.arg for k in c.keywords if k.arg)
                 return st
             if c.func.attr == "__init__":
                 self.external_init_ran = True
+                self.external_init_kw.update(k.arg for k in c.keywords if k.arg)
                 recv = dotted(c.func.value)
                 root, mod = (recv or "").split(".")[0], fr.cls.module
                 if recv is None or root == sn or not (root in mod.imports or root in mod.classes or root in mod.aliases

@@ -32,11 +32,16 @@ def setattr_on(call, selfname: str):
     """(name node, value node or None) when ``call`` sets an attribute on the instance by name:
     ``setattr(self, name, v)``, ``object.__setattr__(self, name, v)``, ``Base.__setattr__(self,
     name, v)``, ``super().__setattr__(name, v)`` / ``super(Cls, self).__setattr__(name, v)``
-    (scapy's ciphers store their key this way, around their own ``__setattr__``); else None."""
+    (scapy's ciphers store their key this way, around their own ``__setattr__``),
+    ``self.__dict__.setdefault(name, v)``; else None."""
     import ast
     from .astutil import is_super_call
     func = call.func
     args = call.args
+    if isinstance(func, ast.Attribute) and func.attr == "setdefault" and isinstance(func.value, ast.Attribute) and \
+            func.value.attr == "__dict__" and isinstance(func.value.value, ast.Name) and func.value.value.id == selfname:
+        # self.__dict__.setdefault("x", v): x is there afterwards (unsloth-zoo's _media_checks)
+        return (args[0], args[1] if len(args) > 1 else None) if args else None
     if isinstance(func, ast.Name) and func.id == "setattr":
         rest = args
     elif isinstance(func, ast.Attribute) and func.attr == "__setattr__":

@@ -4,6 +4,7 @@ judges every read in every method against the states construction can end in."""
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import replace
 
 from ..ftypes import Finding, Severity
@@ -16,12 +17,12 @@ from .classmodel import ClassModel, _has_explicit_init, _unimplemented_abstract,
 from .coassign import absent_by_guard, dead_subclass_test
 from .partlyopen import narrow
 from .dynamic import dynamic_methods, dynamic_only_in_skipped_init
-from .conditions import ALT_CTOR, EVENT, Cond, fact_contradicts_constants
+from .conditions import ALT_CTOR, EVENT, Cond, class_name_dead, fact_contradicts_constants
 from .flow import Budget, BudgetExceeded, Constructor, State
 from .injected import demote_injected
 from .judge import ReadJudge, judge_read
 from .mangle import as_written
-from .presence import presence_oracle
+from .presence import implied_by_exclusion, presence_oracle
 from .mixins import ClassConstants, ClassDefaults, awaits_host, implicit_mixin
 from .model import ClassInfo, ModuleInfo
 from .project import Project
@@ -36,6 +37,9 @@ from .torchscript import compiled_exclusion
 from .trace import ReadSite, Trace
 from .unnamed import unnamed_reads
 
+
+
+_CLASS_STORE = re.compile(r"\.__class__\s*=(?!=)")
 
 
 class Analyzer(ClassModel, ReadJudge):
@@ -179,7 +183,7 @@ class Analyzer(ClassModel, ReadJudge):
         ctor.entry_calls = lambda cls, fn: () if cls.module.external or not fn.decorator_list else \
             entry_calls(self.project, cls.module, fn)
         if not strict and not f.open and not f.dyn_patterns:
-            ctor.class_consts = ClassConstants(self.project, [c for c in f.classes if not c.module.external])
+            ctor.class_consts = ClassConstants(self.project, [c for c in f.classes if not c.module.external], f.linear)
             if not f.unknown_base and not f.dynamic:
                 ctor.never_present = presence_oracle(self.project, ci, f)
                 ctor.instance_only = lambda name: not (name in f.class_level or name in f.provided or
@@ -230,7 +234,8 @@ class Analyzer(ClassModel, ReadJudge):
                     assigned_anywhere.setdefault(a, []).append((c.qualname, m, line))
         t = Trace(ci, f, tuple(terminal), assigned_anywhere, frozenset(ctor.inlined), frozenset(ctor.seen),
                   frozenset(ctor.deleted), tuple(escapes), ctor.external_init_ran, ctor.indirect_init,
-                  ctor.dynamic_dispatch, f.unknown_base is not None, strict, contracts, init)
+                  ctor.dynamic_dispatch, f.unknown_base is not None, strict, contracts, init,
+                  frozenset(ctor.external_init_kw))
         if construction_only:
             if t.dynamic_dispatch or (ctor.external_init_ran and f.unknown_base is not None):
                 return []  # a method picked at run time, or an unreadable library __init__, ran first
@@ -299,13 +304,29 @@ class Analyzer(ClassModel, ReadJudge):
         consts = self.__dict__.setdefault("_consts_cache", {}).get(ci.key)
         if consts is None:
             consts = self._consts_cache[ci.key] = ClassConstants(
-                self.project, [c for c in f.classes if not c.module.external])
+                self.project, [c for c in f.classes if not c.module.external], f.linear)
         if not dict.__len__(consts):
             return False
+        owner = next((c.module for c in f.classes if fn in c.methods.values()), ci.module)
         local_names = memo_on(fn, "_pk_local_names", lambda: frozenset(
             [a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)] +
-            [n.id for n in fast_walk(fn) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)]))
+            [n.id for n in fast_walk(fn) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)])
+            # a fact spells `self.m()` as `m()`: a module-level `m` called bare is another thing
+            | set(owner.functions) | set(owner.imports) | set(owner.classes) | set(owner.aliases))
         return any(fact_contradicts_constants(c.key, c.holds, consts, local_names) for c in conds)
+
+    def _class_name_fixed(self, f, fn) -> bool:
+        """The instance's class is the one it was built as while ``fn`` runs: no class of the MRO and
+        no code of the tree stores ``__class__``, and ``fn`` names no bare ``__class__`` (the cell
+        of the defining class, which a read-site fact would spell as the instance's)."""
+        if any("__class__" in k.assigned_in for k in f.classes):
+            return False
+        if any(isinstance(n, ast.Name) and n.id == "__class__" for n in fast_walk(fn)):
+            return False
+        if any(_CLASS_STORE.search(k.module.source) for k in f.classes if not k.module.external):
+            return False  # `obj.__class__ = Other` in a module of the MRO
+        from .injection import _index_for
+        return not _index_for(self.project, f.classes[0]).files_storing("__class__")
 
     def _provides(self, host: ClassInfo, attr: str) -> bool:
         """``host``'s MRO may give its instances ``attr``: a class-level name, a field, an assignment
@@ -359,6 +380,8 @@ class Analyzer(ClassModel, ReadJudge):
                     attr = r.attr
                     if known_static(attr) or r.guarded or attr in r.known or attr in r.local:
                         continue
+                    if r.conds and attr in implied_by_exclusion(r.conds, selfname, fn):
+                        continue  # `if partial and not hasattr(self, "m"): raise`, then under `partial`
                     if not strict and self.declared_for_subclasses(ci, f, attr):
                         continue  # `x: T` in a base whose subclasses set it: a contract they fill
                     if not strict and completed_by_subclasses(ci, attr, self._direct_subclasses):
@@ -368,7 +391,10 @@ class Analyzer(ClassModel, ReadJudge):
                     if any(a in always or known_static(a) for a in absent_by_guard(r.conds)):
                         continue  # under `not hasattr(self, "a")` with a always set: dead (panel's py2 fallback)
                     if r.conds and dead_subclass_test(r.conds, f):
-                        continue  # under `issubclass(ThisClass, dict)`, and the MRO has no dict: dead
+                        continue
+                    if r.conds and class_name_dead(r.conds, selfname, ci.qualname.split(".")[-1]) and \
+                            self._class_name_fixed(f, fn):
+                        continue  # under `self.__class__.__name__ == "AdamW"` in a class of another name  # under `issubclass(ThisClass, dict)`, and the MRO has no dict: dead
                     missing = [s for s in terminal if attr not in s.assigned]
                     if not missing:
                         continue

@@ -19,6 +19,8 @@ from .model import ClassInfo
 
 _NAME = re.compile(r"[A-Za-z_]\w*$")
 _HASATTR = re.compile(r"""hasattr\(\s*self\s*,\s*['"]([A-Za-z_]\w*)['"]\s*\)$""")
+#: ``getattr(self, "g", <falsy constant>)`` true: ``g`` exists and is truthy
+_GETATTR_FALSY = re.compile(r"""getattr\(\s*self\s*,\s*['"]([A-Za-z_]\w*)['"]\s*,\s*(?:False|None|0|''|""|\(\)|\[\])\s*\)$""")
 _FALSY = (None, False, 0, "")
 
 
@@ -38,6 +40,11 @@ def guard_attrs(conds) -> list[tuple[str, str]]:
             out.append((text[:-8], NOT_NONE))
         elif pol and _HASATTR.match(text):
             out.append((_HASATTR.match(text).group(1), EXISTS))
+        elif pol and _GETATTR_FALSY.match(text):
+            # vllm-omni's layer-wise offloader: `if getattr(self, "_omni_layerwise_enabled", False):`
+            # then `self._omni_layerwise_hooks`, both set from outside by one function
+            g = _GETATTR_FALSY.match(text).group(1)
+            out += [(g, TRUTHY), (g, EXISTS)]
     return out
 
 

@@ -10,6 +10,7 @@ from typing import Optional
 
 from .astutil import dotted, memo_on, self_attr
 from .conditions import (CAUGHT, EVENT, NO_CASE, SUPPRESSED, ZERO_LOOP, Cond, _catches_attribute_error, _irrefutable,
+                         class_name_truth,
                          class_const_truth, tested_self_attr, exact_type_test, frame_truth)
 from .presence import absent_attr_truth, unstored_attr_truth
 from .state import Flow, State, _join, merge
@@ -18,19 +19,28 @@ from .state import Flow, State, _join, merge
 class CompoundStatements:
     """Mixin of Constructor: if/while/for/with/try/match."""
 
+    def branch_truth(self, test, st, fr) -> Optional[bool]:
+        """The truth of a branch test (``if``, or a conditional expression) on the states ``st``
+        where it is known: a parameter bound by the call, the class being built, a class constant,
+        a class default not yet stored, an attribute no code can have set. None: either way."""
+        t = frame_truth(test, fr)
+        if t is None:
+            t = self.exact_type_truth(test, fr)
+        if t is None and "__class__" not in self.seen:
+            t = class_name_truth(test, fr.selfname, self.concrete.qualname.split(".")[-1])
+        if t is None and self.class_consts:
+            t = class_const_truth(test, fr.selfname, self.class_consts)
+        if t is None and self.class_defaults and not self.summarising:
+            t = self.fresh_default_truth(test, st, fr)
+        if t is None and self.never_present is not None:
+            t = absent_attr_truth(test, fr.selfname, self.never_present, self.seen)
+            if t is None and not self.summarising:
+                t = unstored_attr_truth(test, fr.selfname, self.never_present.own_only, self.seen, st)
+        return t
+
     def s_If(self, s, st, fr):
         st = self.expr(s.test, st, fr)
-        t = frame_truth(s.test, fr)
-        if t is None:
-            t = self.exact_type_truth(s.test, fr)
-        if t is None and self.class_consts:
-            t = class_const_truth(s.test, fr.selfname, self.class_consts)
-        if t is None and self.class_defaults:
-            t = self.fresh_default_truth(s.test, st, fr)
-        if t is None and self.never_present is not None:
-            t = absent_attr_truth(s.test, fr.selfname, self.never_present, self.seen)
-            if t is None:
-                t = unstored_attr_truth(s.test, fr.selfname, self.never_present.own_only, self.seen, st)
+        t = self.branch_truth(s.test, st, fr)
         flows = []
         if t is not False:
             flows.append(self.block(s.body, self.assume(s.test, True, st, fr), fr))

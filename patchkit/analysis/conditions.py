@@ -226,6 +226,10 @@ def class_const_truth(test: ast.expr, selfname: str, consts: dict) -> Optional[b
     node, pol = split_test(test)
     if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == selfname:
         return bool(consts[node.attr]) == pol if node.attr in consts else None
+    if isinstance(node, ast.Call) and not node.args and not node.keywords and isinstance(node.func, ast.Attribute) \
+            and isinstance(node.func.value, ast.Name) and node.func.value.id == selfname:
+        key = f"{node.func.attr}()"
+        return bool(consts[key]) == pol if key in consts else None
     if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.left, ast.Attribute) and \
             isinstance(node.left.value, ast.Name) and node.left.value.id == selfname and node.left.attr in consts \
             and isinstance(node.comparators[0], ast.Constant):
@@ -258,6 +262,9 @@ def fact_contradicts_constants(key: str, holds: bool, consts, local_names) -> bo
             return False
     else:
         name, op, w = node, None, None
+    if isinstance(name, ast.Call) and isinstance(name.func, ast.Name) and not name.args and not name.keywords \
+            and op is None and name.func.id not in local_names and f"{name.func.id}()" in consts:
+        return bool(consts[f"{name.func.id}()"]) != holds  # a stub method returning a constant
     if not (isinstance(name, ast.Name) and name.id not in local_names and name.id in consts):
         return False
     v = consts[name.id]
@@ -281,6 +288,44 @@ def _type_of_self(node: ast.expr, selfname: str) -> bool:
         return isinstance(node.value, ast.Name) and node.value.id == selfname
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "type" and \
         len(node.args) == 1 and isinstance(node.args[0], ast.Name) and node.args[0].id == selfname
+
+
+def class_name_truth(test: ast.expr, selfname: str, name: str, fact_form: bool = False) -> Optional[bool]:
+    """The truth of ``self.__class__.__name__ == "X"`` / ``type(self).__name__ in ("X", "Y")`` (and
+    their negations) for an instance whose exact class is called ``name``; None for other tests. A
+    read-site fact (``fact_form``) spells ``self.__class__`` as ``__class__``; in source, a bare
+    ``__class__`` is the defining class, not the instance's. paddle's ``Optimizer._maybe_refuse``
+    returns unless ``self.__class__.__name__ == 'AdamW'``: dead for its AMPOptimizer."""
+    node, pol = split_test(test)
+    if not (isinstance(node, ast.Compare) and len(node.ops) == 1 and
+            isinstance(node.ops[0], (ast.Eq, ast.NotEq, ast.In, ast.NotIn))):
+        return None
+    left, right = node.left, node.comparators[0]
+    if not (isinstance(left, ast.Attribute) and left.attr == "__name__" and (
+            _type_of_self(left.value, selfname) or
+            (fact_form and isinstance(left.value, ast.Name) and left.value.id == "__class__"))):
+        return None
+    if isinstance(node.ops[0], (ast.Eq, ast.NotEq)):
+        if not (isinstance(right, ast.Constant) and isinstance(right.value, str)):
+            return None
+        hit = right.value == name
+    else:
+        if not (isinstance(right, (ast.Tuple, ast.List, ast.Set)) and
+                all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in right.elts)):
+            return None
+        hit = name in {e.value for e in right.elts}
+    return (hit == isinstance(node.ops[0], (ast.Eq, ast.In))) == pol
+
+
+def class_name_dead(conds, selfname: str, name: str) -> bool:
+    """A read-site fact tests the instance's class name, and the class called ``name`` fails it."""
+    for key, pol in conds:
+        if isinstance(key, str) and "__name__" in key:
+            node = _key_expr(key)
+            t = class_name_truth(node, selfname, name, fact_form=True) if node is not None else None
+            if t is not None and t != pol:
+                return True
+    return False
 
 
 def exact_type_test(test: ast.expr, selfname: str) -> Optional[tuple[str, bool]]:

@@ -43,6 +43,24 @@ def find_source(name: str) -> Optional[tuple[Path, bool]]:
     return found
 
 
+_PRESENT: dict = {}
+
+
+def top_level_present(name: str) -> bool:
+    """Whether the top-level package of ``name`` can be imported here at all: a package folder, a
+    module file or a compiled extension on the search path, or a module built into the interpreter.
+    Found by path, never imported. ``try: from fast_impl import Engine / except ImportError: from
+    .engine import Engine`` runs the fallback where this is false."""
+    top = name.split(".")[0]
+    got = _PRESENT.get(top)
+    if got is None:
+        got = top in sys.builtin_module_names or any(
+            (Path(e) / top).is_dir() or (Path(e) / f"{top}.py").is_file() or any(Path(e).glob(f"{top}.*so"))
+            or any(Path(e).glob(f"{top}.*pyd")) for e in search_path())
+        _PRESENT[top] = got
+    return got
+
+
 def external_module(name: str) -> Optional[ModuleInfo]:
     """The parsed library module ``name``, or None when there is no readable source for it."""
     hit = find_source(name)

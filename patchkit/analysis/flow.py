@@ -47,6 +47,11 @@ class Constructor(CallSemantics, CompoundStatements):
         self.is_noreturn_call = is_noreturn_call
         self.stack: list[tuple] = []
         self.external_init_ran = False
+        #: depth of call summaries being walked (calls.py): their start state stores nothing
+        self.summarising = 0
+        #: keyword names handed to a library ``__init__`` the analyzer cannot read
+        #: (``super().__init__(vllm_config=..., local_rank=local_rank)``): it likely stores them
+        self.external_init_kw: set = set()
         #: ``<receiver>.__init__(self, ...)`` through a receiver that names no class (an attribute or
         #: local holding one: parlai's ``self._generation_agent.__init__(self, opt)``): what it ran
         self.indirect_init: Optional[str] = None
@@ -326,6 +331,11 @@ class Constructor(CallSemantics, CompoundStatements):
             return st
         if isinstance(t, ast.Starred):
             return self.store(t.value, st, fr)
+        if isinstance(t, ast.Subscript) and isinstance(t.slice, ast.Constant) and isinstance(t.slice.value, str) \
+                and (dotted(t.value) or "") == f"{fr.selfname}.__dict__":
+            if st:  # self.__dict__["x"] = v stores x, past any __setattr__
+                self.seen.add(t.slice.value)
+            return [x.add(t.slice.value) for x in st]
         if isinstance(t, (ast.Attribute, ast.Subscript)):
             return self.expr_children(t, st, fr)
         return st
@@ -380,10 +390,13 @@ class Constructor(CallSemantics, CompoundStatements):
             return merge([State(x.assigned, x.conds - added) for x in ends])
         if isinstance(e, ast.IfExp):
             st = self.expr(e.test, st, fr)
+            t = self.branch_truth(e.test, st, fr)  # `[] if clear else list(self.x)` with clear=True bound
             a = self.expr(e.body, self.assume(e.test, True, st, fr),
-                          replace(fr, known=fr.known | frozenset(implied_attrs(e.test, True, fr.selfname))))
+                          replace(fr, known=fr.known | frozenset(implied_attrs(e.test, True, fr.selfname)))) \
+                if t is not False else []
             b = self.expr(e.orelse, self.assume(e.test, False, st, fr),
-                          replace(fr, known=fr.known | frozenset(implied_attrs(e.test, False, fr.selfname))))
+                          replace(fr, known=fr.known | frozenset(implied_attrs(e.test, False, fr.selfname)))) \
+                if t is not True else []
             return merge(a + b)
         if isinstance(e, ast.NamedExpr):
             st = self.expr(e.value, st, fr)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import re
+from typing import Optional
 
 from .astutil import fast_walk, first_param
 from .injection import _index_for
@@ -174,14 +175,18 @@ class ClassConstants(dict):
     setting, not a constant). Checked per name on first use: ``if self.decode_audio:`` in pyglet's
     ``WMFSource.__init__`` always runs its branch."""
 
-    def __init__(self, project, classes: list):
+    def __init__(self, project, classes: list, linear: Optional[list] = None):
         super().__init__()
         self._project, self._classes, self._checked = project, classes, {}
         self._containers: set = set()
         decided: set = set()
+        # a stub method's constant holds only where no library class before it in the MRO (``linear``,
+        # when given) may define the method itself (threading.Thread.is_alive before a tree stub)
+        shadowed_from = _first_library_index(linear) if linear is not None else None
         for c in classes:
             if c.module.external:
                 continue
+            stub_ok = shadowed_from is None or _index_of(linear, c) < shadowed_from
             for stmt in c.node.body:
                 targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if \
                     isinstance(stmt, (ast.AnnAssign, ast.AugAssign)) else []
@@ -205,6 +210,9 @@ class ClassConstants(dict):
                         got = _constant_property(stmt)
                         if got is not _NOT_CONSTANT:
                             dict.__setitem__(self, n, got)
+                        got = _constant_method(stmt) if stub_ok else _NOT_CONSTANT
+                        if got is not _NOT_CONSTANT:  # keyed as the call a test spells: ``m()``
+                            dict.__setitem__(self, f"{n}()", got)
 
     #: a method of the MRO that assigns the name on the instance makes it no constant
     methods_rebind = False
@@ -212,9 +220,10 @@ class ClassConstants(dict):
     def _ok(self, name: str) -> bool:
         got = self._checked.get(name)
         if got is None:
+            bare = name.removesuffix("()")  # a constant method: no store of the name either
             got = self._checked[name] = dict.__contains__(self, name) and \
-                (self.methods_rebind or not any(name in c.assigned_in for c in self._classes)) and \
-                not (self._classes and _index_for(self._project, self._classes[0]).files_storing(name)) and \
+                (self.methods_rebind or not any(bare in c.assigned_in for c in self._classes)) and \
+                not (self._classes and _index_for(self._project, self._classes[0]).files_storing(bare)) and \
                 not (name in self._containers and self._mutated(name))
         return got
 
@@ -252,6 +261,37 @@ def _constant_property(fn: ast.FunctionDef):
     if isinstance(v, (ast.Tuple, ast.List)) and not v.elts:
         return ()
     return _NOT_CONSTANT
+
+
+_HARMLESS_BASES = frozenset({"object", "builtins.object", "abc.ABC", "ABC", "typing.Generic", "Generic",
+                             "typing.Protocol", "Protocol"})
+
+
+def _first_library_index(linear: list) -> Optional[int]:
+    """Index in the MRO ``linear`` of the first library class that may define methods (not
+    ``object``, ``ABC``, ``Generic``, ``Protocol``), else None."""
+    for i, k in enumerate(linear):
+        if not hasattr(k, "module") and getattr(k, "name", "object") not in _HARMLESS_BASES:
+            return i
+    return None
+
+
+def _index_of(linear: list, c) -> int:
+    return next((i for i, k in enumerate(linear) if k is c), len(linear))
+
+
+def _constant_method(fn: ast.FunctionDef):
+    """The value of a plain method taking only the instance whose whole body returns a bool or
+    None constant (a stub: vllm-omni's vendored ``AttentionAdapterModuleMixin.is_adapter_available``
+    returns False, so ``if self.is_adapter_available():`` never runs there), else _NOT_CONSTANT."""
+    a = fn.args
+    if fn.decorator_list or len(a.args) != 1 or a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs:
+        return _NOT_CONSTANT
+    body = [st for st in fn.body if not (isinstance(st, ast.Expr) and isinstance(st.value, ast.Constant))]
+    if len(body) != 1 or not isinstance(body[0], ast.Return) or not isinstance(body[0].value, ast.Constant):
+        return _NOT_CONSTANT
+    v = body[0].value.value
+    return v if v is None or isinstance(v, bool) else _NOT_CONSTANT
 
 
 class ClassDefaults(ClassConstants):

@@ -113,6 +113,9 @@ class ModuleInfo:
     #: ``Alias = Name`` / ``Alias = mod.Name`` bound once at the module's top level (a
     #: backward-compatible name): what the alias stands for, as written
     aliases: dict[str, str] = field(default_factory=dict)
+    #: name -> fully qualified name an ``except`` handler of a module-level ``try:`` imports it as
+    #: when the ``try:`` import (``imports[name]``) fails: ``from .engine import Engine``
+    except_imports: dict[str, str] = field(default_factory=dict)
 
 
 def _bound_names(stmt: ast.stmt) -> list[str]:
@@ -174,6 +177,19 @@ def build_module(name: str, rel: str, tree: ast.Module, source: str, is_package:
                     mod.star_imports.append(src)
     for stmt in tree.body:
         _collect_toplevel(mod, stmt, "")
+    for st in tree.body:
+        if isinstance(st, ast.Try):
+            for node in (n for h in st.handlers for n in h.body):
+                if isinstance(node, ast.ImportFrom) and node.module is not None or \
+                        isinstance(node, ast.ImportFrom) and node.level:
+                    src = _resolve_relative(name, is_package, node.level, node.module) if node.level else node.module
+                    for a in node.names:
+                        if a.name != "*" and src:
+                            mod.except_imports.setdefault(a.asname or a.name, f"{src}.{a.name}")
+                elif isinstance(node, ast.Import):
+                    for a in node.names:
+                        if a.asname:
+                            mod.except_imports.setdefault(a.asname, a.name)
     mod.fallbacks = _fallback_classes(tree.body, mod)
     mod.aliases = {k: v for k, v in _aliases(tree.body).items() if k not in mod.classes and k not in mod.imports}
     _class_stores_in_functions(mod, tree.body)

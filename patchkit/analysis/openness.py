@@ -13,6 +13,7 @@ from .astutil import bfs_walk, decorator_name, dotted, memo_on
 from .classbody import with_metaclass_call
 from .fastre import Bounded
 from .model import FIELD_DECORATORS, ClassInfo, ModuleInfo
+from .external import top_level_present
 
 #: metaclasses that add no instance attributes
 CLOSED_METACLASSES = {"ABCMeta", "type", "EnumMeta", "EnumType", "_ProtocolMeta"}
@@ -23,11 +24,18 @@ CLOSED_DECORATORS = {"final", "total_ordering", "runtime_checkable", "unique", "
 
 def alternatives(mod: ModuleInfo) -> dict[str, str]:
     """Module-level names bound differently by alternative blocks (try/except, if/else,
-    ``if TYPE_CHECKING``) -> why, computed once per module."""
+    ``if TYPE_CHECKING``) -> why, computed once per module. A ``try:`` import of a package this
+    environment does not have, with an ``except`` import from the module's own package, is no
+    alternative: the fallback is what runs (project.fallback_import resolves the base to it)."""
     got = mod.__dict__.get("_alternatives")
     if got is None:
         got = mod.__dict__["_alternatives"] = {}
         _scan_alternatives(mod.tree.body, got)
+        own = mod.name.split(".")[0]
+        for name in [n for n in got if n in mod.except_imports and n in mod.imports]:
+            target, alt = mod.imports[name], mod.except_imports[name]
+            if target.split(".")[0] != own and alt.split(".")[0] == own and not top_level_present(target):
+                del got[name]
     return got
 
 

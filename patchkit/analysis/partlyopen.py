@@ -66,7 +66,58 @@ def _own_config_keys(c) -> frozenset:
         for n in fast_walk(fn):
             if isinstance(n, ast.Call) and (dotted(n.func) or "").endswith("register_to_config"):
                 keys |= {k.arg for k in n.keywords if k.arg}
-    return frozenset(keys)
+    return frozenset(keys | _default_keys(c))
+
+
+def _default_keys(c) -> set:
+    """The keys of a dict display in ``c``'s class body that ``c.__init__`` copies into the store
+    ``c.__getattr__`` serves (``self.config = self._defaults.copy()``: vllm-ascend's EplbConfig)."""
+    getattr_fn, init = c.methods.get("__getattr__"), c.methods.get("__init__")
+    literal = _class_dicts(c)
+    if getattr_fn is None or init is None or not literal or not getattr_fn.args.args or not init.args.args:
+        return set()
+    gself = getattr_fn.args.args[0].arg
+    served = {r.value.value.attr for r in fast_walk(getattr_fn) if isinstance(r, ast.Return)
+              and isinstance(r.value, ast.Subscript) and isinstance(r.value.value, ast.Attribute)
+              and isinstance(r.value.value.value, ast.Name) and r.value.value.value.id == gself}
+    iself, cname = init.args.args[0].arg, c.qualname.split(".")[-1]
+    out: set = set()
+    for n in fast_walk(init):
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Attribute) and \
+                isinstance(n.targets[0].value, ast.Name) and n.targets[0].value.id == iself and n.targets[0].attr in served:
+            src = _copied_dict(n.value, (iself, cname))
+            if src in literal:
+                out |= literal[src]
+    return out
+
+
+def _class_dicts(c) -> dict:
+    """{name: its string keys} of the dict displays bound at the top of ``c``'s class body."""
+    out = {}
+    for st in c.node.body:
+        if isinstance(st, (ast.Assign, ast.AnnAssign)) and isinstance(st.value, ast.Dict):
+            targets = st.targets if isinstance(st, ast.Assign) else [st.target]
+            keys = {k.value for k in st.value.keys if isinstance(k, ast.Constant) and isinstance(k.value, str)}
+            for t in targets:
+                if isinstance(t, ast.Name):
+                    out[t.id] = frozenset(keys)
+    return out
+
+
+def _copied_dict(v, owners: tuple) -> str:
+    """``D`` of ``self.D.copy()``, ``dict(self.D)``, ``copy.(deep)copy(self.D)``, ``{**self.D}``
+    (also ``Cls.D``; ``owners``: the instance's and the class's names), else ''."""
+    if isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and v.func.attr == "copy" and not v.args:
+        inner = v.func.value
+    elif isinstance(v, ast.Call) and (dotted(v.func) or "") in ("dict", "copy.copy", "copy.deepcopy", "deepcopy") \
+            and len(v.args) == 1:
+        inner = v.args[0]
+    elif isinstance(v, ast.Dict) and len(v.keys) == 1 and v.keys[0] is None:
+        inner = v.values[0]
+    else:
+        return ""
+    return inner.attr if isinstance(inner, ast.Attribute) and isinstance(inner.value, ast.Name) and \
+        inner.value.id in owners else ""
 
 
 def narrow(classes, findings: list, assigned_anywhere) -> list:

@@ -11,6 +11,57 @@ from .astutil import dotted
 from .conditions import _is_self, conjuncts, split_test
 
 
+def implied_by_exclusion(conds, selfname: str, fn: Optional[ast.AST] = None) -> set[str]:
+    """Attributes a read's facts imply present through an early exit: ``if partial and not
+    hasattr(self, "m"): raise`` leaves the fact ``partial and not hasattr(...)`` false, and a read
+    under ``partial`` (NeMo's ``unfreeze(partial=True)``, vendored by vllm-omni) then has ``m``: of a
+    false conjunction, the one operand the other facts do not settle as true is false. With ``fn``
+    (the function holding the read), nothing is inferred from a conjunction naming a local the
+    function rebinds or a name it also reads on the instance (facts spell ``self.partial`` as
+    ``partial``), nor for an attribute it deletes."""
+    from .conditions import _key_expr
+    facts = [(k, p) for k, p in conds if isinstance(k, str)]
+    if not any(not p and " and " in k for k, p in facts):
+        return set()
+    known = {(k, p) for k, p in facts}
+    unsafe = _unsafe_names(fn, selfname) if fn is not None else (frozenset(), frozenset())
+    out: set[str] = set()
+    for key, pol in facts:
+        if pol or " and " not in key:
+            continue
+        node = _key_expr(key)
+        if not (isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And)):
+            continue
+        if {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} & unsafe[0]:
+            continue
+        rest = []
+        for v in node.values:
+            inner, p = split_test(v)
+            if (ast.unparse(inner), p) not in known:
+                rest.append(v)
+        if len(rest) == 1:
+            out |= implied_attrs(rest[0], False, selfname) - unsafe[1]
+    return out
+
+
+def _unsafe_names(fn: ast.AST, selfname: str) -> tuple[frozenset, frozenset]:
+    """(names a conjunction may not rely on, attributes a deletion may take away) for ``fn``:
+    locals it rebinds and names it reads on the instance; attributes it deletes."""
+    def compute():
+        rebound = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+        on_self = {n.attr for n in ast.walk(fn) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
+                   and n.value.id == selfname}
+        deleted = {n.attr for n in ast.walk(fn) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Del)}
+        deleted |= {n.args[1].value for n in ast.walk(fn) if isinstance(n, ast.Call) and dotted(n.func) == "delattr"
+                    and len(n.args) == 2 and isinstance(n.args[1], ast.Constant) and isinstance(n.args[1].value, str)}
+        return frozenset(rebound | on_self), frozenset(deleted)
+    got = getattr(fn, "_pk_exclusion_unsafe", None)
+    if got is None:
+        got = compute()
+        fn._pk_exclusion_unsafe = got  # type: ignore[attr-defined]
+    return got
+
+
 def implied_attrs(test: ast.expr, pol: bool, selfname: str) -> set[str]:
     """Attributes known to exist when ``test`` is ``pol``: hasattr(self, "x"), getattr(self, "x", d) ..."""
     out: set[str] = set()

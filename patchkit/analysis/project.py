@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Mapping, Optional
 
 from .classindex import header_tokens, tokens_of
-from .external import external_module
+from .external import external_module, top_level_present
 from .library import classify_external
 from .model import ClassInfo, ModuleInfo, build_module
 
@@ -122,6 +122,9 @@ class Project:
             return c if c else dotted
         if head in mod.imports:
             target = mod.imports[head]  # fully qualified: module or module.attr
+            alt = self.fallback_import(mod, head)
+            if alt is not None:
+                target = alt  # the try: import cannot succeed here: its except: import is what runs
             full = f"{target}.{rest}" if rest else target
             return self._resolve_qualified(full, depth + 1)
         if head in mod.aliases:  # ``Alias = Base`` at the top level
@@ -138,6 +141,18 @@ class Project:
             if origin and classify_external(origin).kind != classify_external(dotted).kind:
                 return origin
         return dotted
+
+    def fallback_import(self, mod: ModuleInfo, head: str) -> Optional[str]:
+        """The qualified name ``head`` has in ``mod`` when its ``try:`` import fails here and an
+        ``except`` handler imports it from the tree instead (``try: from fast_impl import Engine /
+        except ImportError: from .engine import Engine`` where no ``fast_impl`` is installed), else None."""
+        alt = mod.except_imports.get(head)
+        target = mod.imports.get(head)
+        if alt is None or target is None or alt == target or self._in_tree(target.split(".")[0]):
+            return None
+        if top_level_present(target) or not self._in_tree(alt.split(".")[0]):
+            return None
+        return alt
 
     def _star_origin(self, mod: ModuleInfo, name: str, seen: set) -> Optional[str]:
         """``lib.module.name`` for the module outside the tree that ``mod``'s star imports (the last

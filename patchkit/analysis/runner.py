@@ -23,12 +23,18 @@ from ..ftypes import FileReport, Finding
 from .importroot import import_root
 from .settings import Settings
 
+def hashed_sources() -> list[Path]:
+    """The analyzer's source files a cache key covers: the rule units and their examples included."""
+    return sorted(Path(__file__).parent.rglob("*.py"))
+
+
 def _source_hash() -> str:
     """A hash of the analyzer's own source: any change to it invalidates cached results (no
     hand-bumped version string to forget)."""
     h = hashlib.sha256(__version__.encode())
-    for p in sorted(Path(__file__).parent.glob("*.py")):
-        h.update(p.name.encode())
+    here = Path(__file__).parent
+    for p in hashed_sources():
+        h.update(p.relative_to(here).as_posix().encode())
         h.update(p.read_bytes())
     return h.hexdigest()[:16]
 

@@ -40,7 +40,7 @@ _ASSIGNISH = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, a
 
 #: calls _scan_methods must look at, by the last name of the callee: everything else is skipped
 #: without computing its dotted name (the scan visits every node of every method)
-_SCAN_CALLS = {"getattr", "setattr", "__setattr__", "update", "vars", "store_attr"} | REGISTER_METHODS
+_SCAN_CALLS = {"getattr", "setattr", "__setattr__", "update", "vars", "store_attr", "setdefault"} | REGISTER_METHODS
 
 
 _ASSIGNISH_SET = set(_ASSIGNISH)
@@ -170,7 +170,11 @@ def _walk_method(ci: ClassInfo, mname: str, fn: ast.AST, selfname: str, refs: se
                     isinstance(v.args[0], Name) and v.args[0].id == selfname:
                 mark_dynamic(ci, mname, f"writes vars(self) in {mname} at line {node.lineno}")
             if (dotted(node.value) or "") == f"{selfname}.__dict__":
-                mark_dynamic(ci, mname, f"writes self.__dict__ in {mname} at line {node.lineno}")
+                key = node.slice
+                if isinstance(key, ast.Constant) and isinstance(key.value, str):  # self.__dict__["x"] = v
+                    ci.assigned_in.setdefault(key.value, []).append((mname, node.lineno))
+                else:
+                    mark_dynamic(ci, mname, f"writes self.__dict__ in {mname} at line {node.lineno}")
 
 
 def _scan_assign(ci: ClassInfo, mname: str, node: ast.AST, selfname: str) -> None:
@@ -185,6 +189,10 @@ def _scan_assign(ci: ClassInfo, mname: str, node: ast.AST, selfname: str) -> Non
         targets = [node.target]
     elif isinstance(node, ast.withitem) and node.optional_vars is not None:
         targets = [node.optional_vars]
+    if isinstance(node, ast.Assign) and (dotted(node.value) or "") == f"{selfname}.__dict__" and \
+            any(isinstance(t, ast.Name) for t in node.targets):
+        # d = self.__dict__; d["_block__order"] = ...: stores the walk does not follow (pyomo's kernel block)
+        mark_dynamic(ci, mname, f"holds self.__dict__ in a local in {mname} at line {node.lineno}")
     for t in targets:
         for a in self_targets(t, selfname):
             ci.assigned_in.setdefault(a, []).append((mname, getattr(t, "lineno", 0)))

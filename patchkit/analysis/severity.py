@@ -72,23 +72,45 @@ def _excludes(path_conds, read_conds) -> bool:
     return False
 
 
-_EQ_FACT = re.compile(r"^(.+?) == (.+)$")
+_EQ_FACT = re.compile(r"^(.+?) (==|not in|in) (.+)$")
+
+
+def _literal_set(op: str, text: str):
+    """The values ``x == v`` / ``x in (v, ...)`` allows (a frozenset of str/int literals), else None."""
+    try:
+        v = ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return None
+    vals = (v,) if op == "==" else tuple(v) if isinstance(v, (tuple, list, set, frozenset)) else None  # in, not in
+    if vals is None or not all(isinstance(x, (str, int)) and not isinstance(x, bool) for x in vals):
+        return None
+    return frozenset(vals)
 
 
 @functools.lru_cache(maxsize=65536)
 def _literal_conflict(k1: str, p1: bool, k2: str, p2: bool) -> bool:
     """``x == "a"`` and ``x == "b"`` cannot both hold (literal constants, ``self.layer_type =
-    "full_attention"`` on the path against a read under ``== "linear_attention"``)."""
-    if not (p1 and p2) or k1 == k2:
+    "full_attention"`` on the path against a read under ``== "linear_attention"``); nor can ``x ==
+    "c"`` and ``x in ("a", "b")``, nor two ``in`` tests with no value in common; nor ``x == "a"``
+    with ``x in (..., "a", ...)`` false (parlai's dictionaries: ``self.tokenizer in ('bpe', ...)``)."""
+    if not (p1 or p2) or k1 == k2:
         return False
     m1, m2 = _EQ_FACT.match(k1), _EQ_FACT.match(k2)
     if not m1 or not m2 or m1.group(1) != m2.group(1):
         return False
-    try:
-        v1, v2 = ast.literal_eval(m1.group(2)), ast.literal_eval(m2.group(2))
-    except (ValueError, SyntaxError):
+    s1, s2 = _literal_set(m1.group(2), m1.group(3)), _literal_set(m2.group(2), m2.group(3))
+    if s1 is None or s2 is None:
         return False
-    return all(isinstance(v, (str, int)) and not isinstance(v, bool) for v in (v1, v2)) and v1 != v2
+    # ``x not in S`` holding is ``x in S`` failing
+    p1 = p1 if m1.group(2) != "not in" else not p1
+    p2 = p2 if m2.group(2) != "not in" else not p2
+    if not (p1 or p2):
+        return False
+    if p1 and p2:
+        return not (s1 & s2)
+    # one holds, the other does not: x is one of the true side's values, none of the false side's
+    true_side, false_side = (s1, s2) if p1 else (s2, s1)
+    return true_side <= false_side
 
 
 _NUM_FACT = re.compile(r"^(.+?) (==|<|>) (-?\d+)$")

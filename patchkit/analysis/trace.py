@@ -48,6 +48,8 @@ class Trace:
     contracts: frozenset = frozenset()
     #: the resolved ``__init__`` (class, function, kind) or None
     init: Optional[tuple] = None
+    #: keyword names construction handed to a library ``__init__`` it cannot read
+    lib_init_kw: frozenset = frozenset()
 
     @property
     def ever_in_ctor(self) -> frozenset:

@@ -40,6 +40,7 @@ def judge(an, t, reads) -> list:
     """PK002 findings of ``t`` (a Trace) from ``reads``: (attr, node, frame, missing states, all
     states, whether a library base's __init__ had run) for each read during construction."""
     from ..coassign import excluded
+    from ..nearname import misspelled
     ci, f, strict = t.ci, t.facts, t.strict
     assigned_anywhere, ever_in_ctor = t.assigned_anywhere, t.ever_in_ctor
     closed = not any(getattr(e, "kind", "") == "unknown" for e in f.externals)
@@ -52,7 +53,9 @@ def judge(an, t, reads) -> list:
         rel = frame.cls.module.rel
         if frame.cls.module.external:
             continue  # library code: its reads are the library's business
-        if (lib_init_ran or f.field_class) and f.unknown_base is not None and not strict:
+        typo = misspelled(t, attr) if not strict and attr not in assigned_anywhere and attr not in t.lib_init_kw \
+            and (t.unknown or t.escapes or f.unknown_base is not None) else None
+        if (lib_init_ran or f.field_class) and f.unknown_base is not None and not strict and not typo:
             # an unreadable library base's __init__ ran first: it may have set it (nn.Linear:
             # weight); a dataclass's generated __init__ sets the fields of an unreadable
             # dataclass base before __post_init__ reads them (transformers' TrainingArguments)
@@ -60,9 +63,7 @@ def judge(an, t, reads) -> list:
         if not strict and an.declared_for_subclasses(ci, f, attr):
             continue  # `x: T` in the class body, given a value by its subclasses: a contract
         if attr not in assigned_anywhere and attr not in ever_in_ctor:
-            if t.unknown and not strict:
-                continue
-            if t.escapes and not strict:
+            if (t.unknown or t.escapes) and not strict and not typo:
                 continue
             if not strict and (_abstract_base(an, ci, f) or _subclasses_provide(an, ci, attr)):
                 continue
@@ -76,6 +77,9 @@ def judge(an, t, reads) -> list:
             c, m, ln = not_run[0]
             why = (f"assigned in {c}.{m} ({an._at(ci, c, rel, ln)}), which construction of {ci.qualname} never runs"
                    + (" (missing super().__init__()?)" if m == "__init__" else ""))
+        elif typo:
+            why = (f"no code in view assigns it, and self.{typo}, which {ci.qualname} has, is spelt almost the "
+                   f"same (a misspelling? a base the analyzer cannot read is not taken to provide it)")
         else:
             why = "no construction path assigns it first"
         where = f"in {frame.cls.qualname}.{frame.fn.name}"
@@ -88,7 +92,8 @@ def judge(an, t, reads) -> list:
             # an initialiser picked at run time ran on self (parlai's RagAgent: `self._generation_agent
             # .__init__(self, opt)` sets NULL_IDX): it may have stored it, as PK003 says for the base's
             sev, why = Severity.WARNING, f"{why}; construction calls {t.indirect_init}(self, ...) on a class chosen at run time"
-        out.append(finding(rel, node, ci.qualname, attr, f"{why}; read {where}", "", sev))
+        out.append(finding(rel, node, ci.qualname, attr, f"{why}; read {where}",
+                           f"did you mean self.{typo}?" if typo else "", sev))
     return out
 
 

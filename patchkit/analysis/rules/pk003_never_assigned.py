@@ -15,6 +15,7 @@ import difflib
 from typing import Optional
 
 from ...ftypes import Severity
+from ..nearname import misspelled
 from ..trace import NEXT
 from ...rules import Rule
 from .base import finding as _finding
@@ -111,10 +112,20 @@ def shadowed(an, site):
     p, t = site.placed, site.trace
     if p is None or p.live or not p.shadowed:
         return NEXT
+    if handed_to_library_init(t, site.attr):
+        return None
     c, m, ln = p.shadowed[0]
     return finding(site.rel, site.node, t.ci.qualname, site.attr,
                    f"only assigned in {c}.{m} ({an._at(t.ci, c, site.rel, ln)}), which {t.ci.qualname} overrides"
                    + site.inherited)
+
+
+def handed_to_library_init(t, attr: str) -> bool:
+    """Construction passed ``attr=...`` to the ``__init__`` of a library base the analyzer cannot
+    read, which likely stores it under that name (vllm-ascend's ``NPUWorker.__init__`` calls
+    vLLM's ``WorkerBase.__init__(..., local_rank=local_rank, ...)``, which sets ``self.local_rank``;
+    a false PK003 of set AK, reported as assigned only in an overridden method)."""
+    return not t.strict and t.unknown and attr in t.lib_init_kw
 
 
 def helper_of_skipped_init(an, site):
@@ -143,9 +154,16 @@ def never_assigned(an, site):
     ci, owner, attr, strict, rel = t.ci, site.owner, site.attr, t.strict, site.rel
     if attr in t.assigned_anywhere:
         return NEXT
+    f = t.facts
+    typo = misspelled(t, attr) if not strict and attr not in t.lib_init_kw and (t.unknown or t.escapes or any(
+        e.kind == "unknown" for e in f.externals)) else None
+    if typo and not an._descendant_provides(ci, attr):  # no base provides a near-twin of the class's own name (nearname.py)
+        return finding(rel, site.node, ci.qualname, attr,
+                       f"no method of {ci.qualname} or its bases assigns it, and self.{typo}, which it has, is "
+                       f"spelt almost the same (a misspelling? a base the analyzer cannot read is not taken to "
+                       f"provide it)" + site.inherited, f"did you mean self.{typo}?")
     if (t.unknown or t.escapes) and not strict:
         return None
-    f = t.facts
     if not strict and (bool(_unimplemented_abstract(f.classes)) or bool(an._descendants(ci))) and (
             _unimplemented_abstract(f.classes) or (an._raising_template(ci) and an._descendant_provides(ci, attr))
             or (an._descendant_provides(ci, attr) and not (constructs(an, ci) and unrelated_assigner(an, ci, attr, owner)))):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from ...ftypes import Severity
 from ..trace import NEXT
+from .pk003_never_assigned import handed_to_library_init
 from ...rules import Rule
 from .base import finding as _finding
 from .examples import pk004 as _examples
@@ -104,8 +105,16 @@ def two_phase(an, site):
     p, t = site.placed, site.trace
     if p is None:
         return NEXT
+    if handed_to_library_init(t, site.attr):
+        return None  # the unreadable library initialiser was handed it by name (pk003.handed_to_library_init)
     locs = p.effective(t.assigned_anywhere[site.attr])
     where = ", ".join(f"{c}.{m} ({an._at(t.ci, c, site.rel, ln)})" for c, m, ln in locs[:2])
+    if locs and all(f"{c}.{m}" in t.inlined for c, m, _ln in locs):
+        # construction ran the method on no path through the store (a branch decided for this
+        # class, a callback it only defines, a return before it)
+        return finding(site.rel, site.node, t.ci.qualname, site.attr,
+                       f"only assigned in {where}, which construction of {t.ci.qualname} runs without "
+                       f"reaching the assignment" + site.inherited, "", _sev(an))
     return finding(site.rel, site.node, t.ci.qualname, site.attr,
                    f"only assigned in {where}, which construction never calls" + site.inherited, "", _sev(an))
 

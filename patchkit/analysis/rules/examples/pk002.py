@@ -204,6 +204,18 @@ class StudentTOutput(DistributionOutput):
 )
 
 INVALID = (
+    E("construction reads a misspelling of the class's own constant under a base the analyzer cannot read (keras 3.2.1's RandomBrightness: value_range_VALIDATION_ERROR for _VALUE_RANGE_VALIDATION_ERROR, rel_51)", """
+from not_installed_framework import Layer
+class RandomBrightness(Layer):
+    _VALUE_RANGE_VALIDATION_ERROR = "The `value_range` argument should be a list of two numbers. "
+    def __init__(self, value_range=(0, 255), **kwargs):
+        super().__init__(**kwargs)
+        self._set_value_range(value_range)
+    def _set_value_range(self, value_range):
+        if len(value_range) != 2:
+            raise ValueError(self.value_range_VALIDATION_ERROR + f"Received: {value_range}")
+        self.value_range = sorted(value_range)
+""", (("PK002", "value_range_VALIDATION_ERROR"),)),
     E("the same class without the call to the mixin's set-up (counterpart of nequip's SaveForOutput)",
       _NEQUIP_SAVE_FOR_OUTPUT % "        pass", (("PK002", "irreps_in"), ("PK002", "irreps_out"))),
     E("the same store after a call that can raise: the handler may read it unassigned (counterpart of bilby's FromFile)",

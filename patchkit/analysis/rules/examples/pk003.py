@@ -373,6 +373,18 @@ class BoundingBox(Model):
 '''
 
 VALID = (
+    E("under a base the analyzer cannot read, a public name over the class's own private one is the base's API (a property over `_name`), and so is one that differs by a letter substitution or at an end, or is the same name in another style (mmengine's METAINFO and metainfo, pycocotools' getAnnIds and get_ann_ids; nearname.py)", """
+from not_installed_framework import Layer
+class Scaler(Layer):
+    def __init__(self, name, model_dim):
+        super().__init__()
+        self._name = name
+        self.model_dim = model_dim
+    def describe(self):
+        return self.name, self.model_dir, self.model_dims, self.conv2, self.modelDim, self.MODEL_DIM
+    def conv1(self):
+        return 1
+"""),
     E("a classmethod factory stores computed names on the instance it builds (tweepy's models: `result = cls(api); setattr(result, k, v)`), so its instances are open", _TWEEPY_PARSE % ("cls", "k")),
     E("the same factory building its class by name (tweepy's `lst = List(api)`)", _TWEEPY_PARSE % ("BoundingBox", "k")),
     E("a mixin's read that its only host may set by computed name (numpy's _Config inside CCompilerOpt, whose _CCompiler sets every cc_on_* flag with setattr)",
@@ -720,6 +732,15 @@ class AcceleratedOptimizer(torch.optim.Optimizer):
 )
 
 INVALID = (
+    E("a read that misspells a name the class defines is reported even under a base the analyzer cannot read: no base provides a near-twin of a subclass's own name (nearname.py)", """
+from not_installed_framework import Layer
+class Scaler(Layer):
+    def __init__(self, hidden_size):
+        super().__init__()
+        self.hidden_size = hidden_size
+    def call(self, x):
+        return x * self.hiden_size
+""", (("PK003", "hiden_size"),)),
     E("the same factory storing one literal name: the read of another is still never assigned (counterpart of tweepy's models)", _TWEEPY_PARSE % ("cls", "'bbox'"), (("PK003", "coordinates"),)),
     E("setattr(self, key, v) after `if key not in self.<list>: raise` stores only the names of that class-level list (vispy 0.4.0's BaseCamera.set_state: FlyCamera still lacks the _distance only its sibling sets)", _CAMERA_BASE + """class FlyCamera(BaseCamera):
     _state_props = BaseCamera._state_props + ('scale_factor', 'fov')

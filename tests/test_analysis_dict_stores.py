@@ -1,0 +1,58 @@
+"""Stores through the instance's ``__dict__`` under a literal name are stores of that name:
+``self.__dict__.setdefault("_media_checks", {})`` (unsloth-zoo 2026.10.9's ``_QwenModel._reads``;
+a false PK003 of set AK) and ``self.__dict__["x"] = v`` (which used to open the whole class). A
+computed name still makes the class dynamic."""
+from __future__ import annotations
+
+import pytest
+
+from patchkit.analysis import analyse_source
+
+MODEL = '''
+class Model:
+    def __init__(self, n):
+        self.n = n
+        {store}
+
+    def checks(self):
+        return self._media_checks
+
+    def other(self):
+        return self.never_set
+'''
+
+
+def _found(src):
+    return {(f.code, f.attr) for f in analyse_source("m.py", src) if f.severity.value in ("error", "warning")}
+
+
+@pytest.mark.parametrize("store", ['self.__dict__.setdefault("_media_checks", {})',
+                                   'self.__dict__["_media_checks"] = {}'])
+def test_a_literal_dict_store_assigns_the_name_and_keeps_the_class_closed(store):
+    got = _found(MODEL.format(store=store))
+    assert ("PK003", "_media_checks") not in got
+    assert ("PK003", "never_set") in got  # the class stays closed: other names are still judged
+
+
+def test_a_store_in_a_later_method_is_two_phase_not_never_assigned():
+    src = MODEL.format(store="pass") + '''
+    def prepare(self):
+        self.__dict__.setdefault("_media_checks", {})
+'''
+    got = _found(src)
+    assert ("PK003", "_media_checks") not in got and ("PK004", "_media_checks") in got
+
+
+@pytest.mark.parametrize("store", ['self.__dict__.setdefault(name, {})', 'self.__dict__[name] = {}'])
+def test_a_computed_name_opens_the_class(store):
+    src = MODEL.format(store=f"name = str(n)\n        {store}")
+    assert ("PK003", "never_set") not in _found(src)
+
+
+def test_the_instance_dict_held_in_a_local_keeps_the_class_dynamic():
+    """pyomo's kernel ``block.__init__``: ``d = self.__dict__; d['_block__order'] = dict()``; the
+    walk does not follow stores through the local, so the class stays dynamic (not a false PK003
+    on ``self.__order``, which the review of session 32's labelled diff found)."""
+    src = MODEL.format(store='d = self.__dict__\n        d["_media_checks"] = {}')
+    got = _found(src)
+    assert ("PK003", "_media_checks") not in got and ("PK003", "never_set") not in got

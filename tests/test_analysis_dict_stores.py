@@ -56,3 +56,20 @@ def test_the_instance_dict_held_in_a_local_keeps_the_class_dynamic():
     src = MODEL.format(store='d = self.__dict__\n        d["_media_checks"] = {}')
     got = _found(src)
     assert ("PK003", "_media_checks") not in got and ("PK003", "never_set") not in got
+
+
+def test_reading_the_instance_dict_through_a_local_stores_nothing():
+    """mmdet's ``SamplingResult.info`` reads ``_dict = self.__dict__`` and deepchem's featurizers
+    read ``self.__dict__[arg_name]``: neither writes, so the class stays closed and its real
+    findings stay (a first version of the rule above lost two real groups in deepchem)."""
+    src = MODEL.format(store="d = self.__dict__\n        print(d.get('n'))")
+    assert ("PK003", "never_set") in _found(src)
+    src = MODEL.format(store="value = self.__dict__['n']")
+    assert ("PK003", "never_set") in _found(src)
+
+
+def test_rebinding_the_keys_the_dict_already_has_stores_nothing_new():
+    """mmdet's ``SamplingResult.to``: ``_dict = self.__dict__; for key, value in _dict.items():
+    _dict[key] = value.to(device)`` moves existing attributes only."""
+    src = MODEL.format(store="d = self.__dict__\n        for key, value in d.items():\n            d[key] = value")
+    assert ("PK003", "never_set") in _found(src)

@@ -189,15 +189,43 @@ def _scan_assign(ci: ClassInfo, mname: str, node: ast.AST, selfname: str) -> Non
         targets = [node.target]
     elif isinstance(node, ast.withitem) and node.optional_vars is not None:
         targets = [node.optional_vars]
-    if isinstance(node, ast.Assign) and (dotted(node.value) or "") == f"{selfname}.__dict__" and \
-            any(isinstance(t, ast.Name) for t in node.targets):
-        # d = self.__dict__; d["_block__order"] = ...: stores the walk does not follow (pyomo's kernel block)
-        mark_dynamic(ci, mname, f"holds self.__dict__ in a local in {mname} at line {node.lineno}")
+    if isinstance(node, ast.Assign) and isinstance(node.value, ast.Attribute) and \
+            (dotted(node.value) or "") == f"{selfname}.__dict__":
+        held = {t.id for t in node.targets if isinstance(t, ast.Name)}
+        if held and _writes_through(ci.methods.get(mname), held):
+            # d = self.__dict__; d["_block__order"] = ...: stores the walk does not follow (pyomo's
+            # kernel block); reading through the local (mmdet's SamplingResult.info) stores nothing
+            mark_dynamic(ci, mname, f"writes self.__dict__ through a local in {mname} at line {node.lineno}")
     for t in targets:
         for a in self_targets(t, selfname):
             ci.assigned_in.setdefault(a, []).append((mname, getattr(t, "lineno", 0)))
         if isinstance(t, ast.Attribute) and _is_class_ref(t.value, selfname):
             ci.class_names.add(t.attr)  # type(self).x = ..., self.__class__.x = ..., request.cls.x = ...
+
+
+def _writes_through(fn, names: set) -> bool:
+    """``fn`` stores into a dict held by one of the locals ``names`` (``d[k] = v``, ``del d[k]``,
+    ``d.update(...)``, ``d.setdefault(...)``, ``d.pop(...)``)."""
+    if fn is None:
+        return True
+    existing = set()  # keys walked from the dict itself: `for k, v in d.items(): d[k] = ...` rebinds them
+    for n in fast_walk(fn):
+        if isinstance(n, ast.For):
+            it = n.iter.func.value if isinstance(n.iter, ast.Call) and isinstance(n.iter.func, ast.Attribute) and \
+                n.iter.func.attr in ("items", "keys") else n.iter
+            t = n.target.elts[0] if isinstance(n.target, ast.Tuple) and n.target.elts else n.target
+            if isinstance(it, ast.Name) and it.id in names and isinstance(t, ast.Name):
+                existing.add(t.id)
+    for n in fast_walk(fn):
+        if isinstance(n, ast.Subscript) and isinstance(n.ctx, (ast.Store, ast.Del)) and \
+                isinstance(n.value, ast.Name) and n.value.id in names and \
+                not (isinstance(n.ctx, ast.Store) and isinstance(n.slice, ast.Name) and n.slice.id in existing):
+            return True
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in (
+                "update", "setdefault", "pop", "clear", "popitem") and \
+                isinstance(n.func.value, ast.Name) and n.func.value.id in names:
+            return True
+    return False
 
 
 def _is_class_ref(v: ast.expr, selfname: str) -> bool:

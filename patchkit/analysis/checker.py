@@ -307,12 +307,14 @@ class Analyzer(ClassModel, ReadJudge):
                 self.project, [c for c in f.classes if not c.module.external], f.linear)
         if not dict.__len__(consts):
             return False
-        owner = next((c.module for c in f.classes if fn in c.methods.values()), ci.module)
-        local_names = memo_on(fn, "_pk_local_names", lambda: frozenset(
-            [a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)] +
-            [n.id for n in fast_walk(fn) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)])
+        def names_of_fn() -> frozenset:
             # a fact spells `self.m()` as `m()`: a module-level `m` called bare is another thing
-            | set(owner.functions) | set(owner.imports) | set(owner.classes) | set(owner.aliases))
+            owner = next((c.module for c in f.classes if any(m is fn for m in c.methods.values())), ci.module)
+            return frozenset(
+                [a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)] +
+                [n.id for n in fast_walk(fn) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)]) | \
+                set(owner.functions) | set(owner.imports) | set(owner.classes) | set(owner.aliases)
+        local_names = memo_on(fn, "_pk_local_names", names_of_fn)  # once per function, not per read
         return any(fact_contradicts_constants(c.key, c.holds, consts, local_names) for c in conds)
 
     def _class_name_fixed(self, f, fn) -> bool:

@@ -91,13 +91,17 @@ def misspelling(attr: str, known: Iterable[str]) -> Optional[str]:
 
 def known_names(t) -> set:
     """The names the analysed code of ``t``'s class (a Trace) defines: attributes its methods
-    assign, class-level names and fields of the classes in view."""
-    f = t.facts
-    out = set(t.assigned_anywhere) | set(f.class_level) | set(f.fields)
-    for c in f.classes:
-        if not c.module.external:
-            out |= set(c.methods)
-    return out
+    assign, class-level names and fields of the classes in view. Computed once per trace (every
+    never-assigned read of a class with an unreadable base asks)."""
+    got = t.__dict__.get("_pk_known_names")
+    if got is None:
+        f = t.facts
+        got = set(t.assigned_anywhere) | set(f.class_level) | set(f.fields)
+        for c in f.classes:
+            if not c.module.external:
+                got |= set(c.methods)
+        got = t.__dict__["_pk_known_names"] = frozenset(got)
+    return got
 
 
 def misspelled(t, attr: str) -> Optional[str]:

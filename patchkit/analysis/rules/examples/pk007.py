@@ -5,6 +5,23 @@ VALID: no finding at the default settings. INVALID: exactly the (code, attribute
 turns each into a test; ``patchkit check`` runs the same analyzer."""
 from patchkit.checks_api import Example as E
 
+# the head and tail a valid example and its invalid counterpart share
+_CACHE_HEAD = """
+import threading
+class Cache:
+    def __init__(self):
+        self.data = {}
+        self._lock = threading.Lock()
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        del state["_lock"]
+        return state
+"""
+_CACHE_PUT = """    def put(self, k, v):
+        with self._lock:
+            self.data[k] = v
+"""
+
 VALID = (
     E("__setstate__ restores the state and makes what the state leaves out again (requests 2.2.0)", """
 class HTTPAdapter:
@@ -26,23 +43,10 @@ class HTTPAdapter:
     def get_connection(self, proxy):
         return self.proxy_manager.get(proxy) or self.poolmanager
 """),
-    E("a dropped lock is made again in __setstate__", """
-import threading
-class Cache:
-    def __init__(self):
-        self.data = {}
-        self._lock = threading.Lock()
-    def __getstate__(self):
-        state = self.__dict__.copy()
-        del state["_lock"]
-        return state
-    def __setstate__(self, state):
+    E("a dropped lock is made again in __setstate__", _CACHE_HEAD + """    def __setstate__(self, state):
         self.__dict__.update(state)
         self._lock = threading.Lock()
-    def put(self, k, v):
-        with self._lock:
-            self.data[k] = v
-"""),
+""" + _CACHE_PUT),
     E("a dropped name with a class-level default, and a guarded read", """
 class Model:
     _compiled = None
@@ -94,18 +98,5 @@ class HTTPAdapter:
             self.proxy_manager[proxy] = object()
         return self.poolmanager
 """, (("PK007", "proxy_manager"),)),
-    E("a dropped lock that __setstate__ forgets", """
-import threading
-class Cache:
-    def __init__(self):
-        self.data = {}
-        self._lock = threading.Lock()
-    def __getstate__(self):
-        state = self.__dict__.copy()
-        del state["_lock"]
-        return state
-    def put(self, k, v):
-        with self._lock:
-            self.data[k] = v
-""", (("PK007", "_lock"),)),
+    E("a dropped lock that __setstate__ forgets", _CACHE_HEAD + _CACHE_PUT, (("PK007", "_lock"),)),
 )

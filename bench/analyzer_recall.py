@@ -18,7 +18,7 @@ or sits on the case's read line. Writes bench/results/analyzer-recall.json.gz an
 
     python3 bench/analyzer_recall.py --releases [--case rel_03 ...] [--no-pyrefly]
 
-The whole-release corpus (bench/recall_releases.json): each case names a package on the registry,
+The whole-release corpus (bench/recall_releases.json.xz): each case names a package on the registry,
 its last buggy and first fixed release, the class and the attribute. Both releases are fetched
 (`pip download --no-deps`, cached outside the repo) and each tool runs on the whole unpacked
 distribution, as a user would run it on an installed package: patchkit with its default settings
@@ -43,7 +43,7 @@ from _releases import CACHE as _BENCH_CACHE, fetch_release  # noqa: E402
 #: per archive content into the bench cache. `--unpack DIR` / `--pack DIR` to edit it
 #: (bench/analyzer_corpus_README.md, bench/analyzer_corpus_extract.py)
 CORPUS_ARCHIVE = ROOT / "bench" / "analyzer_corpus.tar.xz"
-RELEASES = ROOT / "bench" / "recall_releases.json"
+RELEASES = ROOT / "bench" / "recall_releases.json.xz"  # xz: the repository size budget (read it with xzcat)
 RELEASE_CACHE = _BENCH_CACHE / "recall"
 RESULTS = ROOT / "bench" / "results"
 FIELDS = ("project", "url", "buggy_commit", "fixed_commit", "files", "class", "attribute", "kind", "read")
@@ -229,7 +229,8 @@ def write(rows, commit, patchkit_path, out_dir: Path = RESULTS, suffix=""):
 
 
 def load_release_cases(only=None):
-    cases = json.loads(RELEASES.read_text())["cases"]
+    import lzma
+    cases = json.loads(lzma.decompress(RELEASES.read_bytes()))["cases"]
     return [c for c in cases if not only or c["id"] in only]
 
 
@@ -345,7 +346,7 @@ def main(argv=None):
     ap.add_argument("--errors-only", action="store_true",
                     help="run with the default settings (no --strict) and count only error findings")
     ap.add_argument("--releases", action="store_true",
-                    help="the whole-release corpus (bench/recall_releases.json) instead of the trimmed one")
+                    help="the whole-release corpus (bench/recall_releases.json.xz) instead of the trimmed one")
     ap.add_argument("--unpack", type=Path, metavar="DIR", help="copy the trimmed corpus into DIR/analyzer_corpus to edit it")
     ap.add_argument("--pack", type=Path, metavar="DIR", help="write DIR (an analyzer_corpus folder) as the corpus archive")
     args = ap.parse_args(argv)

@@ -13,8 +13,11 @@ Configurations (identical server flags otherwise; each its own server, one after
   patched       EAGLE-3 + --speculative-disable-batch-threshold T      patched tree
   patched-keep  as patched, with PATCHKIT_SPEC_DISABLE_DRAFT_EXTEND=keep (draft extend on every
                 disabled step, patch 2.1's behaviour)
-  patched-skip-above-t  as patched, with PATCHKIT_SPEC_DISABLE_DRAFT_EXTEND=skip (no draft extend on
-                disabled steps above T; the run-up to a resume runs it)
+  patched-skip-above-t  as patched, with PATCHKIT_SPEC_DISABLE_DRAFT_EXTEND=skip (no draft-model work
+                above T: no draft extend on disabled decode steps, no draft prefill of prompts
+                admitted there; the run-up to a resume runs the extend)
+  patched-skip-decode  as patched, with PATCHKIT_SPEC_DISABLE_DRAFT_EXTEND=skip-decode (decode-step
+                extends only: patch 2.4's skip, prompts admitted above T keep their draft prefill)
   patched-skip  as patched, with upstream's SGLANG_SPEC_SKIP_ZERO_STEP_DRAFT_EXTEND=1 (0.5.14+)
   patched-lens-off  as patched, with PATCHKIT_SPEC_DISABLE_HOST_LENS=off (the scheduler waits for the
                 device's lengths after a disabled step, patch 2.2's behaviour)
@@ -58,10 +61,10 @@ from patchkit.smoke.run import free_port  # noqa: E402
 from patchkit.smoke.server import Server, gpu_memory_used_mib, http_json, wait_gpu_released  # noqa: E402
 from patchkit.smoke.stages.acceptance import accept  # noqa: E402
 
-CONFIGS = ("nospec", "eagle", "patched", "patched-keep", "patched-skip-above-t", "patched-skip", "patched-lens-off",
-           "adaptive")
+CONFIGS = ("nospec", "eagle", "patched", "patched-keep", "patched-skip-above-t", "patched-skip-decode", "patched-skip",
+           "patched-lens-off", "adaptive")
 #: PATCHKIT_SPEC_DISABLE_DRAFT_EXTEND per patched configuration (absent: the patch's default)
-DRAFT_EXTEND = {"patched-keep": "keep", "patched-skip-above-t": "skip"}
+DRAFT_EXTEND = {"patched-keep": "keep", "patched-skip-above-t": "skip", "patched-skip-decode": "skip-decode"}
 #: PATCHKIT_SPEC_DISABLE_HOST_LENS per patched configuration: ``patched-lens-off`` is 2.3.0 with the
 #: host lengths off, i.e. 2.2.0's disabled step (the control for what they are worth in the same run)
 HOST_LENS = {"patched-lens-off": "off"}

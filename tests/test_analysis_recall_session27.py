@@ -1,4 +1,4 @@
-"""Session 27's rules from the untuned recall set (rel_43-rel_68 in bench/recall_releases.json;
+"""Session 27's rules from the untuned recall set (rel_43-rel_68 in bench/recall_releases.json.xz;
 bench/results/analyzer-precision-session27.md). Each opened or hid a class that was neither, so a
 real bug stayed silent; each test also keeps a case that must stay quiet (or open).
 

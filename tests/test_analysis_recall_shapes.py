@@ -1,4 +1,4 @@
-"""Shapes of real bugs from the whole-release recall corpus (bench/recall_releases.json) that the
+"""Shapes of real bugs from the whole-release recall corpus (bench/recall_releases.json.xz) that the
 analyzer missed, each beside its counterpart that must stay quiet.
 
 - rel_20 (flopy 3.9.3): a ``__setattr__`` that only reads ``vars(self)`` before ``super().__setattr__``

@@ -188,7 +188,7 @@ def test_scorer_on_real_patchkit_output(case, tmp_path):
 
 
 def test_the_release_corpus_names_registry_releases_classes_and_reads():
-    """bench/recall_releases.json: each case a package on the registry with a buggy and a later fixed
+    """bench/recall_releases.json.xz: each case a package on the registry with a buggy and a later fixed
     release, the class, the attribute, the read and the fix (checked on the releases by
     ``analyzer_recall.verify_release_case`` when the bench runs; here the data's shape)."""
     rec = _load("analyzer_recall")

@@ -672,6 +672,104 @@ def test_keep_by_default_runs_the_draft_extend_on_every_disabled_step(upstream, 
     assert "draft_extend=every-step" in caplog.text
 
 
+class PrefillWorker(Worker):
+    """0.5.14+'s stub, reduced: it fills the draft input's seed fields for the batch's requests."""
+
+    def _stub_skipped_draft_extend(self, batch, batch_output):
+        bs = batch.seq_lens.shape[0]
+        batch_output.next_draft_input.topk_p = ("zeros", bs, 1)
+        batch_output.next_draft_input.hidden_states = ("zeros", bs, 4096)
+
+
+@dataclass
+class EagleDraftInput:
+    bonus_tokens: Any = None
+    num_tokens_per_req: int = 0
+    num_tokens_for_logprob_per_req: int = 0
+    topk_p: Any = None
+    hidden_states: Any = None
+
+
+class _Mode:
+    def __init__(self, idle: bool = False):
+        self.idle = idle
+
+    def is_idle(self):
+        return self.idle
+
+    def is_extend(self):
+        return not self.idle
+
+
+def _prefill(n: int, idle: bool = False):
+    return SimpleNamespace(seq_lens=SimpleNamespace(shape=(n,)), forward_mode=_Mode(idle))
+
+
+events = st.integers(0, 48).flatmap(lambda t: st.tuples(st.just(t), st.integers(1, 4), st.lists(st.one_of(
+    st.tuples(st.just("decode"), st.one_of(st.integers(max(0, t - 2), t + 2), st.integers(0, 120))),
+    st.tuples(st.just("prefill"), st.integers(1, 8))), max_size=200)))
+
+
+@settings(max_examples=200, deadline=None)
+@given(events)
+def test_a_prompt_admitted_above_t_gets_no_draft_prefill_and_drafting_resumes_only_from_a_refreshed_seed(args):
+    t, k, seq = args
+    with _upstream_stand_ins({rt.DRAFT_EXTEND_ENV: "skip"}) as ew:
+        ew.EagleDraftInput = EagleDraftInput
+        w = PrefillWorker(_server_args(speculative_disable_hysteresis=k), threshold=t)
+        rt.on_init(w, EAGLEWorkerV2)
+        ctl = getattr(w, rt.STATE_ATTR)
+        last_bs, fresh, skipped = None, True, 0
+        for kind, n in seq:
+            if kind == "prefill":
+                stub = rt.skip_draft_prefill(w, _prefill(n), f"tokens-{n}")
+                # skipped exactly while disabled with the last decode step above T
+                assert (stub is not None) == (w.speculative_num_steps == 0 and last_bs is not None and last_bs > t)
+                if stub is not None:
+                    assert stub.bonus_tokens == f"tokens-{n}" and stub.topk_p == ("zeros", n, 1)
+                    assert stub.hidden_states == ("zeros", n, 4096)
+                    fresh, skipped = False, skipped + 1
+                continue
+            was_disabled = w.speculative_num_steps == 0
+            rt.on_decode(w, _batch(n))
+            last_bs = n
+            if w.speculative_num_steps == 0:
+                fresh = not rt.skip_draft_extend(w)
+            else:
+                # drafting (again): the seed came from a draft extend, never from a stub
+                assert not was_disabled or fresh, "resumed drafting from a stubbed seed"
+        assert ctl.skipped_prefills == skipped
+
+
+@pytest.mark.parametrize("setting", [None, "keep", "skip-decode"])
+def test_draft_prefill_runs_unless_skip_is_set(upstream, monkeypatch, caplog, setting):
+    upstream.EagleDraftInput = EagleDraftInput
+    if setting is not None:
+        monkeypatch.setenv(rt.DRAFT_EXTEND_ENV, setting)
+    caplog.set_level(logging.INFO, logger=rt.logger.name)
+    w = PrefillWorker(_server_args(speculative_disable_hysteresis=1), threshold=8)
+    rt.on_init(w, EAGLEWorkerV2)
+    rt.on_decode(w, _batch(20))
+    assert rt.skip_draft_prefill(w, _prefill(3), "t") is None
+    assert rt.skip_draft_extend(w) == (setting == "skip-decode")
+    assert ("draft_extend=skip-above-T-decode-only" in caplog.text) == (setting == "skip-decode")
+
+
+def test_draft_prefill_runs_on_idle_batches_and_under_rejection_sampling(upstream, monkeypatch):
+    upstream.EagleDraftInput = EagleDraftInput
+    monkeypatch.setenv(rt.DRAFT_EXTEND_ENV, "skip")
+    w = PrefillWorker(_server_args(speculative_disable_hysteresis=1), threshold=8)
+    rt.on_init(w, EAGLEWorkerV2)
+    assert rt.skip_draft_prefill(w, _prefill(3), "t") is None  # not disabled yet
+    rt.on_decode(w, _batch(20))
+    assert rt.skip_draft_prefill(w, _prefill(3, idle=True), "t") is None
+    w.server_args.speculative_use_rejection_sampling = True
+    assert rt.skip_draft_prefill(w, _prefill(3), "t") is None  # the stub has no draft probabilities
+    w.server_args.speculative_use_rejection_sampling = False
+    assert rt.skip_draft_prefill(w, _prefill(3), "t") is not None
+    assert rt.skip_draft_prefill(Worker(_server_args(), threshold=None), _prefill(3), "t") is None
+
+
 class OldWorker(Worker):
     """0.5.12-0.5.13: no zero-step stub, so patch 2.2.0 adds no skip hook there."""
     _stub_skipped_draft_extend = None
@@ -690,7 +788,7 @@ def test_a_bad_draft_extend_setting_is_refused_at_start_up_in_one_line(monkeypat
     monkeypatch.setenv(rt.DRAFT_EXTEND_ENV, "sometimes")
     with pytest.raises(rt.SpecDisableConfigError) as info:
         rt.check_server_args(_server_args(speculative_disable_batch_threshold=8))
-    assert str(info.value) == f"{rt.DRAFT_EXTEND_ENV}='sometimes': expected 'skip' or 'keep'"
+    assert str(info.value) == f"{rt.DRAFT_EXTEND_ENV}='sometimes': expected one of keep, skip, skip-decode"
 
 
 def test_thousand_switches_leave_provenance_and_sizing_at_the_full_state(upstream):

@@ -349,6 +349,60 @@ def _skip_extend_edit() -> Edit:
                 transform, applied, id=f"skip-draft-extend:{CLS}.{meth}")
 
 
+PREFILL_CALL = "self.draft_worker._draft_extend_for_prefill"
+PREFILL_HOOK = f"{ALIAS}.skip_draft_prefill("
+
+
+class _OrPrefillHook(cst.CSTTransformer):
+    """``self.draft_worker._draft_extend_for_prefill(batch, hidden, tokens, ...)`` ->
+    ``(hook(self, batch, tokens) or <that call>)``: a stub draft input where the hook skips it."""
+
+    def __init__(self) -> None:
+        self.done = 0
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        if cm.code(original.func) != PREFILL_CALL:
+            return updated
+        args = original.args
+        if len(args) < 3 or any(a.keyword is not None or a.star for a in args[:3]):
+            raise AnchorNotFound(f"{WORKER}: {CLS} calls {PREFILL_CALL}() without (batch, hidden_states, "
+                                 f"next_token_ids) as its first three positional arguments (upstream drifted?)")
+        self.done += 1
+        return cst.parse_expression(
+            f"({PREFILL_HOOK}self, {cm.code(args[0].value)}, {cm.code(args[2].value)}) or {cm.code(updated)})")
+
+
+def _prefill_statement(cls: cst.ClassDef) -> list:
+    return [s for fn in cm.methods(cls).values() for s in cm.walk_statements(fn)
+            if isinstance(s, cst.SimpleStatementLine) and f"{PREFILL_CALL}(" in cm.code(s)]
+
+
+def _skip_prefill_edit() -> Edit:
+    """0.5.14+: the draft model's extend over a prompt admitted while drafting is disabled above the
+    threshold is skipped too under ``PATCHKIT_SPEC_DISABLE_DRAFT_EXTEND=skip`` (runtime.skip_draft_prefill)."""
+
+    def transform(module: cst.Module) -> cst.Module:
+        found = _prefill_statement(cm.find_class(WORKER, module, CLS))
+        if len(found) != 1:
+            raise AnchorNotFound(f"{WORKER}: {CLS}: expected one statement calling {PREFILL_CALL}(), "
+                                 f"found {len(found)} (upstream drifted?)")
+        t = _OrPrefillHook()
+        new = found[0].visit(t)
+        if t.done != 1:
+            raise AnchorNotFound(f"{WORKER}: {CLS}: expected one call of {PREFILL_CALL}() in its statement, found {t.done}")
+        return cm.insert(module, found[0], [new], replace=True)
+
+    def applied(module: cst.Module) -> bool:
+        try:
+            return PREFILL_HOOK in cm.code(cm.find_class(WORKER, module, CLS))
+        except AnchorNotFound:
+            return False
+
+    return Edit(WORKER, f"skip the draft prefill of prompts admitted while disabled above the threshold in {CLS}",
+                (Anchor(WORKER, CLS, "forward_batch_generation#draft-prefill", f"{PREFILL_CALL}(...)"),),
+                transform, applied, id=f"skip-draft-prefill:{CLS}")
+
+
 def skips_draft_extend(module: cst.Module) -> bool:
     """The release's zero-step branch can stub the draft extend (``_stub_skipped_draft_extend``)."""
     return cm.has_method(module, CLS, "_stub_skipped_draft_extend") and \
@@ -577,11 +631,12 @@ def module_names(text: str) -> set[str]:
     return out
 
 
-def missing_worker_names(worker_text: str, strategy: str) -> list[str]:
-    """Names runtime.py takes from the worker module that this release's module does not bind."""
+def missing_worker_names(worker_text: str, *uses: str) -> list[str]:
+    """Names runtime.py takes from the worker module (for a strategy, or an optional edit's id
+    prefix) that this release's module does not bind."""
     need = _runtime_names()
     have = module_names(worker_text)
-    return [n for n in need["always"] + tuple(need.get(strategy, ())) if n not in have]
+    return [n for n in need["always"] + sum((tuple(need.get(u, ())) for u in uses), ()) if n not in have]
 
 
 # ----------------------------------------------------------------------------- selection
@@ -618,7 +673,10 @@ def select(version: Version, read: Reader, init_class: str = CLS) -> Strategy:
     skip_extend = has_upstream_zero and skips_draft_extend(module)
     if skip_extend:
         edits.append(_skip_extend_edit())
-    missing = missing_worker_names(worker, "reuse-upstream-zero-step" if has_upstream_zero else "bring-zero-step")
+        if len(_prefill_statement(cm.find_class(WORKER, module, CLS))) == 1:
+            edits.append(_skip_prefill_edit())
+    missing = missing_worker_names(worker, "reuse-upstream-zero-step" if has_upstream_zero else "bring-zero-step",
+                                   *(e.id.split(":")[0] for e in edits if e.id.startswith("skip-draft-prefill")))
     if missing:
         raise AnchorNotFound(f"{WORKER}: the module no longer binds {', '.join(missing)} (renamed upstream?); "
                              f"patchkit_spec_disable.py takes it from there")
@@ -638,7 +696,9 @@ def select(version: Version, read: Reader, init_class: str = CLS) -> Strategy:
         kernels += f"; other backends keep their verify kernels ({next(iter(other.values()))[0]})"
     sub_line = "; subclasses: " + ", ".join(s.support() for s in subs) if subs else ""
     lens = "; host lengths after a disabled step: no GPU sync" if resolve is not None else ""
-    extend = ("draft extend every step (PATCHKIT_SPEC_DISABLE_DRAFT_EXTEND=skip: only in the run-up to a resume)"
+    extend = ("draft extend every step (PATCHKIT_SPEC_DISABLE_DRAFT_EXTEND=skip: only in the run-up to a resume"
+              + (", and no draft prefill above T" if any(e.id.startswith("skip-draft-prefill") for e in edits) else "")
+              + ")"
               if skip_extend else "draft extend every step")
     if has_upstream_zero:
         name = "reuse-upstream-zero-step"
@@ -721,7 +781,7 @@ EXAMPLES = (
 
 PATCH = Patch(
     name="dynamic-spec-disable",
-    version="2.4.0",
+    version="2.5.0",
     description="Skip EAGLE-3 draft+verify for decode batches above --speculative-disable-batch-threshold",
     distribution="sglang",
     specifier=SpecifierSet(">=0.5.6,<0.6"),

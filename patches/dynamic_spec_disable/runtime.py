@@ -12,6 +12,8 @@ only adds thin hooks that call into it:
 - the decode branch of ``forward_batch_generation`` -> :func:`on_decode`
 - 0.5.14+: the zero-step branch's skip condition -> :func:`skip_draft_extend` (no draft-model work
   on a disabled step above the threshold)
+- 0.5.14+: the draft prefill after a target prefill -> :func:`skip_draft_prefill` (none for a prompt
+  admitted while disabled above the threshold)
 - 0.5.12-0.5.13: ``speculative_num_steps == 0`` -> :func:`trivial_verify_input`
 - 0.5.14+: the start of ``FutureMap.resolve_seq_lens_cpu`` (the overlap scheduler) ->
   :func:`resolve_on_host` (after a disabled step, the next step's host lengths without a GPU sync)
@@ -21,14 +23,16 @@ zero-step runtime state and verifies only the previous bonus token (a plain deco
 speculative bookkeeping); at or below it for ``hysteresis`` consecutive decode steps, it swaps back.
 
 Every disabled step runs the draft model's extend by default, which keeps the draft's KV cache
-complete. ``PATCHKIT_SPEC_DISABLE_DRAFT_EXTEND=skip`` (0.5.14+) skips it on disabled steps above the
-threshold (upstream's ``_stub_skipped_draft_extend``): no draft-model work there. The run-up to a
-resume (disabled steps at or below the threshold) still runs it, so the latest tokens' draft KV and
+complete. ``PATCHKIT_SPEC_DISABLE_DRAFT_EXTEND=skip`` (0.5.14+) does no draft-model work above the
+threshold: disabled decode steps skip the extend (upstream's ``_stub_skipped_draft_extend``), and a
+prompt admitted while disabled above it gets no draft prefill (:func:`skip_draft_prefill`, the same
+stub shapes). ``skip-decode`` skips only the former (patch 2.4's ``skip``). The run-up to a resume
+(disabled steps at or below the threshold) still runs the extend, so the latest tokens' draft KV and
 the next-token seed are fresh when drafting resumes; a resume due right after a skipped step waits
-one step for that (``hysteresis`` 1). The tokens decoded above the threshold stay holes in the
-draft's KV cache: whether that costs acceptance depends on the draft (vLLM measured an EAGLE-3
-draft losing nearly all of it), so ``skip`` is opt-in and the smoke test's resume-acceptance stage
-measures it on the user's own checkpoint.
+one step for that (``hysteresis`` 1). The tokens decoded above the threshold, and under ``skip`` the
+prompts admitted there, stay holes in the draft's KV cache: whether that costs acceptance depends on
+the draft (vLLM measured an EAGLE-3 draft losing nearly all of it), so skipping is opt-in and the
+smoke test's resume-acceptance stage measures it on the user's own checkpoint.
 
 Importing this module is cheap and imports nothing from SGLang or torch: SGLang's own modules
 import it while they load. Everything that needs them imports it lazily.
@@ -147,7 +151,7 @@ def check_server_args(server_args: Any) -> None:
     every option it cannot run with, in one line naming both. Nothing happens when the flag is off."""
     threshold, source = _int_setting(server_args, "speculative_disable_batch_threshold", FLAG, ENV, 0)
     resolve_hysteresis(server_args)
-    resolve_skip_extend()
+    resolve_draft_extend()
     resolve_host_lens()
     if threshold is None:
         return
@@ -234,11 +238,15 @@ class SpecDisable:
     extra_memory_mib: Optional[float] = None
     #: skip the draft extend on disabled steps above the threshold (else run it on every step)
     skip_extend: bool = False
+    #: also skip the draft prefill of prompts admitted while disabled above the threshold
+    skip_prefill: bool = False
     #: batch size of the decode step in flight (set by :func:`on_decode`)
     step_bs: int = 0
     #: the last disabled step skipped the draft extend: the draft's seed is stale until one runs
     stale: bool = False
     skipped_steps: int = 0
+    #: prefill batches whose draft extend was skipped (:func:`skip_draft_prefill`)
+    skipped_prefills: int = 0
     lens: "HostLens" = field(default_factory=lambda: HostLens())
 
 
@@ -304,14 +312,14 @@ def on_init(worker: Any, owner: type) -> None:
     extra = None if before is None or after is None else max(0.0, after - before)
     worker.apply_runtime_state(full)
     _set_fields(sa, sizing)
-    skip = resolve_skip_extend()
+    skip, skip_prefill = resolve_draft_extend()
     if skip and not callable(getattr(worker, "_stub_skipped_draft_extend", None)):
         # 0.5.12-0.5.13: no upstream stub, so apply added no skip hook; say so rather than claim it
         logger.warning("patchkit-spec-disable: %s=skip is ignored: this release cannot skip the draft extend "
                        "(0.5.14+ can); it runs on every disabled step", DRAFT_EXTEND_ENV)
-        skip = False
+        skip = skip_prefill = False
     ctl = SpecDisable(Switch(threshold, resolve_hysteresis(sa)), full, zero, sizing, converted, extra,
-                      skip_extend=skip, lens=HostLens(resolve_host_lens()))
+                      skip_extend=skip, skip_prefill=skip_prefill, lens=HostLens(resolve_host_lens()))
     setattr(worker, STATE_ATTR, ctl)
     global _ACTIVE
     _ACTIVE = ctl
@@ -319,7 +327,8 @@ def on_init(worker: Any, owner: type) -> None:
         "patchkit-spec-disable: ready threshold=%d hysteresis=%d steps=%d decode_attention=%s "
         "draft_extend=%s host_lens=%s extra_memory_mib=%s worker=%s",
         threshold, ctl.switch.hysteresis, full.speculative_num_steps, converted,
-        "skip-above-T" if ctl.skip_extend else "every-step", ctl.lens.mode,
+        ("skip-above-T" + ("" if ctl.skip_prefill else "-decode-only")) if ctl.skip_extend else "every-step",
+        ctl.lens.mode,
         "?" if extra is None else f"{extra:.0f}", type(worker).__name__,
     )
 
@@ -353,12 +362,54 @@ def skip_draft_extend(worker: Any) -> bool:
     return skip
 
 
-def resolve_skip_extend() -> bool:
-    """``$PATCHKIT_SPEC_DISABLE_DRAFT_EXTEND``: ``keep`` (default) or ``skip``."""
+def skip_draft_prefill(worker: Any, batch: Any, next_token_ids: Any) -> Any:
+    """Called before the draft model's extend over a prefill batch: a stub draft input (upstream's
+    zero-step stub shapes, the target's next tokens as bonus tokens) skips it; None runs it. Skips
+    under ``skip`` only while disabled and the last decode step ran above the threshold, so the
+    prompts of requests admitted there are holes in the draft's KV cache, like the tokens decoded
+    there. The seed is stale after it: a resume waits for a draft extend (the run-up's)."""
+    ctl = getattr(worker, STATE_ATTR, None)
+    if ctl is None or not ctl.skip_prefill or not ctl.switch.disabled or ctl.step_bs <= ctl.switch.threshold:
+        return None
+    mode = getattr(batch, "forward_mode", None)
+    if mode is None or mode.is_idle() or getattr(batch, "is_extend_in_batch", False) and not mode.is_extend():
+        return None
+    if getattr(worker.server_args, "speculative_use_rejection_sampling", False) or \
+            getattr(worker._draft_worker, "seed_dsa_topk_from_draft_extend", False):
+        return None  # the stub carries no draft probabilities or DSA seed
+    draft = _worker_module(worker).EagleDraftInput(
+        bonus_tokens=next_token_ids, num_tokens_per_req=1, num_tokens_for_logprob_per_req=1)
+    worker._stub_skipped_draft_extend(batch, _Result(draft))
+    ctl.stale = True  # that decode step set it already (it skipped too); a prefill alone never clears it
+    ctl.skipped_prefills += 1
+    return draft
+
+
+@dataclass
+class _Result:
+    """The one field of a GenerationBatchResult that upstream's stub fills."""
+
+    next_draft_input: Any
+
+
+#: ``$PATCHKIT_SPEC_DISABLE_DRAFT_EXTEND`` values: (skip decode-step extends, skip prompt prefills)
+DRAFT_EXTEND_MODES = {"keep": (False, False), "skip": (True, True), "skip-decode": (True, False)}
+
+
+def resolve_draft_extend() -> tuple[bool, bool]:
+    """``$PATCHKIT_SPEC_DISABLE_DRAFT_EXTEND``: ``keep`` (default), ``skip`` (no draft-model work
+    above the threshold: neither decode-step extends nor the prefill of prompts admitted there) or
+    ``skip-decode`` (decode-step extends only; prompts admitted above the threshold still get
+    their draft prefill)."""
     raw = os.environ.get(DRAFT_EXTEND_ENV, "keep").strip().lower() or "keep"
-    if raw not in ("skip", "keep"):
-        raise SpecDisableConfigError(f"{DRAFT_EXTEND_ENV}={raw!r}: expected 'skip' or 'keep'")
-    return raw == "skip"
+    if raw not in DRAFT_EXTEND_MODES:
+        raise SpecDisableConfigError(f"{DRAFT_EXTEND_ENV}={raw!r}: expected one of {', '.join(DRAFT_EXTEND_MODES)}")
+    return DRAFT_EXTEND_MODES[raw]
+
+
+def resolve_skip_extend() -> bool:
+    """Whether disabled decode steps above the threshold skip the draft extend."""
+    return resolve_draft_extend()[0]
 
 
 def _int64_bonus_tokens(batch: Any) -> None:
@@ -376,8 +427,9 @@ def _log_switch(ctl: SpecDisable, due: bool, bs: int) -> None:
     sw = ctl.switch
     logger.info(
         "patchkit-spec-disable: %s batch_size=%d threshold=%d switches=%d disabled_steps=%d enabled_steps=%d "
-        "skipped_draft_extends=%d host_lens=%d/%d",
+        "skipped_draft_extends=%d skipped_draft_prefills=%d host_lens=%d/%d",
         "OFF" if due else "ON", bs, sw.threshold, sw.switches, sw.disabled_steps, sw.enabled_steps, ctl.skipped_steps,
+        ctl.skipped_prefills,
         ctl.lens.resolved, ctl.lens.resolved + ctl.lens.fallbacks,
     )
 
@@ -505,6 +557,7 @@ def resolve_on_host(future_map: Any, batch: Any, **kwargs: Any) -> bool:
 WORKER_MODULE_NAMES = {
     "always": ("SpecRuntimeState",),
     "bring-zero-step": ("CudaGraphRunner", "DraftBackendFactory", "EagleVerifyInput", "CaptureHiddenMode"),
+    "skip-draft-prefill": ("EagleDraftInput",),  # skip_draft_prefill's stub (that edit only)
 }
 
 

@@ -4,6 +4,7 @@ import logging
 
 from sglang.srt.environ import envs
 from sglang.srt.speculative.adaptive_runtime_state import SpecRuntimeState
+from sglang.srt.speculative.eagle_info import EagleDraftInput
 
 logger = logging.getLogger(__name__)
 
@@ -47,7 +48,15 @@ class EAGLEWorkerV2:
 
     def forward_batch_generation(self, batch, on_publish=None):
         if batch.forward_mode.is_extend():
-            return self._target_worker.forward_batch_generation(batch)
+            batch_output = self._target_worker.forward_batch_generation(batch)
+            batch_output.next_draft_input = (
+                self.draft_worker._draft_extend_for_prefill(
+                    batch,
+                    batch_output.logits_output.hidden_states,
+                    batch_output.next_token_ids,
+                )
+            )
+            return batch_output
         else:
             self.activate_step_by_batch(batch.seq_lens.shape[0])
             if batch.spec_info is None:

@@ -42,6 +42,10 @@ def test_apply_idempotent_revert_on_real_release(sglang_scratch, version, strate
     assert "self.spec_disable_batch_threshold = " in _class_source(text, "EAGLEWorkerV2")
     assert "spec_disable_batch_threshold" not in _class_source(text, "EagleDraftWorker")
     assert ("_patchkit_sd.trivial_verify_input(" in text) == (strategy == "bring-zero-step")
+    # 0.5.14+: exactly one draft prefill call is hooked, inside EAGLEWorkerV2 (the runtime's
+    # ``hooked`` looks for the name in the class's code objects)
+    prefill_hooks = _class_source(text, "EAGLEWorkerV2").count("_patchkit_sd.skip_draft_prefill(self, batch, ")
+    assert prefill_hooks == text.count("skip_draft_prefill(") == (strategy == "reuse-upstream-zero-step")
     # 0.5.14+: the overlap scheduler's resolve asks the runtime first, passing its own parameters on
     overlap_file = t.file("sglang/srt/managers/overlap_utils.py")
     overlap = overlap_file.read_text() if overlap_file.exists() else ""

@@ -267,6 +267,9 @@ class EAGLEWorkerV2:
     def forward_batch_generation(self, batch):
         return batch
 
+    def _forward_prefill(self, batch, output):  # where apply hooks the draft prefill (0.5.14+)
+        return rt.skip_draft_prefill(self, batch, output.next_token_ids) or output
+
 
 class StandaloneWorkerV2(EAGLEWorkerV2):
     pass
@@ -727,6 +730,8 @@ def test_a_prompt_admitted_above_t_gets_no_draft_prefill_and_drafting_resumes_on
                 assert (stub is not None) == (w.speculative_num_steps == 0 and last_bs is not None and last_bs > t)
                 if stub is not None:
                     assert stub.bonus_tokens == f"tokens-{n}" and stub.topk_p == ("zeros", n, 1)
+                    # what the real draft prefill returns per request: one token, one for log-probs
+                    assert stub.num_tokens_per_req == 1 and stub.num_tokens_for_logprob_per_req == 1
                     assert stub.hidden_states == ("zeros", n, 4096)
                     fresh, skipped = False, skipped + 1
                 continue
@@ -763,11 +768,73 @@ def test_draft_prefill_runs_on_idle_batches_and_under_rejection_sampling(upstrea
     assert rt.skip_draft_prefill(w, _prefill(3), "t") is None  # not disabled yet
     rt.on_decode(w, _batch(20))
     assert rt.skip_draft_prefill(w, _prefill(3, idle=True), "t") is None
-    w.server_args.speculative_use_rejection_sampling = True
-    assert rt.skip_draft_prefill(w, _prefill(3), "t") is None  # the stub has no draft probabilities
-    w.server_args.speculative_use_rejection_sampling = False
     assert rt.skip_draft_prefill(w, _prefill(3), "t") is not None
+    sampled = PrefillWorker(_server_args(speculative_disable_hysteresis=1, speculative_use_rejection_sampling=True),
+                            threshold=8)
+    rt.on_init(sampled, EAGLEWorkerV2)
+    rt.on_decode(sampled, _batch(20))
+    assert rt.skip_draft_prefill(sampled, _prefill(3), "t") is None  # the stub has no draft probabilities
     assert rt.skip_draft_prefill(Worker(_server_args(), threshold=None), _prefill(3), "t") is None
+
+
+def _skipping_worker(upstream, monkeypatch):
+    upstream.EagleDraftInput = EagleDraftInput
+    monkeypatch.setenv(rt.DRAFT_EXTEND_ENV, "skip")
+    w = PrefillWorker(_server_args(speculative_disable_hysteresis=1), threshold=8)
+    rt.on_init(w, EAGLEWorkerV2)
+    rt.on_decode(w, _batch(20))
+    return w
+
+
+@pytest.mark.parametrize("spec", [{"speculative_use_rejection_sampling": True}, "raises", None])
+def test_rejection_sampling_as_the_release_resolves_it_keeps_the_draft_prefill(upstream, monkeypatch, caplog, spec):
+    """0.5.21+ turn rejection sampling on through get_spec() without the server_args field: the stub
+    has no draft probabilities, so the real prefill runs (and when the setting cannot be read)."""
+    caplog.set_level(logging.INFO, logger=rt.logger.name)
+
+    def get_spec():
+        if spec == "raises":
+            raise RuntimeError("no runtime context")
+        return SimpleNamespace(speculative_use_rejection_sampling=False, **(spec or {}))
+
+    upstream.get_spec = get_spec
+    w = _skipping_worker(upstream, monkeypatch)
+    assert (rt.skip_draft_prefill(w, _prefill(3), "t") is None) == (spec is not None)
+    assert ("rejection sampling is on" in caplog.text) == (spec is not None)
+
+
+def test_a_dsa_seeded_draft_keeps_its_prefill(upstream, monkeypatch):
+    upstream.EagleDraftInput = EagleDraftInput
+    monkeypatch.setenv(rt.DRAFT_EXTEND_ENV, "skip")
+    w = PrefillWorker(_server_args(speculative_disable_hysteresis=1), threshold=8)
+    w._draft_worker.seed_dsa_topk_from_draft_extend = True
+    rt.on_init(w, EAGLEWorkerV2)
+    rt.on_decode(w, _batch(20))
+    assert rt.skip_draft_prefill(w, _prefill(3), "t") is None
+
+
+def test_without_the_prefill_hook_skip_says_it_skips_decode_extends_only(upstream, monkeypatch, caplog):
+    """A release where apply found no draft prefill call to hook: the ready line must not claim it."""
+    caplog.set_level(logging.INFO, logger=rt.logger.name)
+    monkeypatch.delattr(EAGLEWorkerV2, "_forward_prefill")
+    w = _skipping_worker(upstream, monkeypatch)
+    assert getattr(w, rt.STATE_ATTR).skip_prefill is False
+    assert "draft_extend=skip-above-T-decode-only" in caplog.text and "no draft prefill call to hook" in caplog.text
+    assert rt.skip_draft_prefill(w, _prefill(3), "t") is None
+
+
+def test_hooked_finds_the_call_in_nested_code_only_where_it_is():
+    class Owner:
+        def plain(self):
+            return 1
+
+        @staticmethod
+        def nested(batch):
+            return [rt.skip_draft_prefill(None, b, None) for b in batch]
+
+    assert rt.hooked(Owner, "skip_draft_prefill")
+    del Owner.nested
+    assert not rt.hooked(Owner, "skip_draft_prefill")
 
 
 class OldWorker(Worker):

@@ -318,6 +318,10 @@ def on_init(worker: Any, owner: type) -> None:
         logger.warning("patchkit-spec-disable: %s=skip is ignored: this release cannot skip the draft extend "
                        "(0.5.14+ can); it runs on every disabled step", DRAFT_EXTEND_ENV)
         skip = skip_prefill = False
+    why = _prefill_kept_reason(worker, owner) if skip_prefill else None
+    if why is not None:
+        logger.warning("patchkit-spec-disable: %s=skip skips the decode-step extends only: %s", DRAFT_EXTEND_ENV, why)
+        skip_prefill = False
     ctl = SpecDisable(Switch(threshold, resolve_hysteresis(sa)), full, zero, sizing, converted, extra,
                       skip_extend=skip, skip_prefill=skip_prefill, lens=HostLens(resolve_host_lens()))
     setattr(worker, STATE_ATTR, ctl)
@@ -367,22 +371,70 @@ def skip_draft_prefill(worker: Any, batch: Any, next_token_ids: Any) -> Any:
     zero-step stub shapes, the target's next tokens as bonus tokens) skips it; None runs it. Skips
     under ``skip`` only while disabled and the last decode step ran above the threshold, so the
     prompts of requests admitted there are holes in the draft's KV cache, like the tokens decoded
-    there. The seed is stale after it: a resume waits for a draft extend (the run-up's)."""
+    there. The seed is stale after it: a resume waits for a draft extend (the run-up's).
+
+    The load is the last decode step's batch size: the host learns which requests finished only a
+    step later. When a whole wave finishes in one step, a prompt admitted right after it is still
+    taken as admitted above the threshold, and that request drafts without its prompt in the
+    draft's KV cache once drafting resumes (acceptance, never correctness)."""
     ctl = getattr(worker, STATE_ATTR, None)
     if ctl is None or not ctl.skip_prefill or not ctl.switch.disabled or ctl.step_bs <= ctl.switch.threshold:
         return None
     mode = getattr(batch, "forward_mode", None)
-    if mode is None or mode.is_idle() or getattr(batch, "is_extend_in_batch", False) and not mode.is_extend():
+    if mode is None or mode.is_idle():
         return None
-    if getattr(worker.server_args, "speculative_use_rejection_sampling", False) or \
-            getattr(worker._draft_worker, "seed_dsa_topk_from_draft_extend", False):
-        return None  # the stub carries no draft probabilities or DSA seed
     draft = _worker_module(worker).EagleDraftInput(
         bonus_tokens=next_token_ids, num_tokens_per_req=1, num_tokens_for_logprob_per_req=1)
     worker._stub_skipped_draft_extend(batch, _Result(draft))
     ctl.stale = True  # that decode step set it already (it skipped too); a prefill alone never clears it
     ctl.skipped_prefills += 1
     return draft
+
+
+def _prefill_kept_reason(worker: Any, owner: type) -> Optional[str]:
+    """Why ``skip`` must keep the draft prefill on this server (None: it may skip it). Settled once,
+    at start-up: the options do not change while the server runs."""
+    if not hooked(owner, "skip_draft_prefill"):
+        return f"apply found no draft prefill call to hook in {owner.__name__} (upstream drifted?)"
+    if _rejection_sampling(worker):
+        return "rejection sampling is on (the stub carries no draft probabilities)"
+    if getattr(worker._draft_worker, "seed_dsa_topk_from_draft_extend", False):
+        return "the draft seeds its DSA top-k from the prefill"
+    return None
+
+
+def _rejection_sampling(worker: Any) -> bool:
+    """Whether the draft prefill would return draft probabilities: as the worker's module reads it
+    (0.5.21+: ``get_spec()``, where SGLang may turn it on without the server_args field), else the
+    resolved field. Unknown counts as on (the real prefill runs)."""
+    sa = worker.server_args
+    if getattr(sa, "speculative_use_rejection_sampling", False) or _resolved(sa, "speculative_use_rejection_sampling"):
+        return True
+    get_spec = getattr(_worker_module(worker), "get_spec", None)
+    if not callable(get_spec):
+        return False
+    try:
+        return bool(getattr(get_spec(), "speculative_use_rejection_sampling", False))
+    except Exception:
+        return True
+
+
+def hooked(owner: type, name: str) -> bool:
+    """Whether a method of ``owner`` calls the runtime's ``name`` (the codemod put the hook there):
+    by the names its code objects use, nested ones included."""
+    def names(code) -> set:
+        out = set(code.co_names)
+        for const in code.co_consts:
+            if hasattr(const, "co_names"):
+                out |= names(const)
+        return out
+
+    for value in vars(owner).values():
+        fn = getattr(value, "__func__", value)
+        code = getattr(fn, "__code__", None)
+        if code is not None and name in names(code):
+            return True
+    return False
 
 
 @dataclass
@@ -405,11 +457,6 @@ def resolve_draft_extend() -> tuple[bool, bool]:
     if raw not in DRAFT_EXTEND_MODES:
         raise SpecDisableConfigError(f"{DRAFT_EXTEND_ENV}={raw!r}: expected one of {', '.join(DRAFT_EXTEND_MODES)}")
     return DRAFT_EXTEND_MODES[raw]
-
-
-def resolve_skip_extend() -> bool:
-    """Whether disabled decode steps above the threshold skip the draft extend."""
-    return resolve_draft_extend()[0]
 
 
 def _int64_bonus_tokens(batch: Any) -> None:

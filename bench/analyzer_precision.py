@@ -642,6 +642,14 @@ CODEBASES = {  # name -> (requirement, package folder inside the unpacked releas
     "dstack": ("dstack==0.22.5", "dstack"), "seldon_core": ("seldon-core==1.18.2", "seldon_core"),
     "aphrodite": ("aphrodite-engine==0.24.1", "aphrodite"), "vllm_ascend": ("vllm-ascend==0.23.0.post1", "vllm_ascend"),
     "unsloth_zoo": ("unsloth-zoo==2026.10.9", "unsloth_zoo"), "areal": ("areal==1.0.4", "areal"),
+    # set AL (session 33): twelve LLM-serving, quantisation, agent, retrieval and audio releases never
+    # analysed, named before any was run; measured once with the session's analyzer (b439e00), untuned
+    "fastchat": ("fschat==0.2.36", "fastchat"), "auto_gptq": ("auto-gptq==0.7.1", "auto_gptq"),
+    "aqlm": ("aqlm==1.1.7", "aqlm"), "llmlingua": ("llmlingua==0.2.2", "llmlingua"),
+    "txtai": ("txtai==9.14.0", "txtai"), "langroid": ("langroid==0.69.16", "langroid"),
+    "metagpt": ("metagpt==0.8.2", "metagpt"), "swarms": ("swarms==16.0.3", "swarms"),
+    "guardrails": ("guardrails-ai==0.11.0", "guardrails"), "demucs": ("demucs==4.1.0", "demucs"),
+    "audiolm_pytorch": ("audiolm-pytorch==2.4.0", "audiolm_pytorch"), "colbert": ("colbert-ai==0.2.22", "colbert"),
 }
 DEFAULT = ("deepspeed", "diffusers", "ray", "transformers", "vllm")
 # lightning==2.6.6 (266 files) was tried too: 1 error group in all, too few to sample.

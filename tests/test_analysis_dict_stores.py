@@ -1,7 +1,9 @@
-"""Stores through the instance's ``__dict__`` under a literal name are stores of that name:
+"""Stores through the instance's ``__dict__`` (or its ``__setattr__`` called by name) under a literal
+name are stores of that name:
 ``self.__dict__.setdefault("_media_checks", {})`` (unsloth-zoo 2026.10.9's ``_QwenModel._reads``;
 a false PK003 of set AK) and ``self.__dict__["x"] = v`` (which used to open the whole class). A
-computed name still makes the class dynamic."""
+computed name still makes the class dynamic. ``self.__setattr__("mask", v)`` is ``self.mask = v``
+spelled out (demucs 4.1.0's ``CrossTransformerEncoderLayer``; a false PK003 of set AL)."""
 from __future__ import annotations
 
 import pytest
@@ -27,7 +29,8 @@ def _found(src):
 
 
 @pytest.mark.parametrize("store", ['self.__dict__.setdefault("_media_checks", {})',
-                                   'self.__dict__["_media_checks"] = {}'])
+                                   'self.__dict__["_media_checks"] = {}',
+                                   'self.__setattr__("_media_checks", {})'])
 def test_a_literal_dict_store_assigns_the_name_and_keeps_the_class_closed(store):
     got = _found(MODEL.format(store=store))
     assert ("PK003", "_media_checks") not in got
@@ -43,7 +46,8 @@ def test_a_store_in_a_later_method_is_two_phase_not_never_assigned():
     assert ("PK003", "_media_checks") not in got and ("PK004", "_media_checks") in got
 
 
-@pytest.mark.parametrize("store", ['self.__dict__.setdefault(name, {})', 'self.__dict__[name] = {}'])
+@pytest.mark.parametrize("store", ['self.__dict__.setdefault(name, {})', 'self.__dict__[name] = {}',
+                                   'self.__setattr__(name, {})'])
 def test_a_computed_name_opens_the_class(store):
     src = MODEL.format(store=f"name = str(n)\n        {store}")
     assert ("PK003", "never_set") not in _found(src)
@@ -73,3 +77,24 @@ def test_rebinding_the_keys_the_dict_already_has_stores_nothing_new():
     _dict[key] = value.to(device)`` moves existing attributes only."""
     src = MODEL.format(store="d = self.__dict__\n        for key, value in d.items():\n            d[key] = value")
     assert ("PK003", "never_set") in _found(src)
+
+
+def test_a_branch_store_by_setattr_call_is_judged_like_the_assignment():
+    """demucs: ``if sparse and not auto_sparsity: self.__setattr__("mask", ...)`` in ``__init__``:
+    the same findings as ``self.mask = ...`` there (no PK003 for ``mask``; the class stays closed)."""
+    src = """
+class Layer:
+    def __init__(self, sparse, auto):
+        self.sparse = sparse
+        self.auto = auto
+        if sparse and not auto:
+            {store}
+
+    def forward(self):
+        if self.sparse and not self.auto:
+            return self.mask
+        return self.unset
+"""
+    by_call = _found(src.format(store='self.__setattr__("mask", 1)'))
+    assert by_call == _found(src.format(store="self.mask = 1"))
+    assert ("PK003", "mask") not in by_call and ("PK003", "unset") in by_call

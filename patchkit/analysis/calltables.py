@@ -33,7 +33,7 @@ def setattr_on(call, selfname: str):
     ``setattr(self, name, v)``, ``object.__setattr__(self, name, v)``, ``Base.__setattr__(self,
     name, v)``, ``super().__setattr__(name, v)`` / ``super(Cls, self).__setattr__(name, v)``
     (scapy's ciphers store their key this way, around their own ``__setattr__``),
-    ``self.__dict__.setdefault(name, v)``; else None."""
+    ``self.__setattr__(name, v)``, ``self.__dict__.setdefault(name, v)``; else None."""
     import ast
     from .astutil import is_super_call
     func = call.func
@@ -46,7 +46,9 @@ def setattr_on(call, selfname: str):
         rest = args
     elif isinstance(func, ast.Attribute) and func.attr == "__setattr__":
         v = func.value
-        if is_super_call(v):
+        if is_super_call(v) or isinstance(v, ast.Name) and v.id == selfname:
+            # super().__setattr__("x", v); self.__setattr__("x", v), which is self.x = v spelled out
+            # (demucs' CrossTransformerEncoderLayer.mask)
             return (args[0], args[1] if len(args) > 1 else None) if args else None
         rest = args  # object.__setattr__(self, ...), Base.__setattr__(self, ...)
     else:

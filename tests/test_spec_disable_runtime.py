@@ -795,7 +795,7 @@ def test_rejection_sampling_as_the_release_resolves_it_keeps_the_draft_prefill(u
     def get_spec():
         if spec == "raises":
             raise RuntimeError("no runtime context")
-        return SimpleNamespace(speculative_use_rejection_sampling=False, **(spec or {}))
+        return SimpleNamespace(**{"speculative_use_rejection_sampling": False, **(spec or {})})
 
     upstream.get_spec = get_spec
     w = _skipping_worker(upstream, monkeypatch)
@@ -830,7 +830,8 @@ def test_hooked_finds_the_call_in_nested_code_only_where_it_is():
 
         @staticmethod
         def nested(batch):
-            return [rt.skip_draft_prefill(None, b, None) for b in batch]
+            hook = lambda b: rt.skip_draft_prefill(None, b, None)  # noqa: E731 (a nested code object)
+            return [hook(b) for b in batch]
 
     assert rt.hooked(Owner, "skip_draft_prefill")
     del Owner.nested

@@ -397,16 +397,16 @@ def _prefill_kept_reason(worker: Any, owner: type) -> Optional[str]:
     if not hooked(owner, "skip_draft_prefill"):
         return f"apply found no draft prefill call to hook in {owner.__name__} (upstream drifted?)"
     if _rejection_sampling(worker):
-        return "rejection sampling is on (the stub carries no draft probabilities)"
+        return "rejection sampling is on or cannot be read (the stub carries no draft probabilities)"
     if getattr(worker._draft_worker, "seed_dsa_topk_from_draft_extend", False):
         return "the draft seeds its DSA top-k from the prefill"
     return None
 
 
 def _rejection_sampling(worker: Any) -> bool:
-    """Whether the draft prefill would return draft probabilities: as the worker's module reads it
-    (0.5.21+: ``get_spec()``, where SGLang may turn it on without the server_args field), else the
-    resolved field. Unknown counts as on (the real prefill runs)."""
+    """Whether the draft prefill would return draft probabilities: the server_args field, its
+    resolved value, or as the worker's module reads it (0.5.17+: ``get_spec()``; 0.5.21+ may turn it
+    on without the field). Unknown counts as on (the real prefill runs)."""
     sa = worker.server_args
     if getattr(sa, "speculative_use_rejection_sampling", False) or _resolved(sa, "speculative_use_rejection_sampling"):
         return True

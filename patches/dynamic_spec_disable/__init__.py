@@ -632,8 +632,8 @@ def module_names(text: str) -> set[str]:
 
 
 def missing_worker_names(worker_text: str, *uses: str) -> list[str]:
-    """Names runtime.py takes from the worker module (for a strategy, or an optional edit's id
-    prefix) that this release's module does not bind."""
+    """Names runtime.py takes from the worker module (for a strategy, or an optional edit such as
+    ``skip-draft-prefill``) that this release's module does not bind."""
     need = _runtime_names()
     have = module_names(worker_text)
     return [n for n in need["always"] + sum((tuple(need.get(u, ())) for u in uses), ()) if n not in have]
@@ -671,12 +671,13 @@ def select(version: Version, read: Reader, init_class: str = CLS) -> Strategy:
     if not has_upstream_zero:
         edits.append(_branch_edit())
     skip_extend = has_upstream_zero and skips_draft_extend(module)
+    skip_prefill = skip_extend and len(_prefill_statement(cm.find_class(WORKER, module, CLS))) == 1
     if skip_extend:
         edits.append(_skip_extend_edit())
-        if len(_prefill_statement(cm.find_class(WORKER, module, CLS))) == 1:
-            edits.append(_skip_prefill_edit())
+    if skip_prefill:
+        edits.append(_skip_prefill_edit())
     missing = missing_worker_names(worker, "reuse-upstream-zero-step" if has_upstream_zero else "bring-zero-step",
-                                   *(e.id.split(":")[0] for e in edits if e.id.startswith("skip-draft-prefill")))
+                                   *(["skip-draft-prefill"] if skip_prefill else []))
     if missing:
         raise AnchorNotFound(f"{WORKER}: the module no longer binds {', '.join(missing)} (renamed upstream?); "
                              f"patchkit_spec_disable.py takes it from there")
@@ -697,7 +698,7 @@ def select(version: Version, read: Reader, init_class: str = CLS) -> Strategy:
     sub_line = "; subclasses: " + ", ".join(s.support() for s in subs) if subs else ""
     lens = "; host lengths after a disabled step: no GPU sync" if resolve is not None else ""
     extend = ("draft extend every step (PATCHKIT_SPEC_DISABLE_DRAFT_EXTEND=skip: only in the run-up to a resume"
-              + (", and no draft prefill above T" if any(e.id.startswith("skip-draft-prefill") for e in edits) else "")
+              + (", and no draft prefill above T" if skip_prefill else "")
               + ")"
               if skip_extend else "draft extend every step")
     if has_upstream_zero:

@@ -155,7 +155,7 @@ def test_a_patch_names_the_new_check_and_apply_and_the_gate_run_it(places):
 
 # ------------------------------------------------------------------------------- a new smoke stage
 STANDIN = ROOT / "fixtures" / "standin_sglang"
-ON = "EAGLE3-overlap=on-cuda-graph=on-topk=1-page=1-flag=on"
+ON = "EAGLE3-overlap=on-cuda-graph=on-topk=1-page=1-draft-extend=keep-flag=on"
 
 
 def stop_under_load(ctx):

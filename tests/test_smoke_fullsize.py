@@ -323,7 +323,7 @@ def test_a_full_size_matrix_records_memory_and_runs_no_reference_when_resume_is_
     monkeypatch.setenv("PYTHONPATH", f"{site}{os.pathsep}{os.environ.get('PYTHONPATH', '')}")
     for k, v in _fake_gpu_env(tmp_path, "100000,99000", "10,20", leak=leak).items():
         monkeypatch.setenv(k, v)
-    cell = "EAGLE3-overlap=on-cuda-graph=on-topk=1-page=1-flag=on"
+    cell = "EAGLE3-overlap=on-cuda-graph=on-topk=1-page=1-draft-extend=keep-flag=on"
     model, models, base, shape = fullsize_models(tmp_path / "logs", "llama3-70b", 2, 2)
     opts = MatrixOptions(model, models, 2, 4, 2, 30.0, tmp_path / "logs", base, parallel=1, only=(cell,),
                          soak_seconds=1.0, transitions=2, skip_stages=("resume-equivalence", "forced-acceptance"),

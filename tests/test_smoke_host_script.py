@@ -15,8 +15,8 @@ from bundles import standin_bundle
 
 
 ROOT = Path(__file__).resolve().parent.parent
-CELL_ON = "EAGLE3-overlap=on-cuda-graph=on-topk=1-page=1-flag=on"
-CELL_OFF = "EAGLE3-overlap=off-cuda-graph=off-topk=2-page=1-flag=off"
+CELL_ON = "EAGLE3-overlap=on-cuda-graph=on-topk=1-page=1-draft-extend=keep-flag=on"
+CELL_OFF = "EAGLE3-overlap=off-cuda-graph=off-topk=2-page=1-draft-extend=keep-flag=off"
 
 
 @pytest.mark.network

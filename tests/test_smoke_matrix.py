@@ -75,7 +75,11 @@ def test_worker_classes_are_read_from_the_factory(version, no_overlap_eagle, sgl
         assert not any(c.options["topk"] == "2" and c.options["page"] == "16" for c in cells)
     else:  # every worker inherits the patched class: only patch 2.0's own topk > 1 refusal remains
         assert all(c.flag_on and c.options["topk"] != "1" and "--speculative-eagle-topk" in c.reason for c in refuse)
-        assert not notes["excluded"]
+        # nothing the release refuses; only the patch's own option that needs the flag
+        assert notes["excluded"] == ["--speculative-disable-draft-extend does nothing with the flag off (not a configuration)"]
+        skip = [c for c in cells if c.options["draft-extend"] == "skip"]
+        assert skip and all(c.flag_on and c.expect == "serve" for c in skip)
+        assert all(c.args[c.args.index("--speculative-disable-draft-extend") + 1] == "skip" for c in skip)
     assert all(c.options["topk"] == "1" for c in cells if c.expect == "serve" and c.flag_on)
     serve_on = [c for c in cells if c.expect == "serve" and c.flag_on]
     assert {c.options["algorithm"] for c in serve_on} == {"EAGLE3", "EAGLE", "STANDALONE"}

@@ -15,10 +15,11 @@ from patchkit.smoke.command import tiny_models
 from patchkit.smoke.matrixrun import MatrixOptions, make_plan, run_matrix
 
 STANDIN = Path(__file__).resolve().parent.parent / "fixtures" / "standin_sglang"
-ON = "EAGLE3-overlap=on-cuda-graph=on-topk=1-page=1-flag=on"
-OFF = "STANDALONE-overlap=off-cuda-graph=off-topk=1-page=1-flag=off"
-STANDALONE_ON = "STANDALONE-overlap=on-cuda-graph=on-topk=1-page=1-flag=on"
-REFUSE = "EAGLE3-overlap=off-cuda-graph=on-topk=1-page=1-flag=on"
+ON = "EAGLE3-overlap=on-cuda-graph=on-topk=1-page=1-draft-extend=keep-flag=on"
+OFF = "STANDALONE-overlap=off-cuda-graph=off-topk=1-page=1-draft-extend=keep-flag=off"
+STANDALONE_ON = "STANDALONE-overlap=on-cuda-graph=on-topk=1-page=1-draft-extend=skip-flag=on"
+REFUSE = "EAGLE3-overlap=off-cuda-graph=on-topk=1-page=1-draft-extend=keep-flag=on"
+SKIP_ON = "EAGLE3-overlap=on-cuda-graph=on-topk=1-page=1-draft-extend=skip-flag=on"
 
 
 @pytest.fixture
@@ -56,6 +57,7 @@ def test_a_good_cell_passes_every_stage(site, tmp_path):
     assert acc["lived"]["switches_off"] >= 1 and acc["ratio"] >= 0.9 and acc["steady"]["accept_length"] >= 1.5
     resume = stage(c, "resume-equivalence")["detail"]
     assert resume["transitions_lived"] >= 2 and resume["identical"] == resume["requests"]
+    assert resume["admitted_while_off"] == 1  # one scored request was submitted while speculation was off
     kinds = stage(c, "request-kinds")["detail"]
     assert set(kinds["kinds"]) == {"logprobs", "sampling", "stop", "n>1"}
     assert all(k["took_disabled_path"] for k in kinds["kinds"].values())
@@ -165,6 +167,22 @@ def test_the_plan_estimates_before_running(site, tmp_path):
     assert plan.checker_env == {"SGLANG_ENABLE_STRICT_MEM_CHECK_DURING_BUSY": "1", "SGLANG_CHECK_KV_PAGE_INVARIANTS": "1"}
     assert plan.forced_env == {"SGLANG_SIMULATE_ACC_LEN": "3"}
     assert plan.estimate_s > 0
+
+
+def test_resume_scores_a_request_admitted_while_off_and_catches_a_wrong_skipped_prefill(site, tmp_path):
+    """The stand-in's wrong_prefill_token is the mutant skip-prefill-wrong-bonus: only a request
+    admitted while drafting is off, on a skip cell, decodes from a wrong token. The long requests
+    alone (admitted below T) never show it."""
+    only = ("resume-equivalence",)
+    bad = run_cell(site, tmp_path, SKIP_ON, "wrong_prefill_token", stages=only)
+    assert bad["verdict"] == "fail" and bad["failure"]["stage"] == "resume-equivalence"
+    assert "(admitted while off) diverges at token 1" in bad["failure"]["message"], bad["failure"]
+    keep = run_cell(site, tmp_path / "k", ON, "wrong_prefill_token", stages=only)  # the fault needs skip
+    assert keep["verdict"] == "pass", keep["failure"]
+    good = run_cell(site, tmp_path / "g", SKIP_ON, stages=only)
+    assert good["verdict"] == "pass", good["failure"]
+    detail = stage(good, "resume-equivalence")["detail"]
+    assert detail["admitted_while_off"] == 1 and detail["identical"] == detail["requests"]
 
 
 def test_greedy_equivalence_judges_a_first_token_divergence(site, tmp_path):

@@ -849,7 +849,7 @@ def test_skip_on_a_release_without_the_stub_says_it_runs_the_extend_every_step(u
     w = OldWorker(_server_args(speculative_disable_hysteresis=1), threshold=8)
     rt.on_init(w, EAGLEWorkerV2)
     assert getattr(w, rt.STATE_ATTR).skip_extend is False
-    assert "draft_extend=every-step" in caplog.text and f"{rt.DRAFT_EXTEND_ENV}=skip is ignored" in caplog.text
+    assert "draft_extend=every-step" in caplog.text and f"{rt.DRAFT_EXTEND_FLAG} skip is ignored" in caplog.text
 
 
 def test_a_bad_draft_extend_setting_is_refused_at_start_up_in_one_line(monkeypatch):
@@ -857,6 +857,27 @@ def test_a_bad_draft_extend_setting_is_refused_at_start_up_in_one_line(monkeypat
     with pytest.raises(rt.SpecDisableConfigError) as info:
         rt.check_server_args(_server_args(speculative_disable_batch_threshold=8))
     assert str(info.value) == f"{rt.DRAFT_EXTEND_ENV}='sometimes': expected one of keep, skip, skip-decode"
+
+
+def test_the_draft_extend_flag_wins_over_the_variable_and_a_bad_value_names_the_flag(monkeypatch):
+    monkeypatch.setenv(rt.DRAFT_EXTEND_ENV, "skip")
+    assert rt.resolve_draft_extend(_server_args(speculative_disable_draft_extend="keep")) == (False, False)
+    assert rt.resolve_draft_extend(_server_args(speculative_disable_draft_extend="skip-decode")) == (True, False)
+    assert rt.resolve_draft_extend(_server_args()) == (True, True)  # no flag: the variable
+    monkeypatch.delenv(rt.DRAFT_EXTEND_ENV)
+    assert rt.resolve_draft_extend(_server_args()) == (False, False)  # neither: keep
+    with pytest.raises(rt.SpecDisableConfigError) as info:
+        rt.check_server_args(_server_args(speculative_disable_batch_threshold=8, speculative_disable_draft_extend="Skip"))
+    assert str(info.value) == f"{rt.DRAFT_EXTEND_FLAG}='Skip': expected one of keep, skip, skip-decode"
+
+
+def test_the_draft_extend_flag_arms_the_skip_at_start_up(upstream, caplog):
+    caplog.set_level(logging.INFO, logger=rt.logger.name)
+    w = Worker(_server_args(speculative_disable_hysteresis=1, speculative_disable_draft_extend="skip-decode"), threshold=8)
+    rt.on_init(w, EAGLEWorkerV2)
+    ctl = getattr(w, rt.STATE_ATTR)
+    assert (ctl.skip_extend, ctl.skip_prefill) == (True, False)
+    assert "draft_extend=skip-above-T-decode-only" in caplog.text
 
 
 def test_thousand_switches_leave_provenance_and_sizing_at_the_full_state(upstream):

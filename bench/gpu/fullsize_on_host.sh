@@ -23,7 +23,7 @@
 #     kind nvidia-h200-x2; same timings; peak about 120-127 GiB on each of GPU 0 and GPU 1
 #     matrix cells instead of the one flag-on configuration (one server at a time; no room for the
 #     speculation-off reference server beside a 70B shape at tp 2, so resume-equivalence is skipped):
-#       MODE=matrix CELLS="EAGLE3-overlap=on-cuda-graph=on-topk=1-page=1-flag=on" MODEL=llama3-70b TP=2 \
+#       MODE=matrix CELLS="EAGLE3-overlap=on-cuda-graph=on-topk=1-page=1-draft-extend=keep-flag=on" MODEL=llama3-70b TP=2 \
 #         bench/gpu/fullsize_on_host.sh .gpu-bundle16 0.5.16
 # (c) DP attention with the flag (--enable-dp-attention --dp-size 2), tp 2: patch 2.0's runtime
 #     (CLASHES) refuses it at start-up, before the weights load; the cell passes when the refusal line

@@ -10,7 +10,7 @@ at or below N for ``--speculative-disable-hysteresis K`` consecutive decode step
 The logic is real Python in ``runtime.py``; apply copies it into the target as
 ``sglang/srt/speculative/patchkit_spec_disable.py`` and adds thin hooks that call it:
 
-  ServerArgs        the two fields (+ argparse arguments on releases that build argparse by hand)
+  ServerArgs        the three fields (+ argparse arguments on releases that build argparse by hand)
                     and a start-up check (``check_server_args``) that refuses clashing options
   EAGLEWorkerV2     assigns the threshold in ``__init__``; ``on_init`` at the end of the method that
                     builds runtime states; ``on_decode`` in the decode branch
@@ -58,6 +58,12 @@ FLAG = "--speculative-disable-batch-threshold"
 FIELD = "speculative_disable_batch_threshold"
 HYSTERESIS_FLAG = "--speculative-disable-hysteresis"
 HYSTERESIS_FIELD = "speculative_disable_hysteresis"
+DRAFT_EXTEND_FLAG = "--speculative-disable-draft-extend"
+DRAFT_EXTEND_FIELD = "speculative_disable_draft_extend"
+#: (flag, field, help, type, choices) of every server option the patch adds, in insertion order
+OPTIONS = ((FLAG, FIELD, D.THRESHOLD_HELP, "int", ()),
+           (HYSTERESIS_FLAG, HYSTERESIS_FIELD, D.HYSTERESIS_HELP, "int", ()),
+           (DRAFT_EXTEND_FLAG, DRAFT_EXTEND_FIELD, D.DRAFT_EXTEND_HELP, "str", D.DRAFT_EXTEND_CHOICES))
 ATTR = "spec_disable_batch_threshold"
 ALIAS = "_patchkit_sd"
 IMPORT = f"from sglang.srt.speculative import patchkit_spec_disable as {ALIAS}  # patchkit: dynamic-spec-disable"
@@ -92,11 +98,11 @@ def _field_shape(name: str) -> cm.Shape:
     return cm.Shape(f"{name}: ... = ...", pred)
 
 
-def _field_edit(rel: str, cls: str, annotated: bool, name: str, help_text: str, after: str) -> Edit:
+def _field_edit(rel: str, cls: str, annotated: bool, name: str, help_text: str, after: str, kind: str = "int") -> Edit:
     def transform(module: cst.Module) -> cst.Module:
         klass = cm.find_class(rel, module, cls)
         anchor_stmt = cm.find_stmt(rel, klass, _field_shape(after), f"class {cls}")
-        src = D.field_annotated(name, help_text) if annotated else D.field_plain(name)
+        src = D.field_annotated(name, help_text, kind) if annotated else D.field_plain(name, kind)
         return cm.insert(module, anchor_stmt, cm.statements(src), after=True)
 
     def applied(module: cst.Module) -> bool:
@@ -109,14 +115,16 @@ def _field_edit(rel: str, cls: str, annotated: bool, name: str, help_text: str, 
                 (Anchor(rel, cls, None, f"{after}: ... = ..."),), transform, applied, id=f"field:{cls}.{name}")
 
 
-def _argparse_edit(flag: str, name: str, help_text: str, after_flag: str) -> Edit:
+def _argparse_edit(flag: str, name: str, help_text: str, after_flag: str, kind: str = "int",
+                   choices: tuple = ()) -> Edit:
     rel, cls, meth = SERVER_ARGS, "ServerArgs", "add_cli_args"
     shape = cm.contains_code(f'"{after_flag}"')
 
     def transform(module: cst.Module) -> cst.Module:
         fn = cm.find_method(rel, module, cls, meth)
         stmt = cm.find_stmt(rel, fn, shape, f"{cls}.{meth}")
-        return cm.insert(module, stmt, cm.statements(D.argparse_argument(flag, name, help_text)), after=True)
+        return cm.insert(module, stmt, cm.statements(D.argparse_argument(flag, name, help_text, kind, choices)),
+                         after=True)
 
     def applied(module: cst.Module) -> bool:
         try:
@@ -379,7 +387,7 @@ def _prefill_statement(cls: cst.ClassDef) -> list:
 
 def _skip_prefill_edit() -> Edit:
     """0.5.14+: the draft model's extend over a prompt admitted while drafting is disabled above the
-    threshold is skipped too under ``PATCHKIT_SPEC_DISABLE_DRAFT_EXTEND=skip`` (runtime.skip_draft_prefill)."""
+    threshold is skipped too under ``--speculative-disable-draft-extend skip`` (runtime.skip_draft_prefill)."""
 
     def transform(module: cst.Module) -> cst.Module:
         found = _prefill_statement(cm.find_class(WORKER, module, CLS))
@@ -657,12 +665,15 @@ def select(version: Version, read: Reader, init_class: str = CLS) -> Strategy:
                       f"the zero-step state cannot be built")
     rel, fcls = _field_class(read)
     annotated = "speculative_num_steps: A[" in (read(rel) or "")
-    edits = [new_file_edit(RUNTIME, runtime_text(), "add the runtime module", id="create:runtime-module"),
-             _field_edit(rel, fcls, annotated, FIELD, D.THRESHOLD_HELP, "speculative_num_steps"),
-             _field_edit(rel, fcls, annotated, HYSTERESIS_FIELD, D.HYSTERESIS_HELP, FIELD)]
+    edits = [new_file_edit(RUNTIME, runtime_text(), "add the runtime module", id="create:runtime-module")]
+    after_field, after_flag = "speculative_num_steps", "--speculative-num-steps"
+    for flag, name, help_text, kind, _ in OPTIONS:  # each after the previous one
+        edits.append(_field_edit(rel, fcls, annotated, name, help_text, after_field, kind))
+        after_field = name
     if not annotated:
-        edits += [_argparse_edit(FLAG, FIELD, D.THRESHOLD_HELP, "--speculative-num-steps"),
-                  _argparse_edit(HYSTERESIS_FLAG, HYSTERESIS_FIELD, D.HYSTERESIS_HELP, FLAG)]
+        for flag, name, help_text, kind, choices in OPTIONS:
+            edits.append(_argparse_edit(flag, name, help_text, after_flag, kind, choices))
+            after_flag = flag
     edits.append(_check_hook_edit())
     host = "init_cuda_graphs" if cm.has_method(module, CLS, "init_cuda_graphs") else "__init__"
     edits += [_import_edit(WORKER), _assign_edit(WORKER, init_class, "server_args"),
@@ -697,7 +708,7 @@ def select(version: Version, read: Reader, init_class: str = CLS) -> Strategy:
         kernels += f"; other backends keep their verify kernels ({next(iter(other.values()))[0]})"
     sub_line = "; subclasses: " + ", ".join(s.support() for s in subs) if subs else ""
     lens = "; host lengths after a disabled step: no GPU sync" if resolve is not None else ""
-    extend = ("draft extend every step (PATCHKIT_SPEC_DISABLE_DRAFT_EXTEND=skip: only in the run-up to a resume"
+    extend = (f"draft extend every step ({DRAFT_EXTEND_FLAG} skip: only in the run-up to a resume"
               + (", and no draft prefill above T" if skip_prefill else "")
               + ")"
               if skip_extend else "draft extend every step")
@@ -730,7 +741,7 @@ def _flag_registered(read: Reader) -> Optional[str]:
         fields = {s.target.id: s for s in node.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)}
         if "speculative_num_steps" not in fields:
             continue
-        for name in (FIELD, HYSTERESIS_FIELD):
+        for name in (o[1] for o in OPTIONS):
             if name not in fields:
                 return f"{rel}: class {cls} has no field '{name}'"
         if isinstance(fields[FIELD].annotation, ast.Subscript) and \
@@ -742,7 +753,7 @@ def _flag_registered(read: Reader) -> Optional[str]:
             return f"{SERVER_ARGS}: ServerArgs has no add_cli_args"
         flags = {c.args[0].value for c in ast.walk(fn) if isinstance(c, ast.Call) and c.args
                  and isinstance(c.args[0], ast.Constant)}
-        missing = [f for f in (FLAG, HYSTERESIS_FLAG) if f not in flags]
+        missing = [o[0] for o in OPTIONS if o[0] not in flags]
         return f"{SERVER_ARGS}: ServerArgs.add_cli_args does not register {missing[0]}" if missing else None
     return f"{SERVER_ARGS}: no class declares the field 'speculative_num_steps'"
 
@@ -782,14 +793,15 @@ EXAMPLES = (
 
 PATCH = Patch(
     name="dynamic-spec-disable",
-    version="2.5.0",
+    version="2.6.0",
     description="Skip EAGLE-3 draft+verify for decode batches above --speculative-disable-batch-threshold",
     distribution="sglang",
     specifier=SpecifierSet(">=0.5.6,<0.6"),
     select=select,
     examples=EXAMPLES,
     invariants=(
-        (f"{FLAG} and {HYSTERESIS_FLAG} are registered in the server's argument parser", _flag_registered),
+        (f"{FLAG}, {HYSTERESIS_FLAG} and {DRAFT_EXTEND_FLAG} are registered in the server's argument parser",
+         _flag_registered),
         (f"self.{ATTR} is assigned in {CLS}.__init__", _threshold_in_right_class),
         (f"every subclass of {CLS} that skips its __init__ assigns self.{ATTR}", _every_subclass_assigns),
         BACKEND_READS,

@@ -23,7 +23,8 @@ zero-step runtime state and verifies only the previous bonus token (a plain deco
 speculative bookkeeping); at or below it for ``hysteresis`` consecutive decode steps, it swaps back.
 
 Every disabled step runs the draft model's extend by default, which keeps the draft's KV cache
-complete. ``PATCHKIT_SPEC_DISABLE_DRAFT_EXTEND=skip`` (0.5.14+) does no draft-model work above the
+complete. ``--speculative-disable-draft-extend skip`` (else ``$PATCHKIT_SPEC_DISABLE_DRAFT_EXTEND``;
+0.5.14+) does no draft-model work above the
 threshold: disabled decode steps skip the extend (upstream's ``_stub_skipped_draft_extend``), and a
 prompt admitted while disabled above it gets no draft prefill (:func:`skip_draft_prefill`, the same
 stub shapes). ``skip-decode`` skips only the former (patch 2.4's ``skip``). The run-up to a resume
@@ -51,6 +52,7 @@ ENV = "SGLANG_SPEC_DISABLE_BATCH_THRESHOLD"
 HYSTERESIS_FLAG = "--speculative-disable-hysteresis"
 HYSTERESIS_ENV = "SGLANG_SPEC_DISABLE_HYSTERESIS"
 DECODE_ATTENTION_ENV = "PATCHKIT_SPEC_DISABLE_DECODE_ATTENTION"
+DRAFT_EXTEND_FLAG = "--speculative-disable-draft-extend"
 DRAFT_EXTEND_ENV = "PATCHKIT_SPEC_DISABLE_DRAFT_EXTEND"
 HOST_LENS_ENV = "PATCHKIT_SPEC_DISABLE_HOST_LENS"
 HOST_LENS_MODES = ("on", "off", "check")
@@ -151,7 +153,7 @@ def check_server_args(server_args: Any) -> None:
     every option it cannot run with, in one line naming both. Nothing happens when the flag is off."""
     threshold, source = _int_setting(server_args, "speculative_disable_batch_threshold", FLAG, ENV, 0)
     resolve_hysteresis(server_args)
-    resolve_draft_extend()
+    resolve_draft_extend(server_args)
     resolve_host_lens()
     if threshold is None:
         return
@@ -312,15 +314,15 @@ def on_init(worker: Any, owner: type) -> None:
     extra = None if before is None or after is None else max(0.0, after - before)
     worker.apply_runtime_state(full)
     _set_fields(sa, sizing)
-    skip, skip_prefill = resolve_draft_extend()
+    skip, skip_prefill = resolve_draft_extend(sa)
     if skip and not callable(getattr(worker, "_stub_skipped_draft_extend", None)):
         # 0.5.12-0.5.13: no upstream stub, so apply added no skip hook; say so rather than claim it
-        logger.warning("patchkit-spec-disable: %s=skip is ignored: this release cannot skip the draft extend "
-                       "(0.5.14+ can); it runs on every disabled step", DRAFT_EXTEND_ENV)
+        logger.warning("patchkit-spec-disable: %s skip is ignored: this release cannot skip the draft extend "
+                       "(0.5.14+ can); it runs on every disabled step", DRAFT_EXTEND_FLAG)
         skip = skip_prefill = False
     why = _prefill_kept_reason(worker, owner) if skip_prefill else None
     if why is not None:
-        logger.warning("patchkit-spec-disable: %s=skip skips the decode-step extends only: %s", DRAFT_EXTEND_ENV, why)
+        logger.warning("patchkit-spec-disable: %s skip skips the decode-step extends only: %s", DRAFT_EXTEND_FLAG, why)
         skip_prefill = False
     ctl = SpecDisable(Switch(threshold, resolve_hysteresis(sa)), full, zero, sizing, converted, extra,
                       skip_extend=skip, skip_prefill=skip_prefill, lens=HostLens(resolve_host_lens()))
@@ -444,19 +446,23 @@ class _Result:
     next_draft_input: Any
 
 
-#: ``$PATCHKIT_SPEC_DISABLE_DRAFT_EXTEND`` values: (skip decode-step extends, skip prompt prefills)
+#: ``--speculative-disable-draft-extend`` values: (skip decode-step extends, skip prompt prefills)
 DRAFT_EXTEND_MODES = {"keep": (False, False), "skip": (True, True), "skip-decode": (True, False)}
 
 
-def resolve_draft_extend() -> tuple[bool, bool]:
-    """``$PATCHKIT_SPEC_DISABLE_DRAFT_EXTEND``: ``keep`` (default), ``skip`` (no draft-model work
-    above the threshold: neither decode-step extends nor the prefill of prompts admitted there) or
-    ``skip-decode`` (decode-step extends only; prompts admitted above the threshold still get
-    their draft prefill)."""
-    raw = os.environ.get(DRAFT_EXTEND_ENV, "keep").strip().lower() or "keep"
-    if raw not in DRAFT_EXTEND_MODES:
-        raise SpecDisableConfigError(f"{DRAFT_EXTEND_ENV}={raw!r}: expected one of {', '.join(DRAFT_EXTEND_MODES)}")
-    return DRAFT_EXTEND_MODES[raw]
+def resolve_draft_extend(server_args: Any = None) -> tuple[bool, bool]:
+    """``--speculative-disable-draft-extend``, else ``$PATCHKIT_SPEC_DISABLE_DRAFT_EXTEND``, else
+    ``keep``: ``keep`` (the draft extends every disabled step), ``skip`` (no draft-model work above
+    the threshold: neither decode-step extends nor the prefill of prompts admitted there) or
+    ``skip-decode`` (decode-step extends only; prompts admitted above the threshold still get their
+    draft prefill). Raises SpecDisableConfigError naming the flag or the variable."""
+    value = getattr(server_args, "speculative_disable_draft_extend", None)
+    source = DRAFT_EXTEND_FLAG
+    if value is None:
+        value, source = os.environ.get(DRAFT_EXTEND_ENV, "").strip().lower() or "keep", DRAFT_EXTEND_ENV
+    if value not in DRAFT_EXTEND_MODES:
+        raise SpecDisableConfigError(f"{source}={value!r}: expected one of {', '.join(DRAFT_EXTEND_MODES)}")
+    return DRAFT_EXTEND_MODES[value]
 
 
 def _int64_bonus_tokens(batch: Any) -> None:

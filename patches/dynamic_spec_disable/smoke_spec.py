@@ -2,7 +2,8 @@
 
 Default matrix: the speculative algorithms whose worker class is ``EAGLEWorkerV2`` or inherits it
 (read from the release's worker factory), x overlap schedule on / off, x CUDA graphs on / off,
-x topk 1 / 2, x page size 1 / 16, x the flag on / off, covered pairwise. With the flag set, a cell
+x topk 1 / 2, x page size 1 / 16, x the draft model's work while disabled (keep / skip), x the flag
+on / off, covered pairwise (skip only with the flag on). With the flag set, a cell
 whose worker class does not inherit ``EAGLEWorkerV2`` (0.5.12 without overlap, or with topk > 1,
 runs spec v1) must be refused at start-up: such cells prove only the refusal.
 """
@@ -13,6 +14,7 @@ from typing import Optional
 from patchkit.smoke.spec import Algorithm, Axis, Exclusion, LogPatterns, Refusal, SmokeSpec
 
 FLAG = "--speculative-disable-batch-threshold"
+DRAFT_EXTEND_FLAG = "--speculative-disable-draft-extend"
 SERVER_ARGS = "sglang/srt/server_args.py"
 
 #: (algorithm, SpeculativeAlgorithm predicate, launch args); STANDALONE drafts with a plain Llama:
@@ -30,7 +32,16 @@ AXES = (
     Axis("topk", (("1", ("--speculative-eagle-topk", "1", "--speculative-num-draft-tokens", "4")),
                   ("2", ("--speculative-eagle-topk", "2", "--speculative-num-draft-tokens", "4")))),
     Axis("page", (("1", ()), ("16", ("--page-size", "16")))),
+    # what the draft model does while disabled: keep (the default) or skip (no draft prefill for a
+    # prompt admitted above T: resume-equivalence scores such requests)
+    Axis("draft-extend", (("keep", ()), ("skip", (DRAFT_EXTEND_FLAG, "skip")))),
 )
+
+
+def _draft_extend_without_flag(cell: dict, facts: dict) -> Optional[str]:
+    if cell.get("draft-extend") not in (None, "keep") and cell.get("flag") == "off":
+        return f"{DRAFT_EXTEND_FLAG} does nothing with the flag off (not a configuration)"
+    return None
 
 
 def _v2_requires_topk1(read) -> bool:
@@ -104,10 +115,11 @@ SPEC = SmokeSpec(
     forced_acceptance_env=(("SGLANG_SIMULATE_ACC_LEN", "3"),),
     refusals=(Refusal("the flag on a worker that does not inherit the patched class", _unpatched_worker),
               Refusal("the flag with topk > 1", _topk_above_one)),
-    exclusions=(Exclusion("topk > 1 with page size > 1 (refused by the release)", _topk_page),),
+    exclusions=(Exclusion("topk > 1 with page size > 1 (refused by the release)", _topk_page),
+                Exclusion(f"{DRAFT_EXTEND_FLAG} with the flag off", _draft_extend_without_flag)),
     facts=(("v2_requires_topk1", _v2_requires_topk1), ("topk_page_refused", _topk_page_refused)),
     threshold=4,
     match=("--speculative-algorithm", "--disable-overlap-schedule", "--disable-cuda-graph", "--speculative-eagle-topk",
-           "--page-size", FLAG),
-    option_defaults=(("--page-size", "1"), ("--speculative-eagle-topk", "1")),
+           "--page-size", FLAG, DRAFT_EXTEND_FLAG),
+    option_defaults=(("--page-size", "1"), ("--speculative-eagle-topk", "1"), (DRAFT_EXTEND_FLAG, "keep")),
 )

@@ -77,7 +77,8 @@ class Refusal:
 
 @dataclass(frozen=True)
 class Exclusion:
-    """A combination the release itself refuses, whatever the patch (not a cell)."""
+    """A combination that is not a configuration (never a cell): the release itself refuses it,
+    whatever the patch, or an option does nothing there."""
 
     description: str
     when: Callable[[dict, dict], Optional[str]]

@@ -18,6 +18,10 @@ class ServerArgs:
         Optional[int],
         "patchkit dynamic-spec-disable: resume drafting only after this many consecutive decode steps at or below the threshold (the first step above it disables drafting). Default: $SGLANG_SPEC_DISABLE_HYSTERESIS, else 8.",
     ] = None
+    speculative_disable_draft_extend: A[  # patchkit: dynamic-spec-disable
+        Optional[str],
+        "patchkit dynamic-spec-disable: draft-model work while drafting is disabled above the threshold: keep (extend every step: the draft's KV cache stays complete), skip (none: neither decode-step extends nor the prefill of prompts admitted there; holes in the draft's KV cache may cost acceptance after a resume) or skip-decode (decode-step extends only). Default: $PATCHKIT_SPEC_DISABLE_DRAFT_EXTEND, else keep.",
+    ] = None
     speculative_eagle_topk: A[Optional[int], "Top-k of the draft."] = None
 
     def check_server_args(self):

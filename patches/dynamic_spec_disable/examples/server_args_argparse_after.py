@@ -9,6 +9,7 @@ class ServerArgs:
     speculative_num_steps: Optional[int] = None
     speculative_disable_batch_threshold: Optional[int] = None  # patchkit: dynamic-spec-disable
     speculative_disable_hysteresis: Optional[int] = None  # patchkit: dynamic-spec-disable
+    speculative_disable_draft_extend: Optional[str] = None  # patchkit: dynamic-spec-disable
     speculative_eagle_topk: Optional[int] = None
 
     @staticmethod
@@ -30,6 +31,13 @@ class ServerArgs:
             type=int,
             default=ServerArgs.speculative_disable_hysteresis,
             help="patchkit dynamic-spec-disable: resume drafting only after this many consecutive decode steps at or below the threshold (the first step above it disables drafting). Default: $SGLANG_SPEC_DISABLE_HYSTERESIS, else 8.",
+        )
+        parser.add_argument(  # patchkit: dynamic-spec-disable
+            "--speculative-disable-draft-extend",
+            type=str,
+            choices=['keep', 'skip', 'skip-decode'],
+            default=ServerArgs.speculative_disable_draft_extend,
+            help="patchkit dynamic-spec-disable: draft-model work while drafting is disabled above the threshold: keep (extend every step: the draft's KV cache stays complete), skip (none: neither decode-step extends nor the prefill of prompts admitted there; holes in the draft's KV cache may cost acceptance after a resume) or skip-decode (decode-step extends only). Default: $PATCHKIT_SPEC_DISABLE_DRAFT_EXTEND, else keep.",
         )
         parser.add_argument("--speculative-eagle-topk", type=int, default=ServerArgs.speculative_eagle_topk)
 

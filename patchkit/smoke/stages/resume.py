@@ -1,6 +1,8 @@
 """resume-equivalence: long greedy requests stay alive while short bursts push the batch over the
 threshold and let it fall back, >= ``transitions`` OFF->ON switches. Then every patched token is
-checked against a speculation-off server of the same release, teacher-forced: one prefill of the
+checked against a speculation-off server of the same release, and so is every token of one request
+submitted once a burst has switched speculation off (its prompt is admitted above the threshold,
+where a patch may skip draft-model work for it), teacher-forced: one prefill of the
 prompt plus the whole patched output on the reference gives, at every position, the reference's own
 log-probs there. A token within a bf16 near-tie of the reference's best is explained; any other token
 fails the stage (with the patched server's own view of that position for the report). Greedy outputs
@@ -139,21 +141,37 @@ def next_length(length: int, lived: int, needed: int, cap: int = LONG_TOKENS_CAP
     return max(length, min(cap, want))
 
 
+#: tokens of each short request in a burst that also admits a request while speculation is off
+#: (long enough that the OFF line is seen before the burst ends)
+LATE_BURST_TOKENS = 48
+#: tokens asked of such a request (it outlives the burst, so it also lives through the resume)
+LATE_TOKENS = 64
+
+
+def _off(report) -> bool:
+    return report.switches_off > report.switches_on
+
+
 def resume_equivalence(ctx):
     cfg = ctx.cfg
     if cfg.reference is None:
         raise StageFailed(STAGE, "no speculation-off reference server (internal: the matrix starts one)")
     n_long = max(1, min(2, cfg.threshold))
     burst = cfg.threshold + 4
+    # one request admitted while speculation is off (its prefill runs above T), when it still lets the
+    # batch fall back to T once the burst ends: the long requests plus it
+    want_late = 1 if cfg.flag_on and cfg.threshold >= n_long + 1 else 0
     long_prompts: list[list[int]] = []
-    asked: list[int] = []  # tokens asked of each long request (rounds may grow them)
-    results: list[dict] = []
+    asked: list[int] = []  # tokens asked of each scored request (rounds may grow them)
+    kinds: list[str] = []  # "long", or "admitted-off" (submitted while the switch was OFF)
+    results: list = []
     lived: list[int] = []
+    late: list[tuple[list[int], object]] = []
     lock = threading.Lock()
     t0 = time.monotonic()
     rounds = 0
     length = cfg.long_tokens
-    with ThreadPoolExecutor(n_long + burst) as ex:
+    with ThreadPoolExecutor(n_long + burst + 2) as ex:
         while rounds < 4:
             rounds += 1
             prompts = [prompt_set(1, seed=9000 + rounds * 10 + k)[0] for k in range(n_long)]
@@ -175,9 +193,19 @@ def resume_equivalence(ctx):
             time.sleep(0.2)
             cycles = 0
             while not done.is_set() and cfg.flag_on:
-                ons = ctx.report().switches_on
+                rep = ctx.report()
+                ons, offs = rep.switches_on, rep.switches_off
+                admit = len(late) < want_late
                 shorts = [ex.submit(generate, ctx.base, prompt_set(1, seed=20_000 + rounds * 1000 + cycles * 10 + k)[0],
-                                    8, 300) for k in range(burst)]
+                                    LATE_BURST_TOKENS if admit else 8, 300) for k in range(burst)]
+                if admit:  # once the burst has switched speculation off, admit one more request
+                    end = time.monotonic() + 5.0
+                    while time.monotonic() < end and ctx.report().switches_off <= offs and \
+                            not all(f.done() for f in shorts):
+                        time.sleep(0.01)
+                    if _off(ctx.report()) and not all(f.done() for f in shorts):
+                        p = prompt_set(1, seed=40_000 + rounds * 100 + cycles)[0]
+                        late.append((p, ex.submit(generate, ctx.base, p, LATE_TOKENS, 1800)))
                 for f in shorts:
                     f.result()
                 cycles += 1
@@ -185,7 +213,7 @@ def resume_equivalence(ctx):
                 while time.monotonic() < end and ctx.report().switches_on <= ons and not done.is_set():
                     time.sleep(0.02)
                 time.sleep(0.05)
-                if ctx.report().switches_on - start_on >= cfg.transitions + 2:
+                if ctx.report().switches_on - start_on >= cfg.transitions + 2 and len(late) >= want_late:
                     break
             if not cfg.flag_on:  # batch-shape variation only: one burst beside the long requests
                 shorts = [ex.submit(generate, ctx.base, prompt_set(1, seed=30_000 + k)[0], 64, 300) for k in range(burst)]
@@ -194,20 +222,31 @@ def resume_equivalence(ctx):
             for p, f in zip(prompts, futs):
                 long_prompts.append(p)
                 asked.append(length)
+                kinds.append("long")
                 results.append(f.result())
-            if not cfg.flag_on or (lived and max(lived) >= cfg.transitions):
+            if not cfg.flag_on or (lived and max(lived) >= cfg.transitions and len(late) >= want_late):
                 break
             # a fast server finishes the long requests before enough bursts: make them longer
             length = next_length(length, max(lived[lived_before:], default=0), cfg.transitions, LONG_TOKENS_CAP)
+    for p, f in late:
+        long_prompts.append(p)
+        asked.append(LATE_TOKENS)
+        kinds.append("admitted-off")
+        results.append(f.result())
     transitions = max(lived) if lived else 0
     if cfg.flag_on and transitions < cfg.transitions:
         raise StageFailed(STAGE, f"the long requests lived through at most {transitions} OFF->ON transitions "
                                  f"(needed {cfg.transitions}) in {rounds} rounds")
+    if len(late) < want_late:
+        raise StageFailed(STAGE, f"no request could be admitted while speculation was off: in {rounds} rounds no "
+                                 f"burst of {burst} x {LATE_BURST_TOKENS} tokens was still running once its OFF "
+                                 f"line was logged")
     ties, failures, identical = [], [], 0
-    for i, (p, n, r) in enumerate(zip(long_prompts, asked, results)):
+    for i, (p, n, r, kind) in enumerate(zip(long_prompts, asked, results, kinds)):
+        name = f"request {i}" + (" (admitted while off)" if kind != "long" else "")
         out = r.get("output_ids") or []
         if len(out) != n:
-            failures.append(f"request {i}: asked {n} tokens, got {len(out)}")
+            failures.append(f"{name}: asked {n} tokens, got {len(out)}")
             continue
         explained, bad = score_positions(cfg, reference_scores(cfg.reference.base, p, out))
         identical += not explained and not bad  # every token the reference's own best: no second generation
@@ -217,13 +256,13 @@ def resume_equivalence(ctx):
             pos, a, b = row["position"], row["patched_token"], row["reference_token"]
             verdict = judge(cfg, a, b, position_logprobs(ctx.base, list(p) + out[:pos], [a, b]),
                             position_logprobs(cfg.reference.base, list(p) + out[:pos], [a, b]))
-            failures.append(f"request {i} diverges at token {pos} ({len(bad)} of {n} tokens off the reference's "
+            failures.append(f"{name} diverges at token {pos} ({len(bad)} of {n} tokens off the reference's "
                             f"greedy path): patched {a}, reference {b}, margins patched="
                             f"{verdict['patched']['margin_between_tokens']} reference="
                             f"{verdict['reference']['margin_between_tokens']} (tie threshold {row['tie_threshold']})")
     if failures:
         raise StageFailed(STAGE, "; ".join(failures[:3]))
     return {"requests": len(results), "tokens_each": cfg.long_tokens, "tokens_last_round": length, "transitions_lived": transitions,
-            "rounds": rounds, "identical": identical, "tokens_scored": sum(asked),
+            "admitted_while_off": len(late), "rounds": rounds, "identical": identical, "tokens_scored": sum(asked),
             "explained_near_ties": len(ties), "near_ties": ties[:20],
             "seconds": round(time.monotonic() - t0, 1)}

@@ -38,10 +38,21 @@ AXES = (
 )
 
 
-def _draft_extend_without_flag(cell: dict, facts: dict) -> Optional[str]:
-    if cell.get("draft-extend") not in (None, "keep") and cell.get("flag") == "off":
+WORKER = "sglang/srt/speculative/eagle_worker_v2.py"
+
+
+def _draft_extend_inert(cell: dict, facts: dict) -> Optional[str]:
+    if cell.get("draft-extend") in (None, "keep"):
+        return None
+    if cell.get("flag") == "off":
         return f"{DRAFT_EXTEND_FLAG} does nothing with the flag off (not a configuration)"
+    if not facts.get("can_skip_draft_extend", True):
+        return f"{DRAFT_EXTEND_FLAG} skip is ignored by this release (no upstream draft-extend stub before 0.5.14)"
     return None
+
+
+def _can_skip_draft_extend(read) -> bool:
+    return "def _stub_skipped_draft_extend(" in (read(WORKER) or "")
 
 
 def _v2_requires_topk1(read) -> bool:
@@ -116,8 +127,9 @@ SPEC = SmokeSpec(
     refusals=(Refusal("the flag on a worker that does not inherit the patched class", _unpatched_worker),
               Refusal("the flag with topk > 1", _topk_above_one)),
     exclusions=(Exclusion("topk > 1 with page size > 1 (refused by the release)", _topk_page),
-                Exclusion(f"{DRAFT_EXTEND_FLAG} with the flag off", _draft_extend_without_flag)),
-    facts=(("v2_requires_topk1", _v2_requires_topk1), ("topk_page_refused", _topk_page_refused)),
+                Exclusion(f"{DRAFT_EXTEND_FLAG} where it does nothing", _draft_extend_inert)),
+    facts=(("v2_requires_topk1", _v2_requires_topk1), ("topk_page_refused", _topk_page_refused),
+           ("can_skip_draft_extend", _can_skip_draft_extend)),
     threshold=4,
     match=("--speculative-algorithm", "--disable-overlap-schedule", "--disable-cuda-graph", "--speculative-eagle-topk",
            "--page-size", FLAG, DRAFT_EXTEND_FLAG),

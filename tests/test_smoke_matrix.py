@@ -73,6 +73,9 @@ def test_worker_classes_are_read_from_the_factory(version, no_overlap_eagle, sgl
         assert all("must be refused" in c.reason for c in refuse)
         assert "the release refuses topk > 1 with page size > 1 on the Triton backend" in notes["excluded"]
         assert not any(c.options["topk"] == "2" and c.options["page"] == "16" for c in cells)
+        # no upstream stub to skip to: skip cells would test nothing the keep cells do not
+        assert not any(c.options["draft-extend"] == "skip" for c in cells)
+        assert any("skip is ignored by this release" in e for e in notes["excluded"])
     else:  # every worker inherits the patched class: only patch 2.0's own topk > 1 refusal remains
         assert all(c.flag_on and c.options["topk"] != "1" and "--speculative-eagle-topk" in c.reason for c in refuse)
         # nothing the release refuses; only the patch's own option that needs the flag

@@ -144,6 +144,18 @@ def test_launch_finds_the_passing_cell_with_the_same_options():
     assert M.launch_mismatch(SPEC, rec, ok.replace("--speculative-disable-batch-threshold 32", "--page-size 16")) is None
 
 
+def test_launch_with_the_draft_extend_flag_needs_a_passing_cell_with_that_setting():
+    keep_only = _record([("a", "pass", BASE + EAGLE3 + FLAG)])
+    cmd = ("python -m sglang.launch_server --model-path /m --speculative-algorithm EAGLE3 "
+           "--speculative-disable-batch-threshold 32")
+    assert M.launch_mismatch(SPEC, keep_only, cmd + " --speculative-disable-draft-extend keep") is None  # the default
+    why = M.launch_mismatch(SPEC, keep_only, cmd + " --speculative-disable-draft-extend skip")
+    assert why == "no passing cell was run with --speculative-disable-draft-extend skip"
+    both = _record([("a", "pass", BASE + EAGLE3 + FLAG),
+                    ("s", "pass", BASE + EAGLE3 + FLAG + ["--speculative-disable-draft-extend", "skip"])])
+    assert M.launch_mismatch(SPEC, both, cmd + " --speculative-disable-draft-extend skip") is None
+
+
 def test_launch_names_the_option_no_passing_cell_has():
     rec = _record([("a", "pass", BASE + EAGLE3 + FLAG), ("b", "fail", BASE + EAGLE3 + FLAG + ["--disable-cuda-graph"]),
                    ("c", "pass", BASE + EAGLE3 + ["--disable-cuda-graph"])])

@@ -650,6 +650,16 @@ CODEBASES = {  # name -> (requirement, package folder inside the unpacked releas
     "metagpt": ("metagpt==0.8.2", "metagpt"), "swarms": ("swarms==16.0.3", "swarms"),
     "guardrails": ("guardrails-ai==0.11.0", "guardrails"), "demucs": ("demucs==4.1.0", "demucs"),
     "audiolm_pytorch": ("audiolm-pytorch==2.4.0", "audiolm_pytorch"), "colbert": ("colbert-ai==0.2.22", "colbert"),
+    # set AM (session 34): sixteen AutoML, time-series, model-serving, LLM-tooling, agent and graph
+    # releases never analysed, named before any was run; measured once with the session's analyzer, untuned
+    "deeppavlov": ("deeppavlov==1.7.0", "deeppavlov"), "neuralprophet": ("neuralprophet==0.9.0", "neuralprophet"),
+    "autots": ("autots==1.0.4", "autots"), "pytorch_tabular": ("pytorch-tabular==1.2.0", "pytorch_tabular"),
+    "lightautoml": ("lightautoml==0.4.2", "lightautoml"), "evalml": ("evalml==0.84.0", "evalml"),
+    "supervised": ("mljar-supervised==1.3.2", "supervised"), "torchserve": ("torchserve==0.12.0", "ts"),
+    "interpreter": ("open-interpreter==0.4.3", "interpreter"), "marvin": ("marvin==3.2.7", "marvin"),
+    "langfuse": ("langfuse==5.2.0", "langfuse"), "phoenix": ("arize-phoenix==20.26.1", "phoenix"),
+    "weaviate": ("weaviate-client==4.24.1", "weaviate"), "mlagents": ("mlagents==0.28.0", "mlagents"),
+    "spektral": ("spektral==1.3.1", "spektral"), "embedchain": ("embedchain==0.1.128", "embedchain"),
 }
 DEFAULT = ("deepspeed", "diffusers", "ray", "transformers", "vllm")
 # lightning==2.6.6 (266 files) was tried too: 1 error group in all, too few to sample.

@@ -83,3 +83,44 @@ def test_an_importable_try_package_keeps_the_class_open(tmp_path, monkeypatch):
 def test_a_builtin_module_counts_as_present():
     assert external.top_level_present("sys.foo")
     assert not external.top_level_present("patchkit_test_no_such_accelerator.x")
+
+
+MOCKED = '''
+try:
+    from torch.nn import Module
+except ImportError:
+    from .mocks import Module
+
+
+class Loss(Module):
+    def __init__(self, w):
+        super().__init__()
+        self.w = w
+
+    def forward(self, x):
+        if self.training:
+            return x * self.w
+        return self.modules(), self.scale
+'''
+
+MOCKS = '''
+class Module:  # a stand-in for torch.nn.Module where torch is not installed
+    def __init__(self, *args, **kwargs):
+        self.args = args
+'''
+
+
+def test_a_known_library_base_behind_a_mock_fallback_stays_the_library_base(tmp_path):
+    """autots: ``try: from torch.nn import Module / except: from autots.tools.mocks import Module``.
+    Users run torch's Module (the analyzer knows what it sets up without torch installed); the mock
+    is for machines without torch. Reads of what torch's Module gives are no findings; a name neither
+    gives is still an error."""
+    assert not external.top_level_present("torch")
+    lib = tmp_path / "tree" / "lib"
+    lib.mkdir(parents=True)
+    (lib / "__init__.py").write_text("")
+    (lib / "mocks.py").write_text(MOCKS)
+    (lib / "loss.py").write_text(MOCKED)
+    errors = _errors(lib)
+    assert not {e for e in errors if e[2] in ("training", "modules")}, errors
+    assert ("PK003", "Loss", "scale") in errors

@@ -72,6 +72,10 @@ CLOSED_BASES = {
 }
 
 
+#: kinds of library base whose state the analyzer knows without reading their source
+KNOWN_KINDS = frozenset({"module", "field", "thread", "closed", "exception"})
+
+
 @dataclass
 class External:
     name: str

@@ -11,7 +11,7 @@ from typing import Mapping, Optional
 
 from .classindex import header_tokens, tokens_of
 from .external import external_module, top_level_present
-from .library import classify_external
+from .library import KNOWN_KINDS, classify_external
 from .model import ClassInfo, ModuleInfo, build_module
 
 
@@ -123,7 +123,7 @@ class Project:
         if head in mod.imports:
             target = mod.imports[head]  # fully qualified: module or module.attr
             alt = self.fallback_import(mod, head)
-            if alt is not None:
+            if alt is not None and classify_external(f"{target}.{rest}" if rest else target).kind not in KNOWN_KINDS:
                 target = alt  # the try: import cannot succeed here: its except: import is what runs
             full = f"{target}.{rest}" if rest else target
             return self._resolve_qualified(full, depth + 1)
@@ -145,7 +145,10 @@ class Project:
     def fallback_import(self, mod: ModuleInfo, head: str) -> Optional[str]:
         """The qualified name ``head`` has in ``mod`` when its ``try:`` import fails here and an
         ``except`` handler imports it from the tree instead (``try: from fast_impl import Engine /
-        except ImportError: from .engine import Engine`` where no ``fast_impl`` is installed), else None."""
+        except ImportError: from .engine import Engine`` where no ``fast_impl`` is installed), else None.
+        A base the ``try:`` names that the analyzer knows without its source (``torch.nn.Module``,
+        library.KNOWN_KINDS) stays that base: the fallback is a mock for machines without the
+        library (autots' ``tools.mocks.Module``), not the code its users run."""
         alt = mod.except_imports.get(head)
         target = mod.imports.get(head)
         if alt is None or target is None or alt == target or self._in_tree(target.split(".")[0]):

@@ -660,6 +660,15 @@ CODEBASES = {  # name -> (requirement, package folder inside the unpacked releas
     "langfuse": ("langfuse==5.2.0", "langfuse"), "phoenix": ("arize-phoenix==20.26.1", "phoenix"),
     "weaviate": ("weaviate-client==4.24.1", "weaviate"), "mlagents": ("mlagents==0.28.0", "mlagents"),
     "spektral": ("spektral==1.3.1", "spektral"), "embedchain": ("embedchain==0.1.128", "embedchain"),
+    # set AN (session 34): fifteen 3D-vision, robotics, RL, Thai NLP, detection, data-loading and
+    # storage releases never analysed, named before any was run; measured once (after e84d186), untuned
+    "gsplat": ("gsplat==1.5.3", "gsplat"), "robosuite": ("robosuite==1.5.2", "robosuite"), "pgx": ("pgx==2.6.0", "pgx"),
+    "sample_factory": ("sample-factory==2.1.1", "sample_factory"), "imitation": ("imitation==1.0.1", "imitation"),
+    "minari": ("minari==0.5.4", "minari"), "shimmy": ("shimmy==2.0.1", "shimmy"),
+    "pythainlp": ("pythainlp==5.4.0", "pythainlp"), "yolov5": ("yolov5==7.0.14", "yolov5"),
+    "petastorm": ("petastorm==0.13.1", "petastorm"), "webdataset": ("webdataset==1.0.2", "webdataset"),
+    "ffcv": ("ffcv==1.0.2", "ffcv"), "s3fs": ("s3fs==2026.9.0", "s3fs"), "pyiceberg": ("pyiceberg==0.12.0", "pyiceberg"),
+    "torchsde": ("torchsde==0.2.6", "torchsde"),
 }
 DEFAULT = ("deepspeed", "diffusers", "ray", "transformers", "vllm")
 # lightning==2.6.6 (266 files) was tried too: 1 error group in all, too few to sample.

@@ -10,7 +10,7 @@ from hypothesis import given, settings, strategies as st
 
 from patchkit.analysis import analyse_source
 from patchkit.analysis.conditions import fact_contradicts_constants, tested_self_attr as attr_a_test_reads
-from patchkit.analysis.openness import _same_module_two_ways
+from patchkit.analysis.alternatives import _same_module_two_ways
 from patchkit.analysis.severity import _literal_conflict
 from patchkit.ftypes import Severity
 

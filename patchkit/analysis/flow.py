@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import replace
 from typing import Callable, Optional
 
 from .callargs import bind_constants  # noqa: F401  (re-exported)
@@ -18,10 +17,11 @@ from .calls import CallSemantics
 from .localconsts import UNKNOWN, tracked_locals, value
 from .localflags import bind as bind_flag, implied_by_locals
 from .compound import CompoundStatements
-from .conditions import (CAUGHT, EVENT, VALUE, Cond, _catches_attribute_error, _human, _simple_text, conjuncts, const_truth,  # noqa: F401
+from .exprflow import ExpressionFlow
+from .conditions import (EVENT, VALUE, Cond, _catches_attribute_error, _human, _simple_text, conjuncts, const_truth,  # noqa: F401
                          frame_truth, norm_test)
 from .presence import implied_attrs
-from .astutil import children, dotted, first_param, is_super_call, self_attr
+from .astutil import dotted, first_param, is_super_call, self_attr
 from .model import ClassInfo
 from .state import MAX_DEPTH, MAX_STATES, Budget, BudgetExceeded, Flow, Frame, ReadHook, State, merge  # noqa: F401
 
@@ -32,7 +32,7 @@ __all__ = ["Constructor", "State", "Flow", "Frame", "Budget", "BudgetExceeded", 
            "merge", "bind_constants", "norm_test", "conjuncts", "implied_attrs", "const_truth", "frame_truth",
            "_simple_text", "_catches_attribute_error"]
 
-class Constructor(CallSemantics, CompoundStatements):
+class Constructor(CallSemantics, CompoundStatements, ExpressionFlow):
     """Walks construction of one concrete class. ``mro`` holds ClassInfo or external names."""
 
     def __init__(self, concrete: ClassInfo, mro: list, resolve_method, on_read: ReadHook,
@@ -339,73 +339,3 @@ class Constructor(CallSemantics, CompoundStatements):
         if isinstance(t, (ast.Attribute, ast.Subscript)):
             return self.expr_children(t, st, fr)
         return st
-
-    def expr_children(self, node: ast.AST, st: list[State], fr: Frame) -> list[State]:
-        for child in children(node):
-            if isinstance(child, ast.expr):
-                st = self.expr(child, st, fr)
-            elif isinstance(child, (ast.comprehension, ast.keyword)):
-                st = self.expr_children(child, st, fr)
-        return st
-
-    def expr(self, e: ast.expr, st: list[State], fr: Frame) -> list[State]:
-        if not st:
-            return st
-        if isinstance(e, (ast.Lambda,)):
-            return st  # body runs later, if ever: checked as a post-construction read
-        if isinstance(e, ast.GeneratorExp):
-            return self.expr(e.generators[0].iter, st, fr)  # only the first iterable runs now
-        if isinstance(e, ast.Attribute):
-            a = self_attr(e, fr.selfname)
-            if a is not None and isinstance(e.ctx, ast.Load):
-                self.read(a, e, fr, st)
-                if self.instance_only is not None and not fr.guarded and a not in fr.known and \
-                        self.instance_only(a):
-                    # the read raises on a path that has not stored it: construction goes on only
-                    # where it did (fastNLP's sampler reads what its try body stored, after the handler)
-                    st = [x for x in st if a in x.assigned or not any(c.key == CAUGHT for c in x.conds)] or st
-                target = self.resolve_method(a, None)
-                if target is not None and target[2] == "property":
-                    # a property read during construction runs its getter now
-                    return self.call_function(target[0], target[1], st, fr.depth + 1, fr.guarded)
-                return st
-            return self.expr(e.value, st, fr)
-        if isinstance(e, ast.Call):
-            return self.call(e, st, fr)
-        if isinstance(e, ast.BoolOp):
-            # later operands run only when earlier ones are truthy (and) / falsy (or): they are
-            # evaluated on the states that survive that fact; the expression as a whole can end
-            # after any operand, so what it assigns (a walrus, a helper call) joins all of them
-            pol = isinstance(e.op, ast.And)
-            facts = fr
-            cur, ends, added = st, [], set()
-            for v in e.values:
-                cur = self.expr(v, cur, facts)
-                ends += cur
-                before = {c for x in cur for c in x.conds}
-                cur = self.assume(v, pol, cur, fr)
-                added |= {c for x in cur for c in x.conds} - before
-                facts = replace(fr, known=facts.known | frozenset(implied_attrs(v, pol, fr.selfname)))
-            # afterwards no operand's truth is known: drop exactly the facts this expression assumed
-            return merge([State(x.assigned, x.conds - added) for x in ends])
-        if isinstance(e, ast.IfExp):
-            st = self.expr(e.test, st, fr)
-            t = self.branch_truth(e.test, st, fr)  # `[] if clear else list(self.x)` with clear=True bound
-            a = self.expr(e.body, self.assume(e.test, True, st, fr),
-                          replace(fr, known=fr.known | frozenset(implied_attrs(e.test, True, fr.selfname)))) \
-                if t is not False else []
-            b = self.expr(e.orelse, self.assume(e.test, False, st, fr),
-                          replace(fr, known=fr.known | frozenset(implied_attrs(e.test, False, fr.selfname)))) \
-                if t is not True else []
-            return merge(a + b)
-        if isinstance(e, ast.NamedExpr):
-            st = self.expr(e.value, st, fr)
-            return self.store(e.target, st, fr)
-        return self.expr_children(e, st, fr)
-
-    def read(self, attr: str, node: ast.Attribute, fr: Frame, st: list[State]) -> None:
-        if fr.guarded or attr in fr.known:
-            return
-        self.on_read(attr, node, fr, st)
-
-

@@ -12,6 +12,7 @@ from .astutil import dotted, memo_on, self_attr
 from .conditions import (CAUGHT, EVENT, NO_CASE, SUPPRESSED, ZERO_LOOP, Cond, _catches_attribute_error, _irrefutable,
                          class_name_truth,
                          class_const_truth, tested_self_attr, exact_type_test, frame_truth)
+from .ladderlocals import record_arm
 from .presence import absent_attr_truth, unstored_attr_truth
 from .state import Flow, State, _join, merge
 
@@ -47,6 +48,8 @@ class CompoundStatements:
         if t is not True:
             flows.append(self.block(s.orelse, self.assume(s.test, False, st, fr), fr) if s.orelse
                          else Flow(normal=self.assume(s.test, False, st, fr)))
+        if t is not None:
+            record_arm(s, t, fr)  # `flag = True` in the one arm that runs: flag's value after the ladder
         return _join(flows)
 
     def fresh_default_truth(self, test, st, fr) -> Optional[bool]:

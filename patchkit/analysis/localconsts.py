@@ -55,10 +55,24 @@ def literal(node: Optional[ast.expr]):
     return UNKNOWN
 
 
+#: str methods without arguments whose result depends only on the string (no locale, no state)
+PURE_STR_METHODS = frozenset({"lower", "upper", "casefold", "strip", "lstrip", "rstrip", "title", "swapcase"})
+
+
+def _container(node: ast.expr):
+    """The frozenset a tuple / list / set display of scalar constants spells, else UNKNOWN."""
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)) and \
+            all(isinstance(e, ast.Constant) and isinstance(e.value, SCALARS) for e in node.elts):
+        return frozenset(e.value for e in node.elts)
+    return UNKNOWN
+
+
 def value(node: ast.expr, consts: dict):
     """The value of ``node`` given the known names (``consts``), else UNKNOWN: literals, known
     names, ``d.get("k"[, default])`` and ``d["k"]`` on a known dict, ``a or b`` / ``a and b`` and
-    ``not a`` with Python's short-circuit."""
+    ``not a`` with Python's short-circuit, ``s.lower()`` (and the other PURE_STR_METHODS) of a known
+    string, and ``==`` / ``!=`` / ``in`` / ``not in`` between a known scalar and a constant or a
+    display of constants."""
     if isinstance(node, ast.Name):
         return consts.get(node.id, UNKNOWN)
     if isinstance(node, ast.BoolOp):
@@ -81,6 +95,22 @@ def value(node: ast.expr, consts: dict):
             if key.value in d:
                 return d.get(key.value)
             return value(node.args[1], consts) if len(node.args) == 2 else None
+        return UNKNOWN
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in PURE_STR_METHODS \
+            and not node.args and not node.keywords:
+        s = value(node.func.value, consts)  # `mode.lower()` with mode="only" bound by the call site
+        return getattr(s, node.func.attr)() if isinstance(s, str) else UNKNOWN
+    if isinstance(node, ast.Compare) and len(node.ops) == 1:
+        v = value(node.left, consts)
+        w = _container(node.comparators[0]) if isinstance(node.ops[0], (ast.In, ast.NotIn)) else \
+            value(node.comparators[0], consts)
+        if v is UNKNOWN or w is UNKNOWN or not isinstance(v, SCALARS):
+            return UNKNOWN
+        op = node.ops[0]
+        if isinstance(op, (ast.Eq, ast.NotEq)) and isinstance(w, SCALARS):
+            return (v == w) == isinstance(op, ast.Eq)
+        if isinstance(op, (ast.In, ast.NotIn)):
+            return (v in w) == isinstance(op, ast.In)
         return UNKNOWN
     if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and isinstance(node.slice, ast.Constant):
         d = consts.get(node.value.id, UNKNOWN)

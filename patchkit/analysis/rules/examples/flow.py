@@ -9,7 +9,29 @@ from patchkit.checks_api import Example as E
 
 from .pk001 import _FASTNLP_SAMPLER
 
+_LADDER = '''
+class AutoTS:
+    def __init__(self, template):
+        if template is not None:
+            self.import_template(template, method=%r)
+        else:
+            self.initial_template = []
+    def import_template(self, template, method="add_on"):
+        if method.lower() in ["add on", "addon", "add_on"]:
+            addon_flag = True
+        else:
+            addon_flag = False
+        if addon_flag:
+            self.initial_template = self.initial_template + [template]
+        elif method.lower() in ["only", "user_only"]:
+            self.initial_template = [template]
+        else:
+            return ValueError("method must be 'addon' or 'only'")
+'''
+
 VALID = (
+    E("a local an if/else ladder sets, where the call site's argument decides the ladder: only that arm's value holds (autots' AutoTS.import_template with method='only')",
+      _LADDER % "only"),
     E("a decorator's wrapper that calls a method of the instance before the initialiser runs it at entry (diffusers' @register_to_config)", """
 import functools
 def register_to_config(init):
@@ -852,6 +874,8 @@ class MCSolver(MultiTrajSolver):
 )
 
 INVALID = (
+    E("the same ladder decided the other way reads what construction has not stored yet",
+      _LADDER % "add_on", (("PK002", "initial_template"),)),
     E("after the handler, __init__ reads what the try body stored: that read is the finding (a warning), and a path that swallowed the error builds no object, so later methods read it assigned (fastNLP's BucketedBatchSampler)",
       _FASTNLP_SAMPLER % "        assert len(self.sorted_indices) == len(dataset)", (("PK002", "sorted_indices"),)),
     E("a base setter reached through .fset that reads what nothing assigned yet is walked and judged", """

@@ -124,3 +124,19 @@ def test_a_known_library_base_behind_a_mock_fallback_stays_the_library_base(tmp_
     errors = _errors(lib)
     assert not {e for e in errors if e[2] in ("training", "modules")}, errors
     assert ("PK003", "Loss", "scale") in errors
+
+
+def test_an_in_tree_class_named_like_a_library_base_is_still_the_fallback(tmp_path):
+    """Only a base that is certainly the library's stays the library's: a project's own ``Thread``
+    (a pure-Python fallback of a missing accelerator) is what runs, and what its __init__ sets counts."""
+    lib = tmp_path / "tree" / "lib"
+    lib.mkdir(parents=True)
+    (lib / "__init__.py").write_text("")
+    (lib / "pythreads.py").write_text(
+        "import threading\n\nclass Thread(threading.Thread):\n    def __init__(self, jobs):\n"
+        "        super().__init__(daemon=True)\n        self.jobs = jobs\n")
+    (lib / "worker.py").write_text(
+        "try:\n    from patchkit_test_no_speedups import Thread\nexcept ImportError:\n    from .pythreads import Thread\n\n\n"
+        "class Worker(Thread):\n    def __init__(self, jobs):\n        super().__init__(jobs)\n        self.done = 0\n\n"
+        "    def run(self):\n        for j in self.jobs:\n            self.done += 1\n")
+    assert not {e for e in _errors(lib) if e[2] == "jobs"}

@@ -154,6 +154,10 @@ def test_launch_with_the_draft_extend_flag_needs_a_passing_cell_with_that_settin
     both = _record([("a", "pass", BASE + EAGLE3 + FLAG),
                     ("s", "pass", BASE + EAGLE3 + FLAG + ["--speculative-disable-draft-extend", "skip"])])
     assert M.launch_mismatch(SPEC, both, cmd + " --speculative-disable-draft-extend skip") is None
+    # without the flag the option does nothing: such a launch is the flag-off cell's
+    off = _record([("o", "pass", BASE + EAGLE3 + ["--speculative-disable-draft-extend", "keep"])])
+    plain = "python -m sglang.launch_server --model-path /m --speculative-algorithm EAGLE3"
+    assert M.launch_mismatch(SPEC, off, plain + " --speculative-disable-draft-extend skip") is None
 
 
 def test_launch_names_the_option_no_passing_cell_has():

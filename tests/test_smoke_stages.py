@@ -183,6 +183,10 @@ def test_resume_scores_a_request_admitted_while_off_and_catches_a_wrong_skipped_
     assert good["verdict"] == "pass", good["failure"]
     detail = stage(good, "resume-equivalence")["detail"]
     assert detail["admitted_while_off"] == 1 and detail["identical"] == detail["requests"]
+    # the skip cell's ready line says draft_extend=skip-above-T: the admission counted only once the
+    # switch lines' skipped_draft_prefills grew; a keep cell has no such counter to wait for
+    assert detail["off_path_counted"] is True
+    assert stage(keep, "resume-equivalence")["detail"]["off_path_counted"] is False
 
 
 def test_greedy_equivalence_judges_a_first_token_divergence(site, tmp_path):

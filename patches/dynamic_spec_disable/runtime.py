@@ -317,12 +317,14 @@ def on_init(worker: Any, owner: type) -> None:
     skip, skip_prefill = resolve_draft_extend(sa)
     if skip and not callable(getattr(worker, "_stub_skipped_draft_extend", None)):
         # 0.5.12-0.5.13: no upstream stub, so apply added no skip hook; say so rather than claim it
-        logger.warning("patchkit-spec-disable: %s skip is ignored: this release cannot skip the draft extend "
-                       "(0.5.14+ can); it runs on every disabled step", DRAFT_EXTEND_FLAG)
+        logger.warning("patchkit-spec-disable: the draft-extend skip (%s or $%s) is ignored: this release cannot "
+                       "skip the draft extend (0.5.14+ can); it runs on every disabled step", DRAFT_EXTEND_FLAG,
+                       DRAFT_EXTEND_ENV)
         skip = skip_prefill = False
     why = _prefill_kept_reason(worker, owner) if skip_prefill else None
     if why is not None:
-        logger.warning("patchkit-spec-disable: %s skip skips the decode-step extends only: %s", DRAFT_EXTEND_FLAG, why)
+        logger.warning("patchkit-spec-disable: skip (%s or $%s) skips the decode-step extends only: %s",
+                       DRAFT_EXTEND_FLAG, DRAFT_EXTEND_ENV, why)
         skip_prefill = False
     ctl = SpecDisable(Switch(threshold, resolve_hysteresis(sa)), full, zero, sizing, converted, extra,
                       skip_extend=skip, skip_prefill=skip_prefill, lens=HostLens(resolve_host_lens()))

@@ -34,7 +34,9 @@ AXES = (
     Axis("page", (("1", ()), ("16", ("--page-size", "16")))),
     # what the draft model does while disabled: keep (the default) or skip (no draft prefill for a
     # prompt admitted above T: resume-equivalence scores such requests)
-    Axis("draft-extend", (("keep", ()), ("skip", (DRAFT_EXTEND_FLAG, "skip")))),
+    # keep is passed too: a PATCHKIT_SPEC_DISABLE_DRAFT_EXTEND in the caller's environment must not
+    # turn a keep cell into a skip one (the flag wins over the variable)
+    Axis("draft-extend", (("keep", (DRAFT_EXTEND_FLAG, "keep")), ("skip", (DRAFT_EXTEND_FLAG, "skip")))),
 )
 
 
@@ -118,7 +120,9 @@ SPEC = SmokeSpec(
         off="OFF",
         refused=(r"patchkit-spec-disable: refused|(SpecDisableConfigError|ValueError|RuntimeError|AssertionError)\b.*"
                  r"(speculative[-_]disable[-_]batch[-_]threshold|spec[-_]disable)"),
-        fields=(("decode_attention", r"decode_attention=(\[[^\]]*\]|None)"),),
+        fields=(("decode_attention", r"decode_attention=(\[[^\]]*\]|None)"), ("draft_extend", r"draft_extend=(\S+)")),
+        # a prompt admitted while off above T gets no draft prefill under skip: the switch lines count them
+        admitted_off=(r"skipped_draft_prefills=(\d+)", "draft_extend", r"^skip-above-T$"),
     ),
     # the last: the patch's own check that its host lengths equal the device's (runtime.HostLens)
     checker_env=(("SGLANG_ENABLE_STRICT_MEM_CHECK_DURING_BUSY", "1"), ("SGLANG_CHECK_KV_PAGE_INVARIANTS", "1"),
@@ -134,4 +138,5 @@ SPEC = SmokeSpec(
     match=("--speculative-algorithm", "--disable-overlap-schedule", "--disable-cuda-graph", "--speculative-eagle-topk",
            "--page-size", FLAG, DRAFT_EXTEND_FLAG),
     option_defaults=(("--page-size", "1"), ("--speculative-eagle-topk", "1"), (DRAFT_EXTEND_FLAG, "keep")),
+    flag_only=(DRAFT_EXTEND_FLAG,),
 )

@@ -14,7 +14,8 @@ def alternatives(mod: ModuleInfo) -> dict[str, str]:
     """Module-level names bound differently by alternative blocks (try/except, if/else,
     ``if TYPE_CHECKING``) -> why, computed once per module. A ``try:`` import of a package this
     environment does not have, with an ``except`` import from the module's own package, is no
-    alternative: the fallback is what runs (project.fallback_import resolves the base to it)."""
+    alternative: the fallback is what runs (project.fallback_import resolves the base to it), unless
+    the ``try:`` names a library base the analyzer knows without its source (then that base)."""
     got = mod.__dict__.get("_alternatives")
     if got is None:
         got = mod.__dict__["_alternatives"] = {}

@@ -12,7 +12,7 @@ from .astutil import dotted, memo_on, self_attr
 from .conditions import (CAUGHT, EVENT, NO_CASE, SUPPRESSED, ZERO_LOOP, Cond, _catches_attribute_error, _irrefutable,
                          class_name_truth,
                          class_const_truth, tested_self_attr, exact_type_test, frame_truth)
-from .ladderlocals import record_arm
+from .ladderlocals import before_else, decided_arm
 from .presence import absent_attr_truth, unstored_attr_truth
 from .state import Flow, State, _join, merge
 
@@ -42,6 +42,8 @@ class CompoundStatements:
     def s_If(self, s, st, fr):
         st = self.expr(s.test, st, fr)
         t = self.branch_truth(s.test, st, fr)
+        if t is False:
+            before_else(s, fr)  # an elif in the else arm is still on every path
         flows = []
         if t is not False:
             flows.append(self.block(s.body, self.assume(s.test, True, st, fr), fr))
@@ -49,7 +51,7 @@ class CompoundStatements:
             flows.append(self.block(s.orelse, self.assume(s.test, False, st, fr), fr) if s.orelse
                          else Flow(normal=self.assume(s.test, False, st, fr)))
         if t is not None:
-            record_arm(s, t, fr)  # `flag = True` in the one arm that runs: flag's value after the ladder
+            decided_arm(s, t, fr)  # `flag = True` in the one arm that ran: flag's value after the ladder
         return _join(flows)
 
     def fresh_default_truth(self, test, st, fr) -> Optional[bool]:

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import ast
 
-from .astutil import fast_walk
-from .localconsts import UNKNOWN, value
+from .localconsts import UNKNOWN, name_stores, value
 
 
 def _arms(top: ast.If) -> tuple[list, list]:
@@ -31,25 +30,16 @@ def _single_name(s: ast.stmt):
     return None
 
 
-def ladder_locals(fn: ast.AST) -> dict[int, frozenset]:
-    """id of each ``If`` node of a ladder among ``fn``'s own top-level statements -> the locals whose
+def ladder_locals(fn: ast.AST) -> dict[int, tuple[frozenset, bool]]:
+    """id of each ``If`` node of a ladder among ``fn``'s own top-level statements -> (the locals whose
     every store in ``fn`` is a single-target assignment directly in one of that ladder's arms (no
-    other store, no ``global``/``nonlocal``, not a parameter). Cached on the node."""
+    other binding of the name: localconsts.name_stores), whether the node is the ladder's top).
+    Cached on the node."""
     cached = getattr(fn, "_pk_ladders", None)
     if cached is not None:
         return cached
-    stores: dict[str, set] = {}
-    bad: set = set()
-    for n in fast_walk(fn):
-        if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
-            stores.setdefault(n.id, set()).add(id(n))
-        elif isinstance(n, (ast.Global, ast.Nonlocal)):
-            bad.update(n.names)
-        elif isinstance(n, ast.arg):
-            bad.add(n.arg)
-        elif isinstance(n, (ast.Import, ast.ImportFrom)):
-            bad.update((a.asname or a.name).split(".")[0] for a in n.names)
-    out: dict[int, frozenset] = {}
+    stores, bad = name_stores(fn)
+    out: dict[int, tuple[frozenset, bool]] = {}
     for top in getattr(fn, "body", ()):
         if not isinstance(top, ast.If):
             continue
@@ -63,17 +53,36 @@ def ladder_locals(fn: ast.AST) -> dict[int, frozenset]:
         names = frozenset(n for n, ids in own.items() if n not in bad and stores.get(n) == ids)
         if names:
             for node in chain:
-                out[id(node)] = names
+                out[id(node)] = (names, node is top)
     fn._pk_ladders = out  # type: ignore[attr-defined]
     return out
 
 
-def record_arm(s: ast.If, truth: bool, fr) -> None:
-    """After the walk ran only the arm of ``s`` that ``truth`` picks: the values that arm's own
-    assignments give the ladder's locals, from the known names (``fr.consts``)."""
-    names = ladder_locals(fr.fn).get(id(s)) if getattr(fr, "fn", None) is not None else None
-    if not names:
-        return
+def _on_every_path(s: ast.If, fr):
+    """(names, True) when ``s`` is a ladder's top or an ``elif`` whose tests above were all decided
+    false: whatever it decides holds on every path; else (None, False)."""
+    fn = getattr(fr, "fn", None)
+    got = ladder_locals(fn).get(id(s)) if fn is not None else None
+    if not got:
+        return None, False
+    names, is_top = got
+    return names, is_top or id(s) in fr.ladder_live  # else: other paths took an earlier arm
+
+
+def before_else(s: ast.If, fr) -> None:
+    """``s``'s test was decided false, before its ``else`` runs: an ``elif`` there is still on every
+    path (``fr.ladder_live``)."""
+    names, every = _on_every_path(s, fr)
+    if every and len(s.orelse) == 1 and isinstance(s.orelse[0], ast.If):
+        fr.ladder_live.add(id(s.orelse[0]))
+
+
+def decided_arm(s: ast.If, truth: bool, fr) -> None:
+    """After the walk ran only the arm of ``s`` its decided test picks: when that arm ran on every
+    path, its assignments give the ladder's locals their values (``fr.consts``)."""
+    names, every = _on_every_path(s, fr)
+    if not every or (truth is False and len(s.orelse) == 1 and isinstance(s.orelse[0], ast.If)):
+        return  # not on every path, or the elif below decides (or not) for itself
     for st in (s.body if truth else s.orelse):
         t = _single_name(st)
         if t is not None and t.id in names:

@@ -72,8 +72,6 @@ CLOSED_BASES = {
 }
 
 
-#: kinds of library base whose state the analyzer knows without reading their source
-KNOWN_KINDS = frozenset({"module", "field", "thread", "closed", "exception"})
 
 
 @dataclass
@@ -120,3 +118,14 @@ def classify_external(name: str) -> External:
     if name in CLOSED_BASES:
         return External(name, "closed", CLOSED_BASES[name])
     return External(name, "unknown")
+
+
+def known_without_source(name: str) -> bool:
+    """A qualified base name that is, for certain, a library class whose state the analyzer knows
+    without reading it (torch's ``nn.Module``, pydantic's models, ``threading.Thread``, the closed
+    torch classes, builtin exceptions): not a class of that name from somewhere else."""
+    kind = classify_external(name).kind
+    if kind == "thread":
+        return name in ("threading.Thread", "threading.Timer")
+    return kind in ("module", "field", "closed", "exception") and "." in name
+

@@ -120,21 +120,18 @@ def value(node: ast.expr, consts: dict):
     return literal(node)
 
 
-def tracked_locals(fn: ast.AST) -> frozenset:
-    """Names whose every store in ``fn`` is the single target of an ``Assign`` among the function's
-    own top-level statements (no branch, loop, ``with`` or ``try`` around it, no other kind of
-    store, no ``global``/``nonlocal``): the walk reaches those assignments in order on every path,
-    so the value after each one is the value on every path. Cached on the node."""
-    cached = getattr(fn, "_pk_tracked", None)
+def name_stores(fn: ast.AST) -> tuple[dict, frozenset]:
+    """(name -> ids of the ``Name`` nodes that store it in ``fn``, names bound some other way: a
+    parameter, an import, ``global``/``nonlocal``, a nested ``def``/``class``, ``except ... as``, a
+    ``match`` capture). Shared by the rules that track a local's value. Cached on the node."""
+    cached = getattr(fn, "_pk_name_stores", None)
     if cached is not None:
         return cached
-    top = {id(s.targets[0]) for s in getattr(fn, "body", ())
-           if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name)}
-    ok: set = set()
+    stores: dict = {}
     bad: set = set()
     for n in fast_walk(fn):
         if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
-            (ok if id(n) in top else bad).add(n.id)
+            stores.setdefault(n.id, set()).add(id(n))
         elif isinstance(n, (ast.Global, ast.Nonlocal)):
             bad.update(n.names)
         elif isinstance(n, ast.arg):
@@ -148,7 +145,23 @@ def tracked_locals(fn: ast.AST) -> frozenset:
             bad.add(n.name)
         elif type(n).__name__ == "MatchMapping" and getattr(n, "rest", None):
             bad.add(n.rest)
-    cached = frozenset(ok - bad)
+    cached = (stores, frozenset(bad))
+    fn._pk_name_stores = cached  # type: ignore[attr-defined]
+    return cached
+
+
+def tracked_locals(fn: ast.AST) -> frozenset:
+    """Names whose every store in ``fn`` is the single target of an ``Assign`` among the function's
+    own top-level statements (no branch, loop, ``with`` or ``try`` around it, no other kind of
+    store, no ``global``/``nonlocal``): the walk reaches those assignments in order on every path,
+    so the value after each one is the value on every path. Cached on the node."""
+    cached = getattr(fn, "_pk_tracked", None)
+    if cached is not None:
+        return cached
+    top = {id(s.targets[0]) for s in getattr(fn, "body", ())
+           if isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name)}
+    stores, bad = name_stores(fn)
+    cached = frozenset(n for n, ids in stores.items() if n not in bad and ids <= top)
     fn._pk_tracked = cached  # type: ignore[attr-defined]
     return cached
 

@@ -11,7 +11,7 @@ from typing import Mapping, Optional
 
 from .classindex import header_tokens, tokens_of
 from .external import external_module, top_level_present
-from .library import KNOWN_KINDS, classify_external
+from .library import classify_external, known_without_source
 from .model import ClassInfo, ModuleInfo, build_module
 
 
@@ -122,8 +122,8 @@ class Project:
             return c if c else dotted
         if head in mod.imports:
             target = mod.imports[head]  # fully qualified: module or module.attr
-            alt = self.fallback_import(mod, head)
-            if alt is not None and classify_external(f"{target}.{rest}" if rest else target).kind not in KNOWN_KINDS:
+            alt = self.fallback_import(mod, head, rest)
+            if alt is not None:
                 target = alt  # the try: import cannot succeed here: its except: import is what runs
             full = f"{target}.{rest}" if rest else target
             return self._resolve_qualified(full, depth + 1)
@@ -142,20 +142,20 @@ class Project:
                 return origin
         return dotted
 
-    def fallback_import(self, mod: ModuleInfo, head: str) -> Optional[str]:
+    def fallback_import(self, mod: ModuleInfo, head: str, rest: str = "") -> Optional[str]:
         """The qualified name ``head`` has in ``mod`` when its ``try:`` import fails here and an
         ``except`` handler imports it from the tree instead (``try: from fast_impl import Engine /
         except ImportError: from .engine import Engine`` where no ``fast_impl`` is installed), else None.
-        A base the ``try:`` names that the analyzer knows without its source (``torch.nn.Module``,
-        library.KNOWN_KINDS) stays that base: the fallback is a mock for machines without the
-        library (autots' ``tools.mocks.Module``), not the code its users run."""
+        A base the ``try:`` names that the analyzer knows without its source (``torch.nn.Module``:
+        library.known_without_source of ``head`` + ``rest``) stays that base: the fallback is a mock
+        for machines without the library (autots' ``tools.mocks.Module``), not the code its users run."""
         alt = mod.except_imports.get(head)
         target = mod.imports.get(head)
         if alt is None or target is None or alt == target or self._in_tree(target.split(".")[0]):
             return None
         if top_level_present(target) or not self._in_tree(alt.split(".")[0]):
             return None
-        return alt
+        return None if known_without_source(f"{target}.{rest}" if rest else target) else alt
 
     def _star_origin(self, mod: ModuleInfo, name: str, seen: set) -> Optional[str]:
         """``lib.module.name`` for the module outside the tree that ``mod``'s star imports (the last

@@ -117,6 +117,8 @@ class Frame:
     #: locals bound to a test or a lookup of the instance (``has = hasattr(self, "x")``,
     #: ``v = getattr(self, "x", None)``): a branch on the local is a branch on that (localflags.py)
     flag_tests: dict = field(default_factory=dict)
+    #: ids of the ``elif`` nodes of ladders whose every test above was decided false (ladderlocals.py)
+    ladder_live: set = field(default_factory=set)
 
 
 #: callback for a construction-time read: (attr, node, frame, states)

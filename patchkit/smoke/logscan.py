@@ -99,3 +99,46 @@ def scan(text: str, patterns: Optional[LogPatterns] = None) -> LogReport:
         if ERROR.search(ln) and not any(i in ln for i in IGNORED):
             rep.errors.append(ln.strip()[:300])
     return rep
+
+
+class SwitchTail:
+    """The switch lines of a growing server log, read incrementally (polling loops: ``scan`` of a
+    long log costs most of a second, longer than a burst above the threshold lasts on a fast GPU).
+    ``poll()`` -> self, with ``off``, ``on`` and ``admitted_off`` (the last value of the spec's
+    ``admitted_off`` counter, -1 before any) up to date."""
+
+    def __init__(self, path, patterns: LogPatterns):
+        self.path, self.pos, self.rest = path, 0, ""
+        self.switch = re.compile(patterns.switch)
+        self.off_word = patterns.off
+        self.counter = re.compile(patterns.admitted_off[0]) if patterns.admitted_off else None
+        self.off = self.on = 0
+        self.admitted_off = -1
+
+    @property
+    def disabled(self) -> bool:
+        return self.off > self.on
+
+    def poll(self) -> "SwitchTail":
+        try:
+            with open(self.path, "rb") as fh:
+                fh.seek(self.pos)
+                data = fh.read()
+        except OSError:
+            return self
+        self.pos += len(data)
+        lines = (self.rest + data.decode("utf-8", "replace")).split("\n")
+        self.rest = lines.pop()  # a line still being written
+        for ln in lines:
+            m = self.switch.search(ln)
+            if not m:
+                continue
+            mode = m.groupdict().get("mode", m.group(1) if m.groups() else self.off_word)
+            if mode == self.off_word:
+                self.off += 1
+            else:
+                self.on += 1
+            c = self.counter.search(ln) if self.counter else None
+            if c:
+                self.admitted_off = int(c.group(1))
+        return self

@@ -240,7 +240,7 @@ def signature(spec: SmokeSpec, args: list[str]) -> dict[str, str]:
     flag = spec.flag_option()
     out = {}
     for k, v in opts.items():
-        if k not in keep:
+        if k not in keep or (k in spec.flag_only and flag not in opts):
             continue
         v = "on" if k == flag else ("true" if v is None else v)
         if defaults.get(k) == v:

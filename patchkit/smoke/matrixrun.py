@@ -91,7 +91,7 @@ class Plan:
         if self.checker_env:
             out.append(f"  checkers on: {' '.join(f'{k}={v}' for k, v in self.checker_env.items())}")
         if self.notes.get("excluded"):
-            out.append(f"  excluded (the release refuses them): {'; '.join(self.notes['excluded'])}")
+            out.append(f"  excluded (not configurations): {'; '.join(self.notes['excluded'])}")
         if "request_kinds_skipped" in self.notes:
             by_reason: dict = {}
             for kind, why in self.notes["request_kinds_skipped"].items():
@@ -99,7 +99,8 @@ class Plan:
             out.append("  request kinds: " + ("all, with stop strings, regex and JSON schema" if not by_reason else
                        "; ".join(f"{', '.join(kinds)} {why}" for why, kinds in by_reason.items())))
         if self.notes.get("uncoverable_pairs"):
-            out.append(f"  pairs only refusal cells cover: {', '.join(self.notes['uncoverable_pairs'])}")
+            out.append(f"  pairs no serving cell covers (refused or not configurations): "
+                       f"{', '.join(self.notes['uncoverable_pairs'])}")
         return out
 
 

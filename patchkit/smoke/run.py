@@ -284,6 +284,13 @@ class Smoke:
     def say(self, msg: str) -> None:
         self.progress(f"[{self.cell}] {msg}" if self.cell else msg)
 
+    def switch_tail(self) -> logscan.SwitchTail:
+        """The served cell's switch lines, read incrementally (see logscan.SwitchTail)."""
+        tail = self.__dict__.get("_tail")
+        if tail is None or tail.path != self.server.log_path:
+            tail = self._tail = logscan.SwitchTail(self.server.log_path, self.spec.patterns)
+        return tail.poll()
+
     def report(self, server: Optional[Server] = None) -> logscan.LogReport:
         srv = server or self.server
         text = srv.log_path.read_text(errors="replace") if srv else ""

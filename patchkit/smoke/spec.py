@@ -30,6 +30,10 @@ class LogPatterns:
     refused: str = ""
     #: name -> regex with one group, read from the ready line (recorded in the sign-off)
     fields: tuple[tuple[str, str], ...] = ()
+    #: (regex with one group on the switch lines: a running count of the prompts the patch admitted
+    #: on its disabled path, ready-line field, regex on its value): where the field matches, a
+    #: request the resume-equivalence stage submits while off counts only once that count has grown
+    admitted_off: tuple[str, str, str] = ()
 
     def compiled(self) -> dict[str, re.Pattern]:
         return {"ready": re.compile(self.ready), "switch": re.compile(self.switch),
@@ -133,6 +137,9 @@ class SmokeSpec:
     match: tuple[str, ...] = ()
     #: option -> the value SGLang uses when it is absent (an explicit default is the same launch)
     option_defaults: tuple[tuple[str, str], ...] = ()
+    #: options that do nothing without the feature's flag: a launch without the flag matches the
+    #: sign-off's cells whatever it gives them
+    flag_only: tuple[str, ...] = ()
 
     @property
     def flag_axis(self) -> Axis:

@@ -10,6 +10,7 @@ of a model with realistic weights tie often in bf16, so comparing only up to the
 would leave most of a request unchecked; scoring every position does not."""
 from __future__ import annotations
 
+import re
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -142,31 +143,39 @@ def next_length(length: int, lived: int, needed: int, cap: int = LONG_TOKENS_CAP
 
 
 #: tokens of each short request in a burst that also admits a request while speculation is off
-#: (long enough that the OFF line is seen before the burst ends)
-LATE_BURST_TOKENS = 48
+#: (long enough that the OFF line is seen, and the request admitted, before the burst ends)
+LATE_BURST_TOKENS = 96
 #: tokens asked of such a request (it outlives the burst, so it also lives through the resume)
 LATE_TOKENS = 64
 
 
-def _off(report) -> bool:
-    return report.switches_off > report.switches_on
+def _takes_counted_path(ctx) -> bool:
+    """Whether the spec says a prompt admitted while off takes the patch's disabled path on this
+    server (its ready-line field matches), so that its counter must grow (``patterns.admitted_off``)."""
+    spec = ctx.spec.patterns.admitted_off
+    if not spec:
+        return False
+    value = ctx.report().fields.get(spec[1], "")
+    return bool(re.search(spec[2], value))
 
 
 def resume_equivalence(ctx):
     cfg = ctx.cfg
     if cfg.reference is None:
         raise StageFailed(STAGE, "no speculation-off reference server (internal: the matrix starts one)")
-    n_long = max(1, min(2, cfg.threshold))
+    # with the flag on, one request admitted while speculation is off (its prefill runs above T)
+    # must still let the batch fall back to T once the burst ends: the long requests leave it room
+    n_long = max(1, min(2, cfg.threshold - 1 if cfg.flag_on else cfg.threshold))
     burst = cfg.threshold + 4
-    # one request admitted while speculation is off (its prefill runs above T), when it still lets the
-    # batch fall back to T once the burst ends: the long requests plus it
     want_late = 1 if cfg.flag_on and cfg.threshold >= n_long + 1 else 0
+    counted = want_late > 0 and _takes_counted_path(ctx)
     long_prompts: list[list[int]] = []
     asked: list[int] = []  # tokens asked of each scored request (rounds may grow them)
     kinds: list[str] = []  # "long", or "admitted-off" (submitted while the switch was OFF)
     results: list = []
     lived: list[int] = []
     late: list[tuple[list[int], object]] = []
+    admitted = [0]  # late requests proven admitted while off (the patch's counter grew, where it has one)
     lock = threading.Lock()
     t0 = time.monotonic()
     rounds = 0
@@ -193,27 +202,30 @@ def resume_equivalence(ctx):
             time.sleep(0.2)
             cycles = 0
             while not done.is_set() and cfg.flag_on:
-                rep = ctx.report()
-                ons, offs = rep.switches_on, rep.switches_off
-                admit = len(late) < want_late
+                tail = ctx.switch_tail()
+                ons, offs, before = tail.on, tail.off, tail.admitted_off
+                admit = admitted[0] < want_late
                 shorts = [ex.submit(generate, ctx.base, prompt_set(1, seed=20_000 + rounds * 1000 + cycles * 10 + k)[0],
                                     LATE_BURST_TOKENS if admit else 8, 300) for k in range(burst)]
+                submitted = False
                 if admit:  # once the burst has switched speculation off, admit one more request
                     end = time.monotonic() + 5.0
-                    while time.monotonic() < end and ctx.report().switches_off <= offs and \
-                            not all(f.done() for f in shorts):
-                        time.sleep(0.01)
-                    if _off(ctx.report()) and not all(f.done() for f in shorts):
+                    while time.monotonic() < end and ctx.switch_tail().off <= offs and not all(f.done() for f in shorts):
+                        time.sleep(0.005)
+                    if ctx.switch_tail().disabled and not all(f.done() for f in shorts):
                         p = prompt_set(1, seed=40_000 + rounds * 100 + cycles)[0]
                         late.append((p, ex.submit(generate, ctx.base, p, LATE_TOKENS, 1800)))
+                        submitted = True
                 for f in shorts:
                     f.result()
                 cycles += 1
                 end = time.monotonic() + 5.0  # let the batch fall back under T: wait for the ON line
-                while time.monotonic() < end and ctx.report().switches_on <= ons and not done.is_set():
+                while time.monotonic() < end and ctx.switch_tail().on <= ons and not done.is_set():
                     time.sleep(0.02)
                 time.sleep(0.05)
-                if ctx.report().switches_on - start_on >= cfg.transitions + 2 and len(late) >= want_late:
+                if submitted and (not counted or ctx.switch_tail().admitted_off > before):
+                    admitted[0] += 1  # on the patch's disabled path for certain (its counter grew)
+                if ctx.report().switches_on - start_on >= cfg.transitions + 2 and admitted[0] >= want_late:
                     break
             if not cfg.flag_on:  # batch-shape variation only: one burst beside the long requests
                 shorts = [ex.submit(generate, ctx.base, prompt_set(1, seed=30_000 + k)[0], 64, 300) for k in range(burst)]
@@ -224,7 +236,7 @@ def resume_equivalence(ctx):
                 asked.append(length)
                 kinds.append("long")
                 results.append(f.result())
-            if not cfg.flag_on or (lived and max(lived) >= cfg.transitions and len(late) >= want_late):
+            if not cfg.flag_on or (lived and max(lived) >= cfg.transitions and admitted[0] >= want_late):
                 break
             # a fast server finishes the long requests before enough bursts: make them longer
             length = next_length(length, max(lived[lived_before:], default=0), cfg.transitions, LONG_TOKENS_CAP)
@@ -237,10 +249,11 @@ def resume_equivalence(ctx):
     if cfg.flag_on and transitions < cfg.transitions:
         raise StageFailed(STAGE, f"the long requests lived through at most {transitions} OFF->ON transitions "
                                  f"(needed {cfg.transitions}) in {rounds} rounds")
-    if len(late) < want_late:
-        raise StageFailed(STAGE, f"no request could be admitted while speculation was off: in {rounds} rounds no "
-                                 f"burst of {burst} x {LATE_BURST_TOKENS} tokens was still running once its OFF "
-                                 f"line was logged")
+    if admitted[0] < want_late:
+        why = (f"none of the {len(late)} submitted while off took the patch's disabled path (its counter "
+               f"{ctx.spec.patterns.admitted_off[0]!r} did not grow)" if counted and late else
+               f"no burst of {burst} x {LATE_BURST_TOKENS} tokens was still running once its OFF line was logged")
+        raise StageFailed(STAGE, f"no request was admitted while speculation was off in {rounds} rounds: {why}")
     ties, failures, identical = [], [], 0
     for i, (p, n, r, kind) in enumerate(zip(long_prompts, asked, results, kinds)):
         name = f"request {i}" + (" (admitted while off)" if kind != "long" else "")
@@ -263,6 +276,7 @@ def resume_equivalence(ctx):
     if failures:
         raise StageFailed(STAGE, "; ".join(failures[:3]))
     return {"requests": len(results), "tokens_each": cfg.long_tokens, "tokens_last_round": length, "transitions_lived": transitions,
-            "admitted_while_off": len(late), "rounds": rounds, "identical": identical, "tokens_scored": sum(asked),
+            "admitted_while_off": admitted[0], "submitted_while_off": len(late), "off_path_counted": counted,
+            "rounds": rounds, "identical": identical, "tokens_scored": sum(asked),
             "explained_near_ties": len(ties), "near_ties": ties[:20],
             "seconds": round(time.monotonic() - t0, 1)}

@@ -876,6 +876,39 @@ class MCSolver(MultiTrajSolver):
 INVALID = (
     E("the same ladder decided the other way reads what construction has not stored yet",
       _LADDER % "add_on", (("PK002", "initial_template"),)),
+    E("an elif the call site decides under an if it does not: other paths took the first arm, so the local is not known after the ladder", """
+class AutoTS:
+    def __init__(self, template, merge):
+        self.import_template(template, merge, method="only")
+    def import_template(self, template, merge, method="add_on"):
+        if merge:
+            addon_flag = True
+        elif method.lower() in ["add on", "addon", "add_on"]:
+            addon_flag = True
+        else:
+            addon_flag = False
+        if addon_flag:
+            self.initial_template = self.initial_template + [template]
+        else:
+            self.initial_template = [template]
+""", (("PK002", "initial_template"),)),
+    E("a ladder local a match capture rebinds is not the ladder's value any more", """
+class Store:
+    def __init__(self, opts):
+        self.load(opts, method="only")
+    def load(self, opts, method="add_on"):
+        if method == "only":
+            flag = False
+        else:
+            flag = True
+        match opts:
+            case {"merge": flag}:
+                pass
+        if flag:
+            self.items = self.items + [1]
+        else:
+            self.items = [1]
+""", (("PK002", "items"),)),
     E("after the handler, __init__ reads what the try body stored: that read is the finding (a warning), and a path that swallowed the error builds no object, so later methods read it assigned (fastNLP's BucketedBatchSampler)",
       _FASTNLP_SAMPLER % "        assert len(self.sorted_indices) == len(dataset)", (("PK002", "sorted_indices"),)),
     E("a base setter reached through .fset that reads what nothing assigned yet is walked and judged", """

@@ -189,6 +189,15 @@ def test_resume_scores_a_request_admitted_while_off_and_catches_a_wrong_skipped_
     assert stage(keep, "resume-equivalence")["detail"]["off_path_counted"] is False
 
 
+def test_an_admission_while_off_counts_only_when_that_request_took_the_patch_path(site, tmp_path):
+    """The late request must itself move the patch's counter (skipped_draft_prefills=): a server
+    that skips only batched prompts, never the request that arrives alone while off, fails the stage
+    rather than passing with nothing proven (the burst is one batched request, admitted before OFF)."""
+    c = run_cell(site, tmp_path, SKIP_ON, "skip_batched_only,wrong_prefill_token", stages=("resume-equivalence",))
+    assert c["verdict"] == "fail" and c["failure"]["stage"] == "resume-equivalence", c["failure"]
+    assert "took the patch's disabled path" in c["failure"]["message"], c["failure"]
+
+
 def test_greedy_equivalence_judges_a_first_token_divergence(site, tmp_path):
     only = ("first-decode", "greedy-equivalence")
     bad = run_cell(site, tmp_path, ON, "wrong_token", stages=only)

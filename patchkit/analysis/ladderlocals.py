@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ast
 
-from .localconsts import UNKNOWN, name_stores, value
+from .localconsts import SCALARS, UNKNOWN, name_stores, value
 
 
 def _arms(top: ast.If) -> tuple[list, list]:
@@ -87,7 +87,7 @@ def decided_arm(s: ast.If, truth: bool, fr) -> None:
         t = _single_name(st)
         if t is not None and t.id in names:
             v = value(st.value, fr.consts)
-            if v is UNKNOWN:
+            if v is UNKNOWN or not isinstance(v, SCALARS):  # a dict a later call in the arm may have changed
                 fr.consts.pop(t.id, None)
             else:
                 fr.consts[t.id] = v

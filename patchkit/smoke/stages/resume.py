@@ -176,6 +176,7 @@ def resume_equivalence(ctx):
     lived: list[int] = []
     late: list[tuple[list[int], object]] = []
     admitted = [0]  # late requests proven admitted while off (the patch's counter grew, where it has one)
+    pending: list = []  # [the counter before the late request in flight, its future] until it is judged
     lock = threading.Lock()
     t0 = time.monotonic()
     rounds = 0
@@ -203,19 +204,35 @@ def resume_equivalence(ctx):
             cycles = 0
             while not done.is_set() and cfg.flag_on:
                 tail = ctx.switch_tail()
-                ons, offs, before = tail.on, tail.off, tail.admitted_off
-                admit = admitted[0] < want_late
-                shorts = [ex.submit(generate, ctx.base, prompt_set(1, seed=20_000 + rounds * 1000 + cycles * 10 + k)[0],
-                                    LATE_BURST_TOKENS if admit else 8, 300) for k in range(burst)]
-                submitted = False
+                ons, offs = tail.on, tail.off
+                if pending and tail.admitted_off > pending[0]:
+                    admitted[0] += 1  # the late request took the patch's disabled path: its counter grew
+                    pending.clear()
+                elif pending and pending[1].done():
+                    pending.clear()  # finished without the counter growing: try again
+                admit = admitted[0] < want_late and not pending
+                if admit:
+                    # one batched request: the scheduler admits the whole burst in one prefill, before
+                    # the decode step that switches speculation off, so only the late request below
+                    # can be admitted while off (and move the patch's counter)
+                    batch = [prompt_set(1, seed=20_000 + rounds * 1000 + cycles * 10 + k)[0] for k in range(burst)]
+                    shorts = [ex.submit(generate, ctx.base, batch, LATE_BURST_TOKENS, 300)]
+                else:
+                    shorts = [ex.submit(generate, ctx.base, prompt_set(1, seed=20_000 + rounds * 1000 + cycles * 10 + k)[0],
+                                        8, 300) for k in range(burst)]
                 if admit:  # once the burst has switched speculation off, admit one more request
                     end = time.monotonic() + 5.0
                     while time.monotonic() < end and ctx.switch_tail().off <= offs and not all(f.done() for f in shorts):
                         time.sleep(0.005)
-                    if ctx.switch_tail().disabled and not all(f.done() for f in shorts):
+                    tail = ctx.switch_tail()
+                    if tail.disabled and not all(f.done() for f in shorts):
                         p = prompt_set(1, seed=40_000 + rounds * 100 + cycles)[0]
-                        late.append((p, ex.submit(generate, ctx.base, p, LATE_TOKENS, 1800)))
-                        submitted = True
+                        fut = ex.submit(generate, ctx.base, p, LATE_TOKENS, 1800)
+                        late.append((p, fut))
+                        if counted:
+                            pending[:] = [max(tail.admitted_off, 0), fut]
+                        else:
+                            admitted[0] += 1
                 for f in shorts:
                     f.result()
                 cycles += 1
@@ -223,8 +240,9 @@ def resume_equivalence(ctx):
                 while time.monotonic() < end and ctx.switch_tail().on <= ons and not done.is_set():
                     time.sleep(0.02)
                 time.sleep(0.05)
-                if submitted and (not counted or ctx.switch_tail().admitted_off > before):
-                    admitted[0] += 1  # on the patch's disabled path for certain (its counter grew)
+                if pending and ctx.switch_tail().admitted_off > pending[0]:
+                    admitted[0] += 1
+                    pending.clear()
                 if ctx.report().switches_on - start_on >= cfg.transitions + 2 and admitted[0] >= want_late:
                     break
             if not cfg.flag_on:  # batch-shape variation only: one burst beside the long requests
@@ -240,6 +258,8 @@ def resume_equivalence(ctx):
                 break
             # a fast server finishes the long requests before enough bursts: make them longer
             length = next_length(length, max(lived[lived_before:], default=0), cfg.transitions, LONG_TOKENS_CAP)
+    if pending and ctx.switch_tail().admitted_off > pending[0]:
+        admitted[0] += 1  # judged by a switch line logged after the loops ended
     for p, f in late:
         long_prompts.append(p)
         asked.append(LATE_TOKENS)

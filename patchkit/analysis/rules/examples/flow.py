@@ -892,6 +892,23 @@ class AutoTS:
         else:
             self.initial_template = [template]
 """, (("PK002", "initial_template"),)),
+    E("a dict a ladder arm builds and then hands to a call is not known after the ladder (the call may change it)", """
+class Setup:
+    def __init__(self):
+        self.setup(mode="a")
+    def tweak(self, o):
+        o["merge"] = True
+    def setup(self, mode="b"):
+        if mode == "a":
+            opts = {"merge": False}
+            self.tweak(opts)
+        else:
+            opts = {"merge": True}
+        if opts.get("merge"):
+            self.items = self.items + [1]
+        else:
+            self.items = [1]
+""", (("PK002", "items"),)),
     E("a ladder local a match capture rebinds is not the ladder's value any more", """
 class Store:
     def __init__(self, opts):

@@ -669,6 +669,15 @@ CODEBASES = {  # name -> (requirement, package folder inside the unpacked releas
     "petastorm": ("petastorm==0.13.1", "petastorm"), "webdataset": ("webdataset==1.0.2", "webdataset"),
     "ffcv": ("ffcv==1.0.2", "ffcv"), "s3fs": ("s3fs==2026.9.0", "s3fs"), "pyiceberg": ("pyiceberg==0.12.0", "pyiceberg"),
     "torchsde": ("torchsde==0.2.6", "torchsde"),
+    # set AO (session 34): thirteen bioinformatics, office-document, PDF-table, game-engine, UI,
+    # infrastructure and forecasting releases never analysed, named before any was run; measured once
+    # (after a82a267), untuned
+    "biotite": ("biotite==1.6.0", "biotite"), "skbio": ("scikit-bio==0.7.4", "skbio"), "ete3": ("ete3==3.1.3", "ete3"),
+    "dendropy": ("DendroPy==5.1.3", "dendropy"), "prody": ("ProDy==2.6.1", "prody"),
+    "xlsxwriter": ("XlsxWriter==3.3.1", "xlsxwriter"), "pptx": ("python-pptx==1.0.2", "pptx"),
+    "camelot": ("camelot-py==2.0.0", "camelot"), "ursina": ("ursina==7.0.0", "ursina"), "flet": ("flet==1.0.5", "flet"),
+    "pulumi": ("pulumi==3.272.0", "pulumi"), "awscli": ("awscli==1.46.3", "awscli"),
+    "greykite": ("greykite==1.1.0", "greykite"),
 }
 DEFAULT = ("deepspeed", "diffusers", "ray", "transformers", "vllm")
 # lightning==2.6.6 (266 files) was tried too: 1 error group in all, too few to sample.

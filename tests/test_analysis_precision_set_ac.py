@@ -1,4 +1,4 @@
-"""Session 26's rules from set AC (bench/results/analyzer-precision-session26.md), each with a case of
+"""Session 26's rules from set AC (analyzer-precision-session26.md in bench/results/analyzer-precision-history.tar.xz), each with a case of
 the same shape that is still reported:
 
 - a subclass whose class header names its base through an import alias (plotly's generated

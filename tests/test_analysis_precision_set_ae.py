@@ -1,4 +1,4 @@
-"""Session 27's rules from set AE (bench/results/analyzer-precision-session27.md), each with a case of
+"""Session 27's rules from set AE (analyzer-precision-session27.md in bench/results/analyzer-precision-history.tar.xz), each with a case of
 the same shape that is still reported:
 
 - ``isinstance(getattr(self, "x", None), T)`` or ``callable(getattr(self, "x", None))`` is true only

@@ -1,4 +1,4 @@
-"""Session 22's rules from set W (bench/results/analyzer-precision-session22.md) across modules,
+"""Session 22's rules from set W (analyzer-precision-session22.md in bench/results/analyzer-precision-history.tar.xz) across modules,
 which the single-module rule examples cannot hold:
 
 - a base method hands ``self`` to a helper imported from another module of the tree that stores

@@ -1,4 +1,4 @@
-"""Session 23's rules from set Y (bench/results/analyzer-precision-session23.md) across modules,
+"""Session 23's rules from set Y (analyzer-precision-session23.md in bench/results/analyzer-precision-history.tar.xz) across modules,
 which the single-module rule examples cannot hold:
 
 - a torch ``Module`` first in the bases does not hide a method it lacks: ``self._init_irreps(...)``

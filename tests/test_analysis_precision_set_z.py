@@ -1,4 +1,4 @@
-"""Session 24's rules from sets Z and AA (bench/results/analyzer-precision-session24.md), each
+"""Session 24's rules from sets Z and AA (analyzer-precision-session24.md in bench/results/analyzer-precision-history.tar.xz), each
 across modules with the case it must keep:
 
 - a subclass that hands its base a constant turning a store off (``super().__init__(use_cache=

@@ -1,5 +1,5 @@
 """Session 27's rules from the untuned recall set (rel_43-rel_68 in bench/recall_releases.json.xz;
-bench/results/analyzer-precision-session27.md). Each opened or hid a class that was neither, so a
+analyzer-precision-session27.md in bench/results/analyzer-precision-history.tar.xz). Each opened or hid a class that was neither, so a
 real bug stayed silent; each test also keeps a case that must stay quiet (or open).
 
 - builtin exception bases: ``BUILTIN_EXC`` read ``dir()`` of the builtins *dict* (what

@@ -72,8 +72,6 @@ CLOSED_BASES = {
 }
 
 
-
-
 @dataclass
 class External:
     name: str
@@ -126,6 +124,5 @@ def known_without_source(name: str) -> bool:
     torch classes, builtin exceptions): not a class of that name from somewhere else."""
     kind = classify_external(name).kind
     if kind == "thread":
-        return name in ("threading.Thread", "threading.Timer")
+        return name == "threading.Thread"
     return kind in ("module", "field", "closed", "exception") and "." in name
-

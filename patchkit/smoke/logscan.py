@@ -48,6 +48,12 @@ def _default_patterns() -> LogPatterns:
     return _DEFAULT
 
 
+def switched_off(m: re.Match, off: str) -> bool:
+    """Whether a match of the spec's switch pattern is a switch to OFF (its ``mode`` group, else its
+    first group, equals ``off``; a pattern without groups matches OFF lines only)."""
+    return m.groupdict().get("mode", m.group(1) if m.groups() else off) == off
+
+
 def scan(text: str, patterns: Optional[LogPatterns] = None) -> LogReport:
     """The report of a server log under ``patterns`` (default: the registered patch's spec)."""
     pats = (patterns or _default_patterns()).compiled()
@@ -64,8 +70,7 @@ def scan(text: str, patterns: Optional[LogPatterns] = None) -> LogReport:
             continue  # the check went away on a release whose names it cannot read: said, not an error
         m = pats["switch"].search(ln)
         if m:
-            mode = m.groupdict().get("mode", m.group(1) if m.groups() else off)
-            if mode == off:
+            if switched_off(m, off):
                 rep.switches_off += 1
             else:
                 rep.switches_on += 1
@@ -133,8 +138,7 @@ class SwitchTail:
             m = self.switch.search(ln)
             if not m:
                 continue
-            mode = m.groupdict().get("mode", m.group(1) if m.groups() else self.off_word)
-            if mode == self.off_word:
+            if switched_off(m, self.off_word):
                 self.off += 1
             else:
                 self.on += 1

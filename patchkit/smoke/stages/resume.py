@@ -159,6 +159,17 @@ def _takes_counted_path(ctx) -> bool:
     return bool(re.search(spec[2], value))
 
 
+def _judge(pending: list, admitted: list, tail, give_up: bool = False) -> None:
+    """Count the late request in flight (``pending``: the patch's counter at its submission, its
+    future) once a switch line shows the counter grown: it took the patch's disabled path. With
+    ``give_up``, forget one that finished without that (the next cycle tries again)."""
+    if pending and tail.admitted_off > pending[0]:
+        admitted[0] += 1
+        pending.clear()
+    elif give_up and pending and pending[1].done():
+        pending.clear()
+
+
 def resume_equivalence(ctx):
     cfg = ctx.cfg
     if cfg.reference is None:
@@ -205,11 +216,7 @@ def resume_equivalence(ctx):
             while not done.is_set() and cfg.flag_on:
                 tail = ctx.switch_tail()
                 ons, offs = tail.on, tail.off
-                if pending and tail.admitted_off > pending[0]:
-                    admitted[0] += 1  # the late request took the patch's disabled path: its counter grew
-                    pending.clear()
-                elif pending and pending[1].done():
-                    pending.clear()  # finished without the counter growing: try again
+                _judge(pending, admitted, tail, give_up=True)
                 admit = admitted[0] < want_late and not pending
                 if admit:
                     # one batched request: the scheduler admits the whole burst in one prefill, before
@@ -217,10 +224,7 @@ def resume_equivalence(ctx):
                     # can be admitted while off (and move the patch's counter)
                     batch = [prompt_set(1, seed=20_000 + rounds * 1000 + cycles * 10 + k)[0] for k in range(burst)]
                     shorts = [ex.submit(generate, ctx.base, batch, LATE_BURST_TOKENS, 300)]
-                else:
-                    shorts = [ex.submit(generate, ctx.base, prompt_set(1, seed=20_000 + rounds * 1000 + cycles * 10 + k)[0],
-                                        8, 300) for k in range(burst)]
-                if admit:  # once the burst has switched speculation off, admit one more request
+                    # once the burst has switched speculation off, admit one more request
                     end = time.monotonic() + 5.0
                     while time.monotonic() < end and ctx.switch_tail().off <= offs and not all(f.done() for f in shorts):
                         time.sleep(0.005)
@@ -233,6 +237,9 @@ def resume_equivalence(ctx):
                             pending[:] = [max(tail.admitted_off, 0), fut]
                         else:
                             admitted[0] += 1
+                else:
+                    shorts = [ex.submit(generate, ctx.base, prompt_set(1, seed=20_000 + rounds * 1000 + cycles * 10 + k)[0],
+                                        8, 300) for k in range(burst)]
                 for f in shorts:
                     f.result()
                 cycles += 1
@@ -240,9 +247,7 @@ def resume_equivalence(ctx):
                 while time.monotonic() < end and ctx.switch_tail().on <= ons and not done.is_set():
                     time.sleep(0.02)
                 time.sleep(0.05)
-                if pending and ctx.switch_tail().admitted_off > pending[0]:
-                    admitted[0] += 1
-                    pending.clear()
+                _judge(pending, admitted, ctx.switch_tail())
                 if ctx.report().switches_on - start_on >= cfg.transitions + 2 and admitted[0] >= want_late:
                     break
             if not cfg.flag_on:  # batch-shape variation only: one burst beside the long requests
@@ -258,8 +263,7 @@ def resume_equivalence(ctx):
                 break
             # a fast server finishes the long requests before enough bursts: make them longer
             length = next_length(length, max(lived[lived_before:], default=0), cfg.transitions, LONG_TOKENS_CAP)
-    if pending and ctx.switch_tail().admitted_off > pending[0]:
-        admitted[0] += 1  # judged by a switch line logged after the loops ended
+    _judge(pending, admitted, ctx.switch_tail())  # by a switch line logged after the loops ended
     for p, f in late:
         long_prompts.append(p)
         asked.append(LATE_TOKENS)

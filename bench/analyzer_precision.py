@@ -678,6 +678,13 @@ CODEBASES = {  # name -> (requirement, package folder inside the unpacked releas
     "camelot": ("camelot-py==2.0.0", "camelot"), "ursina": ("ursina==7.0.0", "ursina"), "flet": ("flet==1.0.5", "flet"),
     "pulumi": ("pulumi==3.272.0", "pulumi"), "awscli": ("awscli==1.46.3", "awscli"),
     "greykite": ("greykite==1.1.0", "greykite"),
+    # session 35, set AP (instrument control, fieldbus, RF, solar, evolutionary, RDF/OWL, MIDI, 3D, UI, SOAP)
+    "qcodes": ("qcodes==0.58.0", "qcodes"), "ophyd": ("ophyd==1.11.2", "ophyd"), "bluesky": ("bluesky==1.15.1", "bluesky"),
+    "pymodbus": ("pymodbus==3.16.1", "pymodbus"), "can": ("python-can==4.6.1", "can"), "skrf": ("scikit-rf==2.2.0", "skrf"),
+    "pvlib": ("pvlib==0.16.1", "pvlib"), "deap": ("deap==1.4.4", "deap"), "pygad": ("pygad==3.9.2", "pygad"),
+    "rdflib": ("rdflib==7.6.0", "rdflib"), "pyvisa": ("pyvisa==1.16.2", "pyvisa"), "mido": ("mido==1.3.3", "mido"),
+    "pretty_midi": ("pretty_midi==0.2.11.post0", "pretty_midi"), "vedo": ("vedo==2026.6.3", "vedo"),
+    "kivymd": ("kivymd==2.0.0", "kivymd"), "zeep": ("zeep==4.3.3", "zeep"), "cmd2": ("cmd2==4.3.1", "cmd2"),
 }
 DEFAULT = ("deepspeed", "diffusers", "ray", "transformers", "vllm")
 # lightning==2.6.6 (266 files) was tried too: 1 error group in all, too few to sample.

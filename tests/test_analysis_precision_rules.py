@@ -997,6 +997,19 @@ RIPPLE = Ripple()
     assert Severity.ERROR in {got.get((c, "canvas", "PK003")) for c in ("TouchRippleBehavior", "Ripple")}
 
 
+def test_a_ripple_base_in_a_behaviors_module_is_the_same_contract_and_elsewhere_it_is_not(tmp_path):
+    """kivymd's ``M3CommonRipple`` (the base of ``M3RectangularRippleBehavior``) is not named
+    ``*Behavior``, but lives in ``kivymd/uix/behaviors/ripple_behavior.py``: the toolkit's module
+    for mixins. The same class in an ordinary module keeps its errors."""
+    ripple = BEHAVIOR.replace("TouchRippleBehavior", "CommonRipple")
+    for rel in ("pkg/behaviors/ripple.py", "pkg/uix/ripple_behavior.py"):
+        root = tree(tmp_path / rel.replace("/", "-"), {"pkg/__init__.py": "", rel.rpartition("/")[0] + "/__init__.py": "", rel: ripple})
+        assert ("CommonRipple", "canvas", "PK003") not in findings(root), rel
+        assert findings(root, show_info=True)[("CommonRipple", "canvas", "PK003")] == Severity.INFO, rel
+    root = tree(tmp_path / "plain", {"pkg/__init__.py": "", "pkg/ripple.py": ripple})
+    assert findings(root)[("CommonRipple", "canvas", "PK003")] == Severity.ERROR
+
+
 def test_a_behavior_that_calls_only_its_own_methods_keeps_its_errors(tmp_path):
     # no call the MRO cannot answer: nothing says a host supplies the names; and --strict never
     # relies on the convention
@@ -1028,3 +1041,100 @@ def test_a_behavior_calling_through_a_bound_local(tmp_path):
         """})
     assert ("SelectionBehavior", "children", "PK003") not in findings(root)
     assert findings(root, show_info=True)[("SelectionBehavior", "children", "PK003")] == Severity.INFO
+
+
+def test_a_parameter_that_a_call_hands_the_class_is_an_owner_injection_and_another_class_handed_stays_an_error(tmp_path):
+    """ursina's ``Entity.add_script(self, class_instance)`` sets ``class_instance.entity = self``; the
+    tree calls ``e.add_script(SmoothFollow(...))`` (directly, through a local, by keyword, through
+    ``copy``): the script's reads of ``self.entity`` are set up by its owner. When the only calls hand
+    other classes (or the store is on a parameter no call reaches), the read stays an error."""
+    lib = """\
+        class Entity:
+            def __init__(self):
+                self.scripts = []
+
+            def add_script(self, class_instance):
+                class_instance.entity = self
+                self.scripts.append(class_instance)
+                return class_instance
+
+
+        def attach(owner, script=None):
+            script.entity = owner
+        """
+    script = """\
+        class {name}:
+            def __init__(self, speed=8):
+                self.speed = speed
+
+            def update(self):
+                self.entity.x += self.speed
+        """
+    demos = {
+        "direct": "e.add_script(SmoothFollow(speed=4))",
+        "local": "sf = SmoothFollow()\n    e.add_script(sf)",
+        "keyword": "attach(e, script=SmoothFollow())",
+        "copy": "e.add_script(copy(SmoothFollow()))",
+    }
+    for how, call in demos.items():
+        root = tree(tmp_path / how, {
+            "pkg/__init__.py": "", "pkg/entity.py": lib, "pkg/follow.py": script.format(name="SmoothFollow"),
+            "pkg/demo.py": "from copy import copy\nfrom .entity import Entity, attach\nfrom .follow import SmoothFollow\n\n\n"
+                           f"def demo():\n    e = Entity()\n    {call}\n",
+        })
+        assert findings(root)[("SmoothFollow", "entity", "PK003")] == Severity.WARNING, how
+    for how, call in {"other class": "e.add_script(Limiter())", "no call": "e.scripts.append(SmoothFollow())",
+                      "the instance slot": "Entity.add_script(SmoothFollow(), e)"}.items():
+        root = tree(tmp_path / how.replace(" ", "-"), {
+            "pkg/__init__.py": "", "pkg/entity.py": lib, "pkg/follow.py": script.format(name="SmoothFollow"),
+            "pkg/limit.py": script.format(name="Limiter").replace("self.entity.x", "self.speed"),
+            "pkg/demo.py": "from .entity import Entity\nfrom .follow import SmoothFollow\nfrom .limit import Limiter\n\n\n"
+                           f"def demo():\n    e = Entity()\n    {call}\n",
+        })
+        assert findings(root)[("SmoothFollow", "entity", "PK003")] == Severity.ERROR, how
+
+
+def test_a_base_a_package_serves_through_a_pep562_getattr_table_is_resolved(tmp_path):
+    """vedo's ``vedo/visual/__init__.py`` serves ``ImageVisual`` lazily (a module ``__getattr__`` over
+    a table naming ``"vedo.visual.runtime"``); ``class Image(vedo.visual.ImageVisual)`` has that class
+    as its base. Resolved, the field bug through such a base is found (a subclass that skips the
+    base's ``__init__``), and the base's read of what only its subclass sets is no longer an error."""
+    init = """\
+        _MAP = {"runtime": ["Worker"], "pkg.visual.helpers": ["Helper"]}
+
+
+        def __getattr__(name):
+            import importlib
+            for mod, names in _MAP.items():
+                if name in names:
+                    return getattr(importlib.import_module(mod if "." in mod else f"{__name__}.{mod}"), name)
+            raise AttributeError(name)
+        """
+    runtime = """\
+        class Worker:
+            def __init__(self):
+                self.threshold = 4
+
+            def step(self):
+                return self.threshold + self.transform
+        """
+    sub = """\
+        import pkg.visual
+
+
+        class Eagle(pkg.visual.Worker):
+            def __init__(self):
+                {init}
+                self.transform = 1
+        """
+    files = {"pkg/__init__.py": "", "pkg/visual/__init__.py": init, "pkg/visual/runtime.py": runtime,
+             "pkg/visual/helpers.py": "class Helper:\n    pass\n"}
+    skipped = findings(tree(tmp_path / "skipped", {**files, "pkg/eagle.py": sub.format(init="pass")}))
+    assert skipped.get(("Eagle", "threshold", "PK003")) == Severity.ERROR
+    chained = findings(tree(tmp_path / "chained", {**files, "pkg/eagle.py": sub.format(init="super().__init__()")}))
+    assert not [k for k, v in chained.items() if v == Severity.ERROR]
+    # a string that names no module of the tree, or a module without that class, resolves nothing
+    other = files | {"pkg/visual/__init__.py": init.replace('"runtime"', '"elsewhere"')}
+    assert findings(tree(tmp_path / "unresolved", {**other, "pkg/eagle.py": sub.format(init="pass")})) \
+        .get(("Eagle", "threshold", "PK003")) is None
+

@@ -22,6 +22,7 @@ from typing import Optional
 
 from .astutil import MODULE_BLOCKS, block_statements, children, dotted
 from .fastre import Bounded
+from .handedto import HandedIndex
 from .receivers import derived_class, is_instance, module_ctors
 from .treeclasses import TreeClasses
 
@@ -71,6 +72,7 @@ class InjectionIndex(TreeClasses):
         self._by_attr: Optional[dict[str, list[str]]] = None
         self._memo: dict[tuple, Optional[str]] = {}
         self._duck_index: dict[str, dict] = {}
+        self._handed_index: Optional[HandedIndex] = None
 
     def injected(self, attr: str, names: set[str], torch_module: bool, decorators: set[str],
                  own: frozenset = frozenset()) -> Optional[str]:
@@ -87,10 +89,20 @@ class InjectionIndex(TreeClasses):
         for rel in self.files_storing(attr):
             for recv, fn, cls, outer, line, ctors in self._stores(rel).get(attr, ()):
                 if is_instance(recv, fn, cls, outer, names, torch_module, decorators, _Ctors(ctors, self, rel)) or \
-                        (own and self._duck(rel, recv, fn, cls, attr, own)):
+                        (own and self._duck(rel, recv, fn, cls, attr, own)) or self._handed(recv, fn, cls, names):
                     self._memo[key] = f"{rel}:{line}"
                     return self._memo[key]
         return None
+
+    def _handed(self, recv, fn, cls, names: set[str]) -> bool:
+        """``recv`` is a parameter of ``fn`` (not a method's own instance) that some call in the
+        tree hands an instance of one of ``names`` (``handedto.py``)."""
+        if not isinstance(recv, ast.Name) or _own_instance(recv, fn, cls) or fn.name == "<module>" or not names:
+            return False
+        if self._handed_index is None:
+            self._handed_index = HandedIndex(self)
+        is_method = cls is not None and not any(dotted(d) == "staticmethod" for d in fn.decorator_list)
+        return self._handed_index.handed(fn, is_method, recv.id, names)
 
     def outside_store(self, attr: str) -> Optional[str]:
         """``path:line`` of a store of ``attr`` on an object that is not the storing method's own

@@ -73,7 +73,7 @@ def awaits_host(an, ci: ClassInfo, f, assigned: dict) -> str:
     ``self.canvas``, both a ``Widget``'s; kivy builds only ``class Button(ButtonBehavior, Label)``),
     like a class named ``*Mixin``; its never-assigned reads are the host's. The name is required: a
     call to a method nothing defines is otherwise a bug (diffusers' ``default_processor_cls``)."""
-    if not ci.qualname.split(".")[-1].endswith(("Behavior", "Behaviour")) or \
+    if not _behavior_named(ci) or \
             f.unknown_base is not None or f.open or f.dynamic or \
             any(getattr(e, "name", "").split(".")[-1] != "object" for e in f.externals):
         return ""
@@ -83,6 +83,16 @@ def awaits_host(an, ci: ClassInfo, f, assigned: dict) -> str:
         return ""
     shown = ", ".join(f"self.{m}()" for m in sorted(calls)[:3])
     return f"a mixin by contract: it calls {shown}, which no class of its MRO defines, and the tree never builds it alone"
+
+
+def _behavior_named(ci: ClassInfo) -> bool:
+    """Named ``*Behavior`` / ``*Behaviour``, or defined in a module the toolkit names for them
+    (``behaviors/``, ``ripple_behavior.py``): kivymd's ``M3CommonRipple``, the base of its
+    ``M3RectangularRippleBehavior``, lives in ``kivymd/uix/behaviors/ripple_behavior.py``."""
+    if ci.qualname.split(".")[-1].endswith(("Behavior", "Behaviour")):
+        return True
+    parts = ci.module.rel.lower().replace(".py", "").split("/")
+    return any(p.endswith(("behavior", "behaviors", "behaviour", "behaviours")) for p in parts)
 
 
 def _undefined_self_calls(f, assigned: dict) -> set:

@@ -11,6 +11,7 @@ from typing import Mapping, Optional
 
 from .classindex import header_tokens, tokens_of
 from .external import external_module, top_level_present
+from .lazyexports import lazy_class
 from .library import classify_external, known_without_source
 from .model import ClassInfo, ModuleInfo, build_module
 
@@ -213,7 +214,7 @@ class Project:
                 r = self._resolve_qualified(f"{star}.{attr}", depth + 1)
                 if isinstance(r, ClassInfo):
                     return r
-            return full
+            return lazy_class(self, m, attr) or full  # a package's PEP 562 ``__getattr__`` table
         return full
 
     def _in_tree(self, modname: str) -> bool:

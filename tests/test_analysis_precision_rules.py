@@ -1000,14 +1000,23 @@ RIPPLE = Ripple()
 def test_a_ripple_base_in_a_behaviors_module_is_the_same_contract_and_elsewhere_it_is_not(tmp_path):
     """kivymd's ``M3CommonRipple`` (the base of ``M3RectangularRippleBehavior``) is not named
     ``*Behavior``, but lives in ``kivymd/uix/behaviors/ripple_behavior.py``: the toolkit's module
-    for mixins. The same class in an ordinary module keeps its errors."""
+    for mixins. Without a ``*Behavior`` subclass, in a module merely containing the letters
+    (``misbehavior.py``), in a test module or in an ordinary module, it keeps its errors."""
     ripple = BEHAVIOR.replace("TouchRippleBehavior", "CommonRipple")
+    sub = "\n\nclass RippleBehavior(CommonRipple):\n    pass\n"
+
+    def got(rel, text, **kw):
+        folder = rel.rpartition("/")[0]
+        root = tree(tmp_path / rel.replace("/", "-").replace(".py", "") / str(len(text)),
+                    {"pkg/__init__.py": "", folder + "/__init__.py": "", rel: text})
+        return findings(root, **kw).get(("CommonRipple", "canvas", "PK003"))
+
     for rel in ("pkg/behaviors/ripple.py", "pkg/uix/ripple_behavior.py"):
-        root = tree(tmp_path / rel.replace("/", "-"), {"pkg/__init__.py": "", rel.rpartition("/")[0] + "/__init__.py": "", rel: ripple})
-        assert ("CommonRipple", "canvas", "PK003") not in findings(root), rel
-        assert findings(root, show_info=True)[("CommonRipple", "canvas", "PK003")] == Severity.INFO, rel
-    root = tree(tmp_path / "plain", {"pkg/__init__.py": "", "pkg/ripple.py": ripple})
-    assert findings(root)[("CommonRipple", "canvas", "PK003")] == Severity.ERROR
+        assert got(rel, ripple + sub) is None, rel
+        assert got(rel, ripple + sub, show_info=True) == Severity.INFO, rel
+        assert got(rel, ripple) == Severity.ERROR, rel  # no *Behavior subclass: not the convention
+    for rel in ("pkg/sim/misbehavior.py", "pkg/uix/ripple.py", "pkg/uix/test_behavior.py"):
+        assert got(rel, ripple + sub) in (Severity.ERROR, Severity.WARNING), rel
 
 
 def test_a_behavior_that_calls_only_its_own_methods_keeps_its_errors(tmp_path):
@@ -1138,3 +1147,76 @@ def test_a_base_a_package_serves_through_a_pep562_getattr_table_is_resolved(tmp_
     assert findings(tree(tmp_path / "unresolved", {**other, "pkg/eagle.py": sub.format(init="pass")})) \
         .get(("Eagle", "threshold", "PK003")) is None
 
+
+
+def test_call_site_evidence_maps_static_and_class_methods_and_refuses_look_alikes(tmp_path):
+    """A review's cases for the handed-to rule: a staticmethod's first parameter is an argument, a
+    classmethod's is the class; a set's ``add``, a nested function, a base-class instance handed
+    over, and a parameter rebound before the store are no evidence (the read stays an error)."""
+    script = """\
+        class Script:
+            def __init__(self):
+                self.speed = 1
+
+
+        class SmoothFollow(Script):
+            def update(self):
+                return self.entity
+        """
+
+    def severity(name, registry, call):
+        root = tree(tmp_path / name, {"pkg/__init__.py": "", "pkg/follow.py": script, "pkg/reg.py": registry,
+                                      "pkg/demo.py": "from .follow import SmoothFollow, Script\n"
+                                                     "from .reg import Registry, Tree, outer\n\n\n"
+                                                     f"def demo(owner):\n    {call}\n"})
+        return findings(root)[("SmoothFollow", "entity", "PK003")]
+
+    registry = """\
+        class Registry:
+            @staticmethod
+            def attach(script, owner):
+                script.entity = owner
+
+            @classmethod
+            def bind(cls, target, value):
+                target.entity = value
+
+            def wrap(self, s):
+                s = Wrapper(s)
+                s.entity = self
+
+
+        class Wrapper:
+            def __init__(self, s):
+                self.s = s
+
+
+        class Tree:
+            def add(self, node):
+                node.entity = self
+
+
+        def outer():
+            def helper(obj, v):
+                obj.entity = v
+            return helper
+        """
+    assert severity("static", registry, "Registry.attach(SmoothFollow(), owner)") == Severity.WARNING
+    assert severity("classmethod", registry, "Registry.bind(owner, SmoothFollow())") == Severity.ERROR
+    assert severity("classmethod-slot", registry, "Registry.bind(SmoothFollow(), owner)") == Severity.WARNING
+    for name, call in {"set-add": "seen = set(); seen.add(SmoothFollow())",
+                       "nested": "helper(SmoothFollow(), 1)",
+                       "base-instance": "Registry.attach(Script(), owner)",
+                       "rebound": "Registry().wrap(SmoothFollow())"}.items():
+        assert severity(name, registry, call) == Severity.ERROR, name
+
+
+def test_a_lazy_table_string_with_leading_dots_is_relative_like_an_import(tmp_path):
+    """``"..runtime"`` in ``pkg/visual/__init__.py`` means ``pkg.runtime``: with no such module it
+    resolves nothing (it once named ``pkg/visual/runtime.py`` through a doubled dot)."""
+    init = 'MAP = {"..runtime": ["Worker"]}\n\n\ndef __getattr__(name):\n    raise AttributeError(name)\n'
+    runtime = "class Worker:\n    def __init__(self):\n        self.t = 1\n\n    def step(self):\n        return self.t\n"
+    sub = "import pkg.visual\n\n\nclass Eagle(pkg.visual.Worker):\n    def __init__(self):\n        pass\n"
+    files = {"pkg/__init__.py": "", "pkg/visual/__init__.py": init, "pkg/eagle.py": sub}
+    assert findings(tree(tmp_path / "a", {**files, "pkg/visual/runtime.py": runtime})).get(("Eagle", "t", "PK003")) is None
+    assert findings(tree(tmp_path / "b", {**files, "pkg/runtime.py": runtime}))[("Eagle", "t", "PK003")] == Severity.ERROR

@@ -9,7 +9,14 @@ name that the calling function (or the module, for top-level code) binds to ``C(
 matched by name: ``obj.name(...)`` for a method (the first argument fills the parameter after the
 instance), ``name(...)`` for a function; ``name(p=C(...))`` by keyword. A call whose callee has
 another definition is still counted: the receiver of ``obj.add_script`` has no static type, and
-a same-named method elsewhere that never stores ``x`` on that parameter changes nothing here."""
+a same-named method elsewhere that never stores ``x`` on that parameter changes nothing here.
+
+Kept narrow, since a match turns an error into a warning: names of the builtin containers' methods
+and dunders are never matched (``seen.add(C())`` is a set's); a module-level function only by
+``name(...)`` in a file that defines or imports the name; a nested function never; only the reading
+class itself counts (an instance of its base handed over says nothing of the subclass); a name
+rebound in the calling scope (a parameter, a loop or ``with`` target) is not a constructed local.
+A staticmethod's first parameter is an argument, a classmethod's is the class."""
 from __future__ import annotations
 
 import ast
@@ -48,7 +55,27 @@ def _ctors_in(scope: ast.AST) -> dict[str, str]:
             c = _class_of(n.value, {})
             name = n.targets[0].id
             out[name] = c if name not in out or out[name] == c else None
-    return {k: v for k, v in out.items() if v}
+    rebound = _rebound(scope)
+    return {k: v for k, v in out.items() if v and k not in rebound}
+
+
+def _rebound(scope: ast.AST) -> set[str]:
+    """Names a scope binds other than by a plain assignment: its parameters, loop, ``with``,
+    walrus and comprehension targets."""
+    out: set[str] = set()
+    if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        a = scope.args
+        out |= {x.arg for x in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg] if x is not None}
+    for n in _own(scope):
+        targets = [n.target] if isinstance(n, (ast.For, ast.AsyncFor, ast.comprehension, ast.NamedExpr)) else \
+            [i.optional_vars for i in n.items if i.optional_vars is not None] if isinstance(n, (ast.With, ast.AsyncWith)) \
+            else []
+        out |= {x for t in targets for x in _names_bound(t)}
+    return out
+
+
+#: method names of the builtin containers (and dunders, below): ``seen.add(C())`` is a set's, not a tree method's
+_COMMON = frozenset(m for t in (list, set, dict, str, bytes, tuple, frozenset) for m in dir(t))
 
 
 def _own(scope: ast.AST):
@@ -66,18 +93,26 @@ class HandedIndex:
 
     def __init__(self, index):
         self.index = index  # a TreeClasses (texts + parsed trees)
-        self._memo: dict[str, list[tuple[bool, list, dict]]] = {}
+        self._memo: dict[str, list[tuple[str, list, dict]]] = {}
+        self._handed: dict[tuple, bool] = {}
 
-    def calls(self, name: str) -> list[tuple[bool, list, dict]]:
-        """[(called as a method, [class or None per positional argument], {keyword: class})]."""
+    def calls(self, name: str) -> list[tuple[str, list, dict]]:
+        """[(how it is called: "bound" ``obj.name(...)``, "class" ``Cls.name(...)``, "bare" ``name(...)``
+        in a file that defines or imports ``name``; [class or None per positional argument],
+        {keyword: class})]."""
         got = self._memo.get(name)
         if got is not None:
             return got
         got = self._memo[name] = []
+        if name in _COMMON or name.startswith("__"):
+            return got
         pat = re.compile(r"\b%s\s*\(" % re.escape(name))
+        known = re.compile(r"^\s*(?:async\s+)?def\s+%s\b|^\s*(?:from\s+\S+\s+)?import\b[^\n]*\b%s\b"
+                           % (re.escape(name), re.escape(name)), re.M)
         for rel, text in self.index.texts().items():
             if name not in text or not pat.search(text):
                 continue
+            bare_ok = known.search(text) is not None
             tree = self.index.parsed(rel)
             if tree is None:
                 continue
@@ -88,32 +123,62 @@ class HandedIndex:
                     f = n.func
                     if isinstance(f, ast.Attribute) and f.attr == name:
                         # ``Entity.add_script(script, e)``: through the class, the instance comes first
-                        method = not _class_like(f.value)
-                    elif isinstance(f, ast.Name) and f.id == name:
-                        method = False
+                        how = "class" if _class_like(f.value) else "bound"
+                    elif isinstance(f, ast.Name) and f.id == name and bare_ok:
+                        how = "bare"
                     else:
                         continue
                     if any(isinstance(a, ast.Starred) for a in n.args):
                         continue
-                    got.append((method, [_class_of(a, ctors) for a in n.args],
+                    got.append((how, [_class_of(a, ctors) for a in n.args],
                                 {k.arg: _class_of(k.value, ctors) for k in n.keywords if k.arg}))
         return got
 
-    def handed(self, fn: ast.AST, is_method: bool, param: str, names: set[str]) -> bool:
+    def handed_param(self, recv, fn, cls, outer, exact: frozenset) -> bool:
+        """``recv``, the receiver of a store in ``fn`` (of class ``cls``, nested in ``outer``), is a
+        parameter (not a method's own instance, never rebound in ``fn``) that some call in the tree
+        hands an instance of the class itself (``exact``: its short name). A nested function is
+        reached only through its enclosing one: never."""
+        if not exact or not isinstance(recv, ast.Name) or fn.name == "<module>" or outer is not None:
+            return False
+        decorators = {dotted(d) for d in fn.decorator_list}
+        kind = "function" if cls is None else "staticmethod" if "staticmethod" in decorators else \
+            "classmethod" if "classmethod" in decorators else "method"
+        first = (fn.args.posonlyargs + fn.args.args)[:1]
+        if kind in ("method", "classmethod") and first and recv.id == first[0].arg:
+            return False  # the instance (or the class) itself
+        if any(isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.With, ast.NamedExpr)) and
+               recv.id in {x for t in _bound_by(n) for x in _names_bound(t)}
+               for n in ast.walk(fn)):
+            return False  # ``s = Wrapper(s); s.entity = self``: no longer what the caller handed
+        return self.handed(fn, kind, recv.id, exact)
+
+    def handed(self, fn: ast.AST, kind: str, param: str, names: frozenset) -> bool:
         """A call somewhere in the tree hands an instance of one of ``names`` to ``fn``'s
-        parameter ``param``."""
+        parameter ``param``. ``kind``: "function" (module level), "method", "staticmethod",
+        "classmethod"."""
+        key = (id(fn), param, names)
+        if key in self._handed:
+            return self._handed[key]
+        self._handed[key] = False
         params = [a.arg for a in fn.args.posonlyargs + fn.args.args]
         kwonly = {a.arg for a in fn.args.kwonlyargs}
         if param not in params and param not in kwonly:
             return False
-        for method, pos, kws in self.calls(fn.name):
+        for how, pos, kws in self.calls(fn.name):
+            if (how == "bare") != (kind == "function"):
+                continue  # a function is called by its name, a method through an object or class
             if kws.get(param) in names:
-                return True
+                self._handed[key] = True
+                break
             if param in params:
-                i = params.index(param) - (1 if is_method and method else 0)
+                # the implicit first parameter: always a classmethod's, a method's when called bound
+                skip = 1 if kind == "classmethod" or (kind == "method" and how == "bound") else 0
+                i = params.index(param) - skip
                 if 0 <= i < len(pos) and pos[i] in names:
-                    return True
-        return False
+                    self._handed[key] = True
+                    break
+        return self._handed[key]
 
 
 def _scopes(tree: ast.Module):
@@ -124,3 +189,23 @@ def _scopes(tree: ast.Module):
     for n in ast.walk(tree):
         if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
             yield n, {**top, **_ctors_in(n)}
+
+
+def _bound_by(n) -> list:
+    """The target expressions a binding statement assigns."""
+    if isinstance(n, ast.Assign):
+        return n.targets
+    if isinstance(n, ast.With):
+        return [i.optional_vars for i in n.items if i.optional_vars is not None]
+    return [n.target]
+
+
+def _names_bound(target) -> list[str]:
+    """The names a target binds: ``x``, ``(a, *b)``; not the base of ``x.attr = ...`` or ``x[i] = ...``."""
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, ast.Starred):
+        return _names_bound(target.value)
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [n for e in target.elts for n in _names_bound(e)]
+    return []

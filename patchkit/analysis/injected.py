@@ -99,7 +99,8 @@ def demote_injected(project, facts, findings: list) -> list:
             why = type_built(x.attr)  # read during construction: only a class attribute of type()-built subclasses helps
         elif x in todo:
             if x.attr not in memo:
-                where = escape_assigns(project, classes, x.attr) or idx.injected(x.attr, names, torch_module, decorators, own)
+                where = escape_assigns(project, classes, x.attr) or idx.injected(x.attr, names, torch_module, decorators, own,
+                                                                                   frozenset({classes[0].qualname.split(".")[-1]}))
                 if not where and x.attr not in own and any(x.attr in c.slots for c in classes):
                     # a slot the class reserves and never fills: the object it is handed to fills it
                     # (imgaug's SweepLine.queue, stored by the EventQueue built with the sweep line)

@@ -75,34 +75,29 @@ class InjectionIndex(TreeClasses):
         self._handed_index: Optional[HandedIndex] = None
 
     def injected(self, attr: str, names: set[str], torch_module: bool, decorators: set[str],
-                 own: frozenset = frozenset()) -> Optional[str]:
+                 own: frozenset = frozenset(), exact: frozenset = frozenset()) -> Optional[str]:
         """``path:line`` of a store of ``attr`` on an object of one of the classes ``names``
         (short names of the class and its bases), or None. ``own``: the attributes the class's
         methods assign; a local that one function gives ``attr`` and DUCK_MIN of them is taken
         for an instance (Orange's ``Learner.__call__``: ``model = self._fit_model(data);
         model.domain = ...; model.original_domain = ...; model.used_vals = ...``)."""
         names = {n for n in names if n not in GENERIC}
-        key = (attr, frozenset(names), torch_module, frozenset(decorators), own)
+        key = (attr, frozenset(names), torch_module, frozenset(decorators), own, exact)
         if key in self._memo:
             return self._memo[key]
         self._memo[key] = None
         for rel in self.files_storing(attr):
             for recv, fn, cls, outer, line, ctors in self._stores(rel).get(attr, ()):
                 if is_instance(recv, fn, cls, outer, names, torch_module, decorators, _Ctors(ctors, self, rel)) or \
-                        (own and self._duck(rel, recv, fn, cls, attr, own)) or self._handed(recv, fn, cls, names):
+                        (own and self._duck(rel, recv, fn, cls, attr, own)) or self._handed(recv, fn, cls, outer, exact):
                     self._memo[key] = f"{rel}:{line}"
                     return self._memo[key]
         return None
 
-    def _handed(self, recv, fn, cls, names: set[str]) -> bool:
-        """``recv`` is a parameter of ``fn`` (not a method's own instance) that some call in the
-        tree hands an instance of one of ``names`` (``handedto.py``)."""
-        if not isinstance(recv, ast.Name) or _own_instance(recv, fn, cls) or fn.name == "<module>" or not names:
-            return False
+    def _handed(self, recv, fn, cls, outer, exact: frozenset) -> bool:
         if self._handed_index is None:
             self._handed_index = HandedIndex(self)
-        is_method = cls is not None and not any(dotted(d) == "staticmethod" for d in fn.decorator_list)
-        return self._handed_index.handed(fn, is_method, recv.id, names)
+        return self._handed_index.handed_param(recv, fn, cls, outer, exact)
 
     def outside_store(self, attr: str) -> Optional[str]:
         """``path:line`` of a store of ``attr`` on an object that is not the storing method's own

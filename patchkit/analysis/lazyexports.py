@@ -26,20 +26,30 @@ def serves_lazily(tree: ast.Module) -> bool:
 
 
 def candidate_modules(modname: str, tree: ast.Module, is_package: bool) -> list[str]:
-    """The module names the package's string constants may stand for, in source order: each
-    dotted string as written and, for a package, also under it (``"runtime"`` ->
-    ``vedo.visual.runtime``; ``".runtime"`` likewise)."""
+    """The module names the package's string constants may stand for, in source order: an
+    undotted name is a submodule of the package (``"runtime"`` -> ``vedo.visual.runtime``, as
+    lazy_loader's tables mean it), a leading-dot name is relative to it (``"..core"`` one package
+    up), a dotted name is absolute (``"vedo.visual.runtime"``)."""
     out: list[str] = []
     package = modname if is_package else modname.rpartition(".")[0]
     for n in ast.walk(tree):
-        if isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value and len(n.value) < 200:
-            s = n.value
-            if not all(p.isidentifier() for p in s.lstrip(".").split(".")):
+        if not (isinstance(n, ast.Constant) and isinstance(n.value, str) and 0 < len(n.value) < 200):
+            continue
+        s = n.value
+        body = s.lstrip(".")
+        if not body or not all(p.isidentifier() for p in body.split(".")):
+            continue
+        level = len(s) - len(body)
+        if level:
+            up = package.split(".")
+            if level - 1 >= len(up):
                 continue
-            if s.startswith("."):
-                out.append(f"{package}{s}")
-            else:
-                out += [s, f"{package}.{s}"]
+            base = ".".join(up[:len(up) - (level - 1)])
+            out.append(f"{base}.{body}")
+        elif "." in body:
+            out.append(body)
+        elif is_package:
+            out.append(f"{package}.{body}")
     return list(dict.fromkeys(out))
 
 

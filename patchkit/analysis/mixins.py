@@ -73,7 +73,7 @@ def awaits_host(an, ci: ClassInfo, f, assigned: dict) -> str:
     ``self.canvas``, both a ``Widget``'s; kivy builds only ``class Button(ButtonBehavior, Label)``),
     like a class named ``*Mixin``; its never-assigned reads are the host's. The name is required: a
     call to a method nothing defines is otherwise a bug (diffusers' ``default_processor_cls``)."""
-    if not _behavior_named(ci) or \
+    if not _behavior_named(an, ci) or \
             f.unknown_base is not None or f.open or f.dynamic or \
             any(getattr(e, "name", "").split(".")[-1] != "object" for e in f.externals):
         return ""
@@ -85,14 +85,23 @@ def awaits_host(an, ci: ClassInfo, f, assigned: dict) -> str:
     return f"a mixin by contract: it calls {shown}, which no class of its MRO defines, and the tree never builds it alone"
 
 
-def _behavior_named(ci: ClassInfo) -> bool:
-    """Named ``*Behavior`` / ``*Behaviour``, or defined in a module the toolkit names for them
-    (``behaviors/``, ``ripple_behavior.py``): kivymd's ``M3CommonRipple``, the base of its
-    ``M3RectangularRippleBehavior``, lives in ``kivymd/uix/behaviors/ripple_behavior.py``."""
+_BEHAVIOR_WORDS = frozenset({"behavior", "behaviors", "behaviour", "behaviours"})
+
+
+def _behavior_named(an, ci: ClassInfo) -> bool:
+    """Named ``*Behavior`` / ``*Behaviour``; or the base of such a class defined in the toolkit's
+    module for them: the module's stem is, or has the ``_``-separated word, ``behavior(s)`` (or its
+    folder is named so), and some subclass in the tree is named ``*Behavior``. kivymd's
+    ``M3CommonRipple``, the base of ``M3RectangularRippleBehavior``, lives in
+    ``kivymd/uix/behaviors/ripple_behavior.py``. Test modules never count."""
     if ci.qualname.split(".")[-1].endswith(("Behavior", "Behaviour")):
         return True
-    parts = ci.module.rel.lower().replace(".py", "").split("/")
-    return any(p.endswith(("behavior", "behaviors", "behaviour", "behaviours")) for p in parts)
+    parts = ci.module.rel.replace("\\", "/").split("/")
+    stem = parts[-1].removesuffix(".py").lower()
+    if stem.startswith("test") or not (_BEHAVIOR_WORDS & set(stem.split("_")) or
+                                       len(parts) > 1 and parts[-2].lower() in _BEHAVIOR_WORDS):
+        return False
+    return any(d.qualname.split(".")[-1].endswith(("Behavior", "Behaviour")) for d in an._descendants(ci))
 
 
 def _undefined_self_calls(f, assigned: dict) -> set:

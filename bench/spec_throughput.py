@@ -22,6 +22,10 @@ Configurations (identical server flags otherwise; each its own server, one after
   patched-lens-off  as patched, with PATCHKIT_SPEC_DISABLE_HOST_LENS=off (the scheduler waits for the
                 device's lengths after a disabled step, patch 2.2's behaviour)
   adaptive      upstream --speculative-adaptive switching to 0 steps above T (0.5.16+)
+  patched-inert the patched tree without the threshold flag (the patch installed, switched off): the
+                control for what the patch's presence costs where it never disables
+  eagle-again   a second unpatched EAGLE-3 server, launched where it stands in --configs (nospec and
+                eagle always run first): the control for run order and host drift within one run
 Load: closed loop; at concurrency C, C clients each send the next request when the last returns
 (fixed input/output lengths, ignore_eos, temperature --temperature) for --seconds per level.
 
@@ -62,7 +66,9 @@ from patchkit.smoke.server import Server, gpu_memory_used_mib, http_json, wait_g
 from patchkit.smoke.stages.acceptance import accept  # noqa: E402
 
 CONFIGS = ("nospec", "eagle", "patched", "patched-keep", "patched-skip-above-t", "patched-skip-decode", "patched-skip",
-           "patched-lens-off", "adaptive")
+           "patched-lens-off", "adaptive", "patched-inert", "eagle-again")
+#: configurations whose threshold flag is left off (they never disable drafting)
+NO_THRESHOLD = ("patched-inert",)
 #: PATCHKIT_SPEC_DISABLE_DRAFT_EXTEND per patched configuration (absent: the patch's default)
 DRAFT_EXTEND = {"patched-keep": "keep", "patched-skip-above-t": "skip", "patched-skip-decode": "skip-decode"}
 #: PATCHKIT_SPEC_DISABLE_HOST_LENS per patched configuration: ``patched-lens-off`` is 2.3.0 with the
@@ -237,7 +243,7 @@ def server_command(args, name: str, threshold: int | None, port: int, folder: Pa
     if name == "nospec":
         return cmd, env
     cmd += SPEC_ARGS + ["--speculative-draft-model-path", args.draft_model_path]
-    if name.startswith("patched"):
+    if name.startswith("patched") and name not in NO_THRESHOLD:
         cmd += ["--speculative-disable-batch-threshold", str(threshold)]
     if name == "patched-skip":
         env["SGLANG_SPEC_SKIP_ZERO_STEP_DRAFT_EXTEND"] = "1"
@@ -434,7 +440,7 @@ def main() -> None:
     for row in doc["summary"]:
         print("  ".join(f"{k}={v}" for k, v in row.items()), flush=True)
     by_t = [(f"goal_by_threshold{'' if name == 'patched' else ':' + name}", goal_by_threshold(doc, threshold, name=name))
-            for name in order if name.startswith("patched")]
+            for name in order if name.startswith("patched") and name not in NO_THRESHOLD]
     for key, text in (("goal", goal(doc)), *by_t, ("advice", advice(doc))):
         if text:
             doc[key] = text

@@ -152,3 +152,21 @@ def test_the_summary_and_goal_follow_the_chosen_metric():
     assert "not met" in st.goal_by_threshold(closed, 32, name="patched-skip-above-t")
     text = st.goal_by_threshold(window, 32, name="patched-skip-above-t")
     assert text.endswith(": met") and "patched-skip-above-t" in text
+
+
+def test_control_configurations_launch_what_they_claim(tmp_path):
+    """patched-inert runs the patched tree without the threshold flag; eagle-again is unpatched
+    EAGLE-3 on the pristine tree; a patched configuration keeps its threshold."""
+    import argparse
+    args = argparse.Namespace(model_path="M", draft_model_path="D", levels=[32, 64], server_arg=[],
+                              attention_backend="triton", site="/pristine", patched_site="/patched")
+    cmds = {}
+    for name in ("patched-inert", "eagle-again", "patched-skip-above-t"):
+        cmd, env = st.server_command(args, name, 32, 1234, tmp_path)
+        cmds[name] = (cmd, env["PYTHONPATH"].split(":")[0])
+    assert "--speculative-disable-batch-threshold" not in cmds["patched-inert"][0]
+    assert cmds["patched-inert"][1] == "/patched"
+    assert "--speculative-disable-batch-threshold" not in cmds["eagle-again"][0]
+    assert "EAGLE3" in cmds["eagle-again"][0] and cmds["eagle-again"][1] == "/pristine"
+    i = cmds["patched-skip-above-t"][0].index("--speculative-disable-batch-threshold")
+    assert cmds["patched-skip-above-t"][0][i + 1] == "32"

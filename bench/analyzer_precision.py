@@ -685,6 +685,23 @@ CODEBASES = {  # name -> (requirement, package folder inside the unpacked releas
     "rdflib": ("rdflib==7.6.0", "rdflib"), "pyvisa": ("pyvisa==1.16.2", "pyvisa"), "mido": ("mido==1.3.3", "mido"),
     "pretty_midi": ("pretty_midi==0.2.11.post0", "pretty_midi"), "vedo": ("vedo==2026.6.3", "vedo"),
     "kivymd": ("kivymd==2.0.0", "kivymd"), "zeep": ("zeep==4.3.3", "zeep"), "cmd2": ("cmd2==4.3.1", "cmd2"),
+    # set AQ (session 36): test automation, memory forensics, CAD, architecture geometry, a MUD engine,
+    # trading, native UI, parameters, device firmware, Zigbee, SDN, PDF, static sites, BDD, cloud
+    # templates, terminal UI; named before any was run
+    "robotframework": ("robotframework==7.5", "robot"), "volatility3": ("volatility3==2.28.2", "volatility3"),
+    "ezdxf": ("ezdxf==1.4.5", "ezdxf"), "compas": ("compas==2.15.1", "compas"), "evennia": ("evennia==5.0.1", "evennia"),
+    "backtrader": ("backtrader==1.9.78.123", "backtrader"), "toga": ("toga-core==0.5.7", "toga"),
+    "param": ("param==2.4.2", "param"), "esphome": ("esphome==2026.6.5", "esphome"), "zigpy": ("zigpy==2.4.0", "zigpy"),
+    "ryu": ("ryu==4.34", "ryu"), "fpdf2": ("fpdf2==2.8.9", "fpdf"), "nikola": ("nikola==8.3.3", "nikola"),
+    "behave": ("behave==1.3.3", "behave"), "troposphere": ("troposphere==4.11.1", "troposphere"),
+    "asciimatics": ("asciimatics==1.15.0", "asciimatics"),
+    # set AR (session 36): window manager, shell, downloaders, HTTP client, REPL, Enthought's traits
+    # stack (visualisation, UI, plugins, plots), SNMP; named before any was run
+    "qtile": ("qtile==0.33.0", "libqtile"), "xonsh": ("xonsh==0.25.0", "xonsh"),
+    "gallery_dl": ("gallery-dl==1.32.18", "gallery_dl"), "streamlink": ("streamlink==8.6.3", "streamlink"),
+    "httpie": ("httpie==3.2.4", "httpie"), "bpython": ("bpython==0.26", "bpython"), "mayavi": ("mayavi==4.9.0", "mayavi"),
+    "traits": ("traits==7.3.0", "traits"), "pyface": ("pyface==8.0.0", "pyface"), "envisage": ("envisage==8.0.1", "envisage"),
+    "chaco": ("chaco==6.1.1", "chaco"), "pysnmp": ("pysnmp==7.1.30", "pysnmp"),
 }
 DEFAULT = ("deepspeed", "diffusers", "ray", "transformers", "vllm")
 # lightning==2.6.6 (266 files) was tried too: 1 error group in all, too few to sample.

@@ -425,14 +425,15 @@ def main() -> None:
     threshold = None if args.threshold == "auto" else int(args.threshold)
     args.probe_threshold = threshold  # EAGLE-3 runs the same probe (its control) when T is given
     order = [c for c in ("nospec", "eagle") if c in configs] + [c for c in configs if c not in ("nospec", "eagle")]
+    unthresholded = ("nospec", "eagle", "eagle-again") + NO_THRESHOLD  # their servers never use T
     for name in order:
-        if name not in ("nospec", "eagle") and threshold is None:
+        if name not in unthresholded and threshold is None:
             threshold = recommend_threshold(*[r for r in doc["results"] if r["config"] in ("nospec", "eagle")],
                                             metric=args.metric)
             doc["recommended_threshold"] = threshold
             print(f"recommended --speculative-disable-batch-threshold {threshold} "
                   f"(largest concurrency at which EAGLE-3 >= no speculation in this run)", flush=True)
-        doc["results"].append(run_config(args, name, threshold if name not in ("nospec", "eagle") else None, folder))
+        doc["results"].append(run_config(args, name, None if name in unthresholded else threshold, folder))
         doc["summary"] = summarize(doc["results"], args.levels, args.metric)
         Path(args.out).write_text(json.dumps(doc, indent=2) + "\n")
     print(f"metric: {args.metric} ({'tokens over the whole loop' if args.metric == 'closed' else 'steady window'})",

@@ -61,6 +61,25 @@ def children(node: ast.AST) -> list:
     return out
 
 
+#: nested functions: their bodies run when they are called, not with the enclosing scope's statements
+FUNCTION_NODES = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda})
+#: nested functions and classes (a class body is a scope of its own)
+SCOPE_NODES = FUNCTION_NODES | {ast.ClassDef}
+
+
+def own_nodes(roots, stop: frozenset = SCOPE_NODES):
+    """The nodes of a scope's own code: below ``roots`` (a node, whose children are walked, or a list
+    of nodes, walked themselves), not descending into a nested node whose type ``stop`` names (that
+    node itself is yielded, its body is not). Operator and context leaves are left out."""
+    todo = list(children(roots)) if isinstance(roots, ast.AST) else list(roots)
+    pop = todo.pop
+    while todo:
+        n = pop()
+        yield n
+        if n.__class__ not in stop:
+            todo += children(n)
+
+
 #: nodes whose walks are kept on them: every rule walks the same functions and classes again
 _MEMO_KINDS = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda})
 

@@ -155,6 +155,7 @@ def _collect_body(ci: ClassInfo, body: list[ast.stmt], qual: str, under_if: froz
                 ci.config_getattr = stmt.lineno  # open for its configuration keys only (partlyopen.py)
             elif stmt.name in ("__getattr__", "__getattribute__") and not _passes_through(stmt):
                 ci.dynamic = f"defines {stmt.name}"
+                ci.lookup_hook = stmt.lineno
         elif isinstance(stmt, ast.ClassDef):
             ci.class_names.add(stmt.name)
             collect_class(ci.module, stmt, f"{qual}.")

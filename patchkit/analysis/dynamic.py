@@ -268,8 +268,11 @@ def dynamic_only_in_skipped_init(an, f) -> bool:
 def dynamic_methods(f) -> frozenset:
     """``Class.method`` of every method of the MRO that stores computed names; empty when a
     computed store is not tied to a method of the tree (a class-body ``__getattr__``, a library
-    class): the class is open everywhere then."""
+    class): the class is open everywhere then. A ``__getattr__`` that may answer any name opens it
+    everywhere even when a class of the MRO also stores computed names in a method (qtile's
+    ``CommandObject.__new__`` beside ``Configurable.__getattr__``, which serves the ``defaults``
+    a widget registers): a read during construction reaches the hook as well."""
     dyn = _computed_stores(f)
-    if not dyn or any(not ms or c.module.external for c, ms in dyn):
+    if not dyn or any(not ms or c.module.external or c.lookup_hook for c, ms in dyn):
         return frozenset()
     return frozenset(f"{c.qualname}.{m}" for c, ms in dyn for m in ms)

@@ -23,7 +23,8 @@ import ast
 import re
 from typing import Optional
 
-from .astutil import dotted
+from .astutil import FUNCTION_NODES, dotted, own_nodes
+from .localconsts import name_stores
 
 _COPIES = frozenset({"copy", "deepcopy", "copy.copy", "copy.deepcopy"})
 
@@ -50,7 +51,7 @@ def _ctors_in(scope: ast.AST) -> dict[str, str]:
     """``name = C(...)`` bindings of a scope's own statements, not of the functions nested in it
     (a name bound twice to different classes is dropped)."""
     out: dict[str, Optional[str]] = {}
-    for n in _own(scope):
+    for n in own_nodes(scope, FUNCTION_NODES):
         if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
             c = _class_of(n.value, {})
             name = n.targets[0].id
@@ -66,7 +67,7 @@ def _rebound(scope: ast.AST) -> set[str]:
     if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)):
         a = scope.args
         out |= {x.arg for x in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg] if x is not None}
-    for n in _own(scope):
+    for n in own_nodes(scope, FUNCTION_NODES):
         targets = [n.target] if isinstance(n, (ast.For, ast.AsyncFor, ast.comprehension, ast.NamedExpr)) else \
             [i.optional_vars for i in n.items if i.optional_vars is not None] if isinstance(n, (ast.With, ast.AsyncWith)) \
             else []
@@ -76,16 +77,6 @@ def _rebound(scope: ast.AST) -> set[str]:
 
 #: method names of the builtin containers (and dunders, below): ``seen.add(C())`` is a set's, not a tree method's
 _COMMON = frozenset(m for t in (list, set, dict, str, bytes, tuple, frozenset) for m in dir(t))
-
-
-def _own(scope: ast.AST):
-    """The nodes of a module's or a function's body, not descending into nested functions."""
-    todo = list(ast.iter_child_nodes(scope))
-    while todo:
-        n = todo.pop()
-        yield n
-        if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-            todo.extend(ast.iter_child_nodes(n))
 
 
 class HandedIndex:
@@ -117,7 +108,7 @@ class HandedIndex:
             if tree is None:
                 continue
             for scope, ctors in _scopes(tree):
-                for n in _own(scope):
+                for n in own_nodes(scope, FUNCTION_NODES):
                     if not isinstance(n, ast.Call):
                         continue
                     f = n.func
@@ -147,9 +138,7 @@ class HandedIndex:
         first = (fn.args.posonlyargs + fn.args.args)[:1]
         if kind in ("method", "classmethod") and first and recv.id == first[0].arg:
             return False  # the instance (or the class) itself
-        if any(isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.With, ast.NamedExpr)) and
-               recv.id in {x for t in _bound_by(n) for x in _names_bound(t)}
-               for n in ast.walk(fn)):
+        if recv.id in name_stores(fn)[0]:
             return False  # ``s = Wrapper(s); s.entity = self``: no longer what the caller handed
         return self.handed(fn, kind, recv.id, exact)
 
@@ -189,15 +178,6 @@ def _scopes(tree: ast.Module):
     for n in ast.walk(tree):
         if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
             yield n, {**top, **_ctors_in(n)}
-
-
-def _bound_by(n) -> list:
-    """The target expressions a binding statement assigns."""
-    if isinstance(n, ast.Assign):
-        return n.targets
-    if isinstance(n, ast.With):
-        return [i.optional_vars for i in n.items if i.optional_vars is not None]
-    return [n.target]
 
 
 def _names_bound(target) -> list[str]:

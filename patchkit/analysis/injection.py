@@ -20,7 +20,7 @@ import re
 from pathlib import Path
 from typing import Optional
 
-from .astutil import MODULE_BLOCKS, block_statements, children, dotted
+from .astutil import MODULE_BLOCKS, SCOPE_NODES, block_statements, dotted, own_nodes
 from .fastre import Bounded
 from .handedto import HandedIndex
 from .receivers import derived_class, is_instance, module_ctors
@@ -287,18 +287,12 @@ def _on_bare_self(text: str, dot: int) -> bool:
     return text[max(0, i - 4):i] == "self" and (i < 5 or not (text[i - 5].isalnum() or text[i - 5] in "_."))
 
 
-_SCOPES = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda})
-
-
 def _own_nodes(fn):
-    """The nodes of ``fn``'s body, not descending into nested functions or classes (they are
-    visited as functions of their own)."""
-    todo = list(fn.body)
-    scopes = _SCOPES
-    while todo:
-        n = todo.pop()
-        yield n
-        todo += [c for c in children(n) if c.__class__ not in scopes]  # contexts and operators: leaves
+    """``fn``'s own code (:func:`astutil.own_nodes`), where a ``def`` or ``class`` written directly
+    in its body is entered one level: a closure's store on a local of ``fn`` (``w = Widget(); def
+    later(): w.label = x``) counts for ``fn``, where the local is built."""
+    for st in fn.body:
+        yield from own_nodes(st if st.__class__ in SCOPE_NODES else [st])
 
 
 def _module_body(tree: ast.Module) -> ast.FunctionDef:

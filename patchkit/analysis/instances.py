@@ -40,6 +40,49 @@ def instance_params(ci: ClassInfo, mname: str, fn: ast.FunctionDef, kind: str) -
     return memo_on(fn, "_pk_instance_params", compute)
 
 
+def named_instance_param(ci: ClassInfo, mname: str, fn: ast.FunctionDef, kind: str) -> str | None:
+    """``self`` when a static or class method has a parameter of that name after its first one and
+    some method in the class's module passes its own instance there (ryu's
+    ``_Value.do_init(cls_type, self, kwargs)``, which subclasses call as ``self.do_init(Cls, self,
+    kwargs)`` from their own ``__init__``, outside the class that :func:`instance_params` searches
+    for callers)."""
+    params = [a.arg for a in fn.args.posonlyargs + fn.args.args][1:]
+    if "self" not in params:
+        return None
+
+    def compute() -> str | None:
+        for n in fast_walk(ci.module.tree):
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n is not fn:
+                sn = first_param(n)
+                for c in fast_walk(n) if sn else ():
+                    if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr == mname and \
+                            alias_param(fn, kind, c, sn) == "self":
+                        return "self"
+        return None
+    return memo_on(fn, "_pk_named_instance_param", compute)
+
+
+def computed_store_line(fn: ast.FunctionDef, name: str) -> int | None:
+    """Line of the first store of computed names on ``name`` in ``fn``'s own code (not in the functions
+    and classes nested in it, which have their own ``self``): ``name.__dict__.update(...)``,
+    ``vars(name).update(...)``, ``setattr(name, <not a string literal>, v)``; else None."""
+    from .astutil import own_nodes
+    from .calltables import setattr_on
+    for n in own_nodes(fn.body):
+        if not isinstance(n, ast.Call):
+            continue
+        f = n.func
+        if isinstance(f, ast.Attribute) and f.attr == "update":
+            v = f.value
+            if dotted(v) == f"{name}.__dict__" or (isinstance(v, ast.Call) and dotted(v.func) == "vars" and
+                                                    len(v.args) == 1 and dotted(v.args[0]) == name):
+                return n.lineno
+        got = setattr_on(n, name)
+        if got is not None and not (isinstance(got[0], ast.Constant) and isinstance(got[0].value, str)):
+            return n.lineno
+    return None
+
+
 def new_vars(fn: ast.FunctionDef) -> set:
     """Names a function binds to an instance it makes with ``__new__`` (``res = super().__new__(cls)``)."""
     return {t.id for n in fast_walk(fn) if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call)

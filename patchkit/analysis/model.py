@@ -44,6 +44,10 @@ class ClassInfo:
     dynamic_in: set[str] = field(default_factory=set)
     #: line of a ``__getattr__`` that serves a configuration store (partlyopen.py), else 0
     config_getattr: int = 0
+    #: line of a ``__getattr__``/``__getattribute__`` that may answer any name (neither a pass-through
+    #: nor a configuration store), else 0: every read of a missing name goes through it, so the
+    #: class is open everywhere whatever other computed stores it has (dynamic.dynamic_methods)
+    lookup_hook: int = 0
     #: (method, line, holder) of computed stores whose name an attribute of the instance holds
     #: (mmcv's ``self.add_module(self.norm_name, norm)``): they add an attribute no literal store
     #: names, never one the class assigns by name, so the class stays closed for those

@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from .astutil import bfs_walk, decorator_name, dotted, memo_on
+from .astutil import bfs_walk, decorator_name, dotted, memo_on, own_nodes
 from .classbody import with_metaclass_call
 from .fastre import Bounded
 from .model import FIELD_DECORATORS, ClassInfo, ModuleInfo
@@ -53,16 +53,6 @@ def decorator_names(c: ClassInfo) -> set[str]:
     return out
 
 
-def _own_nodes(fn: ast.AST):
-    """The nodes of a function's own body (not of the functions and classes nested in it)."""
-    todo = list(ast.iter_child_nodes(fn))
-    while todo:
-        n = todo.pop()
-        yield n
-        if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            todo.extend(ast.iter_child_nodes(n))
-
-
 #: class attributes a decorator may rewrite without touching what instances have
 _METADATA_DUNDERS = {"__doc__", "__module__", "__qualname__", "__name__", "__annotations__"}
 #: a metaclass's ``for attr in cls.X: setattr(cls, attr, ...)`` sets the class attributes named by
@@ -83,7 +73,7 @@ def keeps_class(fn: ast.FunctionDef, depth: int = 0, skip: int = 0) -> tuple[Opt
         return None, frozenset()
     p = params[skip].arg
     nested = {n.name: n for n in fn.body if isinstance(n, ast.FunctionDef)}
-    returns = [n.value for n in _own_nodes(fn) if isinstance(n, ast.Return)]
+    returns = [n.value for n in own_nodes(fn) if isinstance(n, ast.Return)]
     if depth == 0 and returns and all(isinstance(r, ast.Name) and r.id in nested for r in returns):
         inner = {keeps_class(nested[r.id], 1) for r in returns}
         return inner.pop() if len(inner) == 1 else (None, frozenset())
@@ -93,7 +83,7 @@ def keeps_class(fn: ast.FunctionDef, depth: int = 0, skip: int = 0) -> tuple[Opt
     if not returns or not all(isinstance(r, ast.Name) and r.id == p for r in returns):
         return False, frozenset()
     names: set[str] = set()
-    for n in _own_nodes(fn):
+    for n in own_nodes(fn):
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name) and \
                 n.func.value.id == p:
             return None, frozenset()  # `cls._add_delegate_accessors(...)`: the class's own code may set anything (pandas)

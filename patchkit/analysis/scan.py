@@ -12,7 +12,8 @@ from .mangle import mangled
 from .astutil import dotted, fast_walk, first_param
 from .dynamic import is_param, listing_guard, mark_dynamic, rebinds_existing, stores_others, vars_written
 from .model import ClassInfo
-from .instances import factory_computed, factory_stores, instance_params, scan_alt_ctor, self_targets
+from .instances import (computed_store_line, factory_computed, factory_stores, instance_params, named_instance_param,
+                        scan_alt_ctor, self_targets)
 from .storeattr import stored_names
 from .fastre import WORD, Bounded
 
@@ -92,8 +93,14 @@ def _scan_methods(ci: ClassInfo) -> None:
         if kind in ("class", "static"):
             # `def _initialize_instance(cls, obj, ...): obj.x = ...`, called `self._initialize_instance(self, ...)`
             # (yt's plots): stores on the instance through a parameter
-            for p in instance_params(ci, mname, fn, kind):
+            params = instance_params(ci, mname, fn, kind)
+            named = named_instance_param(ci, mname, fn, kind)
+            for p in params + ([named] if named and named not in params else []):
                 _walk_statements(ci, mname, fn.body, p)
+                line = computed_store_line(fn, p)
+                if line is not None:  # ryu's ``_Value.do_init``: ``self.__dict__.update(ourfields)``
+                    mark_dynamic(ci, mname, f"stores computed names on its instance parameter {p} in {mname} "
+                                            f"at line {line}")
         if kind == "class" and first_param(fn):
             # `cls.x = ...` in a classmethod: x exists (on the class) once it ran (pytest's setup_class)
             _walk_statements(ci, mname, fn.body, first_param(fn))

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import ast
 
-from .astutil import dotted, fast_walk, first_param, is_super, is_super_call, memo_on
+from .astutil import dotted, fast_walk, first_param, is_super, is_super_call, memo_on, own_nodes
 from .model import ClassInfo
 
 
@@ -66,7 +66,6 @@ def computed_store_line(fn: ast.FunctionDef, name: str) -> int | None:
     """Line of the first store of computed names on ``name`` in ``fn``'s own code (not in the functions
     and classes nested in it, which have their own ``self``): ``name.__dict__.update(...)``,
     ``vars(name).update(...)``, ``setattr(name, <not a string literal>, v)``; else None."""
-    from .astutil import own_nodes
     from .calltables import setattr_on
     for n in own_nodes(fn.body):
         if not isinstance(n, ast.Call):

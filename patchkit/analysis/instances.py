@@ -23,21 +23,28 @@ def instance_params(ci: ClassInfo, mname: str, fn: ast.FunctionDef, kind: str) -
                   isinstance(n.ctx, ast.Store) and isinstance(n.value, ast.Name)} & set(params)
         if not stored:
             return []
-        found = set()
+        callers = []
         for other, ofn in ci.methods.items():
             okind = ci.method_kind.get(other, "method")
             names = {first_param(ofn)} if okind in ("method", "property") else new_vars(ofn)
             names.discard(None)
-            if not names:
-                continue
-            for n in fast_walk(ofn):
-                if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == mname:
-                    for sn in names:
-                        p = alias_param(fn, kind, n, sn)
-                        if p in stored:
-                            found.add(p)
-        return sorted(found)
+            callers.append((ofn, names))
+        return sorted(set(_instance_slots(fn, kind, mname, callers)) & stored)
     return memo_on(fn, "_pk_instance_params", compute)
+
+
+def _instance_slots(fn: ast.FunctionDef, kind: str, mname: str, callers):
+    """The parameters of ``fn`` (class/static method ``mname``) that a call ``x.mname(...)`` in one of
+    ``callers`` ((function, the names bound to its instance there)) binds to that instance."""
+    for ofn, names in callers:
+        if not names:
+            continue
+        for n in fast_walk(ofn):
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == mname:
+                for sn in names:
+                    p = alias_param(fn, kind, n, sn)
+                    if p is not None:
+                        yield p
 
 
 def named_instance_param(ci: ClassInfo, mname: str, fn: ast.FunctionDef, kind: str) -> str | None:
@@ -51,14 +58,9 @@ def named_instance_param(ci: ClassInfo, mname: str, fn: ast.FunctionDef, kind: s
         return None
 
     def compute() -> str | None:
-        for n in fast_walk(ci.module.tree):
-            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n is not fn:
-                sn = first_param(n)
-                for c in fast_walk(n) if sn else ():
-                    if isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr == mname and \
-                            alias_param(fn, kind, c, sn) == "self":
-                        return "self"
-        return None
+        callers = ((n, {first_param(n)} - {None}) for n in fast_walk(ci.module.tree)
+                   if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n is not fn)
+        return "self" if "self" in _instance_slots(fn, kind, mname, callers) else None
     return memo_on(fn, "_pk_named_instance_param", compute)
 
 

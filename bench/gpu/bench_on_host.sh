@@ -27,6 +27,7 @@ if [ -n "$B" ]; then
   cp -a bench patchkit patches checks fixtures pyproject.toml $R/
   (cd $R && PYTHONPATH=$P:$R python3 -m patchkit apply dynamic-spec-disable --target-dir $P) \
       > $W/results/apply-$V.txt 2>&1 || { cat $W/results/apply-$V.txt; exit 3; }
+  rm -f $W/results/done-$V   # an earlier job's marker would end the wait below at once
   echo "$V" >> $W/queue
   cat > $W/job-$V.sh <<JOB
 cd $R

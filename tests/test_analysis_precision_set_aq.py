@@ -1,5 +1,6 @@
-"""Session 36's rule from sets AQ/AR (bench/results/analyzer-precision-session36.md), with the cases
-of the same shape that are still reported.
+"""Session 36's rule from sets AQ/AR (analyzer-precision-session36.md in
+bench/results/analyzer-precision-history.tar.xz), with the cases of the same shape that are still
+reported.
 
 A ``__getattr__`` that may answer any name opens the class everywhere, also when a class of the MRO
 stores computed names in a method (before, such a store made the class "dynamic through that

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from .library import (EXC_ATTRS, FIELD_BASE_ATTRS, OBJECT_ATTRS, THREAD_ATTRS, TORCH_MODULE_ATTRS, External,
-                      classify_external)
+                      classify_external, builtin_passes_on)
 from .model import ClassInfo
 from .instances import new_assigns, new_copies_dict
 from .initsubclass import init_subclass_stores
@@ -177,6 +177,9 @@ class ClassModel:
                         any(isinstance(x, ClassInfo) and not x.module.external and name in x.methods for x in mro[i + 1:]):
                     continue  # a helper a mixin of the tree defines further on (nemo's ASRBPEMixin._setup_tokenizer
                     # behind LightningModule): the library class would shadow it only by accident
+                if c.kind == "closed" and builtin_passes_on(c.name, name):
+                    continue  # ``str`` has no ``__init__`` of its own: ``super().__init__()`` in
+                    # ``String(str, Item)`` runs ``Item.__init__`` (tomlkit's ``String``, vendored by pipenv)
                 if c.kind in ("unknown", "module", "thread", "exception", "field", "skip", "closed"):
                     return None
                 continue

@@ -23,6 +23,7 @@ from typing import Optional
 from .astutil import MODULE_BLOCKS, SCOPE_NODES, block_statements, dotted, own_nodes
 from .fastre import Bounded
 from .handedto import HandedIndex
+from .setterhelpers import bulk, has_literal_loop, helper_store, looped_stores, setter_helpers
 from .receivers import derived_class, is_instance, module_ctors
 from .treeclasses import TreeClasses
 
@@ -73,6 +74,8 @@ class InjectionIndex(TreeClasses):
         self._memo: dict[tuple, Optional[str]] = {}
         self._duck_index: dict[str, dict] = {}
         self._handed_index: Optional[HandedIndex] = None
+        #: (file, line, attribute) of the bulk stores setterhelpers.py spells out (helper calls, loops)
+        self._via_helper: set[tuple[str, int, str]] = set()
 
     def injected(self, attr: str, names: set[str], torch_module: bool, decorators: set[str],
                  own: frozenset = frozenset(), exact: frozenset = frozenset()) -> Optional[str]:
@@ -135,14 +138,18 @@ class InjectionIndex(TreeClasses):
         opencompass's task runner sets ``evaluator._out_dir`` on whatever evaluator the config
         names (``evaluator = evaluator_type(**cfg)``), and no evaluator assigns it itself. Only
         stores on a local the function binds to a call's result count: a class's own attribute
-        (``KeyboardDevice._backend = ...``) or a tensor's (``p.data = ...``) is not an instance's."""
+        (``KeyboardDevice._backend = ...``) or a tensor's (``p.data = ...``) is not an instance's.
+        A bulk store that setterhelpers.py spells out (a setter helper's calls, a loop over listed
+        names: three names or more on one receiver) counts on any receiver (weasyprint's
+        ``resolve_one_percentage(box, 'margin_left', ...)``): code written to set named values on
+        the objects it is given."""
         key = ("unowned", attr)
         if key in self._memo:
             return self._memo[key]
         self._memo[key] = None
         outside = [(rel, line) for rel in self.files_storing(attr)
                    for recv, fn, cls, _outer, line, _ctors in self._stores(rel).get(attr, ())
-                   if isinstance(recv, ast.Name) and _built_here(fn, recv.id) and
+                   if isinstance(recv, ast.Name) and (_built_here(fn, recv.id) or (rel, line, attr) in self._via_helper) and
                    not _own_instance(recv, fn, cls)]
         if outside and not self.self_stores(attr):
             self._memo[key] = f"{outside[0][0]}:{outside[0][1]}"
@@ -210,7 +217,8 @@ class InjectionIndex(TreeClasses):
 
     def files_storing(self, attr: str) -> list[str]:
         """The files with a textual store of ``attr`` (``.attr =``, or a quoted name in a file
-        that calls setattr), from one regex pass over the tree."""
+        that calls setattr, or a name a loop over string constants spells there: the one parse
+        this needs), from one regex pass over the tree."""
         if self._by_attr is None:
             self._by_attr = {}
             for rel, text in self.texts().items():
@@ -218,13 +226,16 @@ class InjectionIndex(TreeClasses):
                 found = {m.group(1) for m in _STORE.finditer(text) if keep_self or not _on_bare_self(text, m.start())}
                 if "setattr(" in text:
                     found |= set(_QUOTED.findall(text))
+                    if has_literal_loop(text) and (tree := self.parsed(rel)) is not None:
+                        found |= {a for _c, fn, _o in _functions(tree) for a, _r, _ln in looped_stores(fn)}
                 for a in found:
                     self._by_attr.setdefault(a, []).append(rel)
         return self._by_attr.get(attr, [])
 
     def _stores(self, rel: str) -> dict[str, list]:
         """attr -> [(receiver, function, class, outer function, line, module ctors)] of the
-        attribute stores (``obj.x = ...``, ``setattr(obj, "x", ...)``) in the file ``rel``."""
+        attribute stores (``obj.x = ...``, ``setattr(obj, "x", ...)``, and those setterhelpers.py
+        spells out) in the file ``rel``."""
         got = self._store_index.get(rel)
         if got is not None:
             return got
@@ -233,6 +244,9 @@ class InjectionIndex(TreeClasses):
         if tree is None:
             return got
         ctors = module_ctors(tree)
+        text = self.texts().get(rel, "")
+        helpers = setter_helpers(tree) if "setattr(" in text else {}
+        spelt: list = []  # (attr, receiver, function, class, outer, line): setterhelpers' stores
         for cls, fn, outer in _functions(tree):
             for node in _own_nodes(fn):
                 if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
@@ -242,6 +256,14 @@ class InjectionIndex(TreeClasses):
                 elif isinstance(node, ast.Call) and dotted(node.func) == "setattr" and len(node.args) >= 2 and \
                         isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
                     got.setdefault(node.args[1].value, []).append((node.args[0], fn, cls, outer, node.lineno, ctors))
+                elif helpers and (hit := helper_store(node, helpers, fn)):
+                    spelt.append((hit[0], hit[1], fn, cls, outer, node.lineno))
+            if has_literal_loop(text):
+                spelt += [(attr, recv, fn, cls, outer, line) for attr, recv, line in looped_stores(fn)]
+        for (attr, recv, fn, cls, outer, line), many in zip(spelt, bulk(spelt)):
+            got.setdefault(attr, []).append((recv, fn, cls, outer, line, ctors))
+            if many:
+                self._via_helper.add((rel, line, attr))
         return got
 
 

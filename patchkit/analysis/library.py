@@ -126,3 +126,17 @@ def known_without_source(name: str) -> bool:
     if kind == "thread":
         return name == "threading.Thread"
     return kind in ("module", "field", "closed", "exception") and "." in name
+
+
+def builtin_passes_on(base: str, name: str) -> bool:
+    """The builtin type ``base`` has no ``name`` or takes it from ``object`` (its MRO defines none):
+    ``str``, ``int``, ``tuple``, ``frozenset`` and ``bytes`` build themselves in ``__new__`` and
+    define no ``__init__``, so ``super().__init__()`` from a subclass passes them by for the next
+    class of the MRO (as ``super().setup()`` does for a name ``str`` lacks). False for a name the
+    type defines (``list.__init__``, ``str.__eq__``), for ``object`` itself, and for any base that
+    is not a builtin type."""
+    short = base[len("builtins."):] if base.startswith("builtins.") else base
+    t = getattr(builtins, short, None) if "." not in short else None
+    if not isinstance(t, type) or t is object:
+        return False
+    return not hasattr(t, name) or hasattr(object, name) and getattr(t, name) is getattr(object, name)

@@ -17,6 +17,10 @@ from .alternatives import alternatives
 
 #: metaclasses that add no instance attributes
 CLOSED_METACLASSES = {"ABCMeta", "type", "EnumMeta", "EnumType", "_ProtocolMeta"}
+#: bases that make a class a metaclass, whose ``self``/``cls`` is a class being created (the standard
+#: library's; a tree metaclass's subclasses reach it through their MRO)
+METACLASS_BASES = {"type", "builtins.type", "ABCMeta", "abc.ABCMeta", "EnumMeta", "enum.EnumMeta", "EnumType",
+                   "enum.EnumType"}
 #: class decorators known to return the class unchanged (or only add methods)
 CLOSED_DECORATORS = {"final", "total_ordering", "runtime_checkable", "unique", "dataclass_transform",
                      "singledispatch", "verify", "override", "cache"}
@@ -281,6 +285,16 @@ def metaclass_names(c: ClassInfo, resolve_class) -> frozenset:
     return memo_on(c, "_pk_metaclass_names", compute)
 
 
+def _standard_metaclass(mod: ModuleInfo, base: str) -> bool:
+    """``base``, as a class of ``mod`` writes it, is the standard library's ``type``, ``ABCMeta`` or
+    ``EnumMeta``, not a class of the tree that shares the name (``from .kinds import type``)."""
+    head = base.split(".")[0]
+    if base not in METACLASS_BASES or head in mod.classes:
+        return False
+    origin = mod.imports.get(head)
+    return origin is None and "." not in base or (origin or base).split(".")[0] in ("abc", "enum", "builtins")
+
+
 def open_reason(classes: list[ClassInfo], resolve=None, resolve_class=None) -> Optional[str]:
     """Why the class whose MRO (tree classes) is ``classes`` is open, or None when closed.
     ``resolve(module, dotted_name)`` finds a decorator's function in the tree, which is then read
@@ -313,4 +327,8 @@ def open_reason(classes: list[ClassInfo], resolve=None, resolve_class=None) -> O
         line = _factories(c.module).get(c.qualname.split(".")[-1])
         if line is not None:
             return f"type() builds a subclass of {c.qualname} at line {line}"
+        meta_base = next((b for b in c.bases if _standard_metaclass(c.module, b)), None)
+        if meta_base:
+            return f"{c.qualname} is a metaclass (base {meta_base}): its instances are the classes it creates, " \
+                   "whose own bodies and bases give them their attributes"
     return None

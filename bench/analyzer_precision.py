@@ -702,6 +702,22 @@ CODEBASES = {  # name -> (requirement, package folder inside the unpacked releas
     "httpie": ("httpie==3.2.4", "httpie"), "bpython": ("bpython==0.26", "bpython"), "mayavi": ("mayavi==4.9.0", "mayavi"),
     "traits": ("traits==7.3.0", "traits"), "pyface": ("pyface==8.0.0", "pyface"), "envisage": ("envisage==8.0.1", "envisage"),
     "chaco": ("chaco==6.1.1", "chaco"), "pysnmp": ("pysnmp==7.1.30", "pysnmp"),
+    # set AS (session 37): named before any was run (airflow and pdfminer, named too, were analysed before)
+    "faker": ("faker==40.63.0", "faker"), "arrow": ("arrow==1.4.0", "arrow"), "babel": ("babel==2.19.0", "babel"),
+    "weasyprint": ("weasyprint==70.0", "weasyprint"), "html5lib": ("html5lib==1.1", "html5lib"),
+    "plumbum": ("plumbum==2.0.2", "plumbum"), "asyncssh": ("asyncssh==2.24.1", "asyncssh"),
+    "mechanize": ("mechanize==0.4.10", "mechanize"), "genshi": ("genshi==0.7.12", "genshi"), "doit": ("doit==0.37.0", "doit"),
+    "pexpect": ("pexpect==4.9.0", "pexpect"), "chameleon": ("chameleon==4.6.0", "chameleon"),
+    "tablib": ("tablib==3.10.0", "tablib"), "cheetah3": ("cheetah3==3.2.6.post1", "Cheetah"),
+    # set AT (session 37): named after AS had run, before any AT release was run
+    "cupy": ("cupy-cuda12x==14.2.0", "cupy"), "pipenv": ("pipenv==2026.10.3", "pipenv"),
+    "magenta": ("magenta==2.1.4", "magenta"), "playwright": ("playwright==1.65.3", "playwright"),
+    "notebook": ("notebook==7.6.5", "notebook"), "intake": ("intake==2.0.9", "intake"),
+    "kerchunk": ("kerchunk==0.2.10", "kerchunk"), "pendulum": ("pendulum==3.3.0", "pendulum"),
+    "pdfplumber": ("pdfplumber==0.11.11", "pdfplumber"), "xhtml2pdf": ("xhtml2pdf==0.2.28", "xhtml2pdf"),
+    "cryptography": ("cryptography==51.0.1", "cryptography"), "mistune": ("mistune==3.4.0", "mistune"),
+    "markdown_it": ("markdown-it-py==4.3.0", "markdown_it"), "nox": ("nox==2026.10.20", "nox"),
+    "copier": ("copier==9.19.1", "copier"),
 }
 DEFAULT = ("deepspeed", "diffusers", "ray", "transformers", "vllm")
 # lightning==2.6.6 (266 files) was tried too: 1 error group in all, too few to sample.

@@ -246,6 +246,7 @@ class InjectionIndex(TreeClasses):
         ctors = module_ctors(tree)
         text = self.texts().get(rel, "")
         helpers = setter_helpers(tree) if "setattr(" in text else {}
+        loops = has_literal_loop(text)
         spelt: list = []  # (attr, receiver, function, class, outer, line): setterhelpers' stores
         for cls, fn, outer in _functions(tree):
             for node in _own_nodes(fn):
@@ -258,7 +259,7 @@ class InjectionIndex(TreeClasses):
                     got.setdefault(node.args[1].value, []).append((node.args[0], fn, cls, outer, node.lineno, ctors))
                 elif helpers and (hit := helper_store(node, helpers, fn)):
                     spelt.append((hit[0], hit[1], fn, cls, outer, node.lineno))
-            if has_literal_loop(text):
+            if loops:
                 spelt += [(attr, recv, fn, cls, outer, line) for attr, recv, line in looped_stores(fn)]
         for (attr, recv, fn, cls, outer, line), many in zip(spelt, bulk(spelt)):
             got.setdefault(attr, []).append((recv, fn, cls, outer, line, ctors))

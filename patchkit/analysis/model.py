@@ -330,6 +330,9 @@ def _class_stores_in_functions(mod: ModuleInfo, body: list) -> None:
                 _class_store(mod, t)
 
 
+_GLOBAL = re.compile(r"^[ \t]+global[ \t]", re.M)
+
+
 def _global_imports(mod: ModuleInfo, body: list[ast.stmt], name: str, is_package: bool) -> None:
     """A module-level function that declares ``global X`` and imports ``X`` binds the module's ``X``
     once it has run: evennia's ``evennia/__init__.py`` sets ``DefaultObject = None`` and its
@@ -337,10 +340,13 @@ def _global_imports(mod: ModuleInfo, body: list[ast.stmt], name: str, is_package
     ``class Wall(evennia.DefaultObject)`` (a class statement that can only run after ``_init()``)
     has that class as its base. Only for a name the module binds nowhere else at its top level but
     to ``None``; the function's first such import in source order, outside ``except`` handlers."""
-    bound = _toplevel_bindings(body)
+    lines = {mod.source.count("\n", 0, m.start()) + 1 for m in _GLOBAL.finditer(mod.source)}
+    bound: Optional[set] = None
     for fn in body:
-        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or \
+                not any(fn.lineno <= ln <= (fn.end_lineno or fn.lineno) for ln in lines):
             continue
+        bound = _toplevel_bindings(body) if bound is None else bound
         nodes = list(own_nodes(fn))
         declared = {g for n in nodes if isinstance(n, ast.Global) for g in n.names} - bound
         if not declared:

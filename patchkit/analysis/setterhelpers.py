@@ -34,17 +34,16 @@ def setter_helpers(tree: ast.Module) -> dict[str, tuple[int, int, tuple[str, ...
         if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
         params = tuple(a.arg for a in fn.args.posonlyargs + fn.args.args)
+        calls = [n for n in own_nodes(fn) if isinstance(n, ast.Call) and dotted(n.func) in ("setattr", "hasattr")]
+        pairs = [(n.args[0].id, n.args[1].id) for n in calls if dotted(n.func) == "setattr" and len(n.args) >= 3 and
+                 all(isinstance(a, ast.Name) for a in n.args[:2]) and n.args[0].id != n.args[1].id and
+                 n.args[0].id in params and n.args[1].id in params]
+        if not pairs or any(dotted(n.func) == "hasattr" for n in calls):
+            continue  # no such store, or a ``hasattr`` test: a helper that only updates what exists
         stored = name_stores(fn)[0]
-        nodes = list(own_nodes(fn))
-        if any(isinstance(n, ast.Call) and dotted(n.func) == "hasattr" for n in nodes):
-            continue
-        for n in nodes:
-            if isinstance(n, ast.Call) and dotted(n.func) == "setattr" and len(n.args) >= 3 and \
-                    all(isinstance(a, ast.Name) for a in n.args[:2]):
-                obj, name = n.args[0].id, n.args[1].id
-                if obj != name and obj in params and name in params and obj not in stored and name not in stored:
-                    out[fn.name] = (params.index(obj), params.index(name), params)
-                    break
+        obj, name = pairs[0]
+        if obj not in stored and name not in stored:
+            out[fn.name] = (params.index(obj), params.index(name), params)
     return out
 
 
@@ -72,12 +71,13 @@ def looped_stores(fn: ast.AST) -> Iterator[tuple[str, ast.expr, int]]:
     ``for x in <string constants>:`` whose key is an f-string of ``x`` (directly, or through a
     local bound once in the whole function, inside the loop), with no ``continue`` or ``break``
     of the loop before it and ``x`` not rebound in the loop's body."""
-    stores = name_stores(fn)[0]
+    stores = None
     for loop in own_nodes(fn):
         if not (isinstance(loop, ast.For) and isinstance(loop.target, ast.Name) and
                 isinstance(loop.iter, (ast.Tuple, ast.List)) and loop.iter.elts and
                 all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in loop.iter.elts)):
             continue
+        stores = name_stores(fn)[0] if stores is None else stores
         var, values = loop.target.id, [e.value for e in loop.iter.elts]
         body = list(own_nodes(loop.body))
         inside = {id(n) for n in body}
@@ -124,10 +124,12 @@ def bulk(stores: list[tuple]) -> list[bool]:
     return [isinstance(recv, ast.Name) and len(names[(id(fn), recv.id)]) >= BULK for _a, recv, fn, *_r in stores]
 
 
-#: ``for side in ('top', ...`` or ``for side in 'top', ...``: a loop over string constants
-_LITERAL_LOOP = re.compile(r"\bfor\s+\w+\s+in\s+[(\[]?\s*[\"']")
+#: ``for side in ('top', ...`` or ``for side in 'top', ...``: a loop over string constants (from its
+#: literal ``for``, which the regex engine searches fast; a ``\b`` before it made it try every position)
+_LITERAL_LOOP = re.compile(r"for\s+(\w+)\s+in\s+[(\[]?\s*[\"']")
 
 
 def has_literal_loop(text: str) -> bool:
-    """The source may hold a loop ``looped_stores`` reads (a cheap test before parsing)."""
-    return "setattr(" in text and _LITERAL_LOOP.search(text) is not None
+    """The source may hold a loop ``looped_stores`` reads: ``setattr(``, and a loop over string
+    constants whose variable an f-string spells (``{side}``); a cheap test before parsing."""
+    return "setattr(" in text and any("{%s}" % m.group(1) in text for m in _LITERAL_LOOP.finditer(text))

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional
 
-from .astutil import MODULE_BLOCKS, _always_raises, _is_noreturn_annotation, bfs_walk, block_statements, dotted, own_nodes
+from .astutil import MODULE_BLOCKS, _always_raises, _is_noreturn_annotation, bfs_walk, block_statements, dotted
 from .mangle import mangle_tree
 
 FIELD_DECORATORS = {"dataclass", "dataclasses.dataclass", "pydantic.dataclasses.dataclass",
@@ -195,7 +195,8 @@ def build_module(name: str, rel: str, tree: ast.Module, source: str, is_package:
                         if a.asname:
                             mod.except_imports.setdefault(a.asname, a.name)
     if "global " in source:
-        _global_imports(mod, tree.body, name, is_package)
+        from .globalimports import global_imports  # (it builds on this module's helpers: imported late)
+        global_imports(mod, tree.body, name, is_package)
     mod.fallbacks = _fallback_classes(tree.body, mod)
     mod.aliases = {k: v for k, v in _aliases(tree.body).items() if k not in mod.classes and k not in mod.imports}
     _class_stores_in_functions(mod, tree.body)
@@ -328,54 +329,6 @@ def _class_stores_in_functions(mod: ModuleInfo, body: list) -> None:
         for t in stores:
             if isinstance(t.value, ast.Name) and t.value.id not in local:
                 _class_store(mod, t)
-
-
-_GLOBAL = re.compile(r"^[ \t]+global[ \t]", re.M)
-
-
-def _global_imports(mod: ModuleInfo, body: list[ast.stmt], name: str, is_package: bool) -> None:
-    """A module-level function that declares ``global X`` and imports ``X`` binds the module's ``X``
-    once it has run: evennia's ``evennia/__init__.py`` sets ``DefaultObject = None`` and its
-    ``_init()`` does ``global DefaultObject; from .objects.objects import DefaultObject``, so
-    ``class Wall(evennia.DefaultObject)`` (a class statement that can only run after ``_init()``)
-    has that class as its base. Only for a name the module binds nowhere else at its top level but
-    to ``None``; the function's first such import in source order, outside ``except`` handlers."""
-    lines = {mod.source.count("\n", 0, m.start()) + 1 for m in _GLOBAL.finditer(mod.source)}
-    bound: Optional[set] = None
-    for fn in body:
-        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or \
-                not any(fn.lineno <= ln <= (fn.end_lineno or fn.lineno) for ln in lines):
-            continue
-        bound = _toplevel_bindings(body) if bound is None else bound
-        nodes = list(own_nodes(fn))
-        declared = {g for n in nodes if isinstance(n, ast.Global) for g in n.names} - bound
-        if not declared:
-            continue
-        handled = {id(n) for h in nodes if isinstance(h, ast.ExceptHandler) for n in own_nodes(h.body)}
-        imports = sorted((n for n in nodes if isinstance(n, ast.ImportFrom) and id(n) not in handled),
-                         key=lambda n: (n.lineno, n.col_offset))
-        for node in imports:
-            src = _resolve_relative(name, is_package, node.level, node.module) if node.level else node.module
-            for a in node.names:
-                got = a.asname or a.name
-                if a.name != "*" and src and got in declared and got not in mod.imports:
-                    mod.imports[got] = f"{src}.{a.name}"
-
-
-def _toplevel_bindings(body: list[ast.stmt]) -> set[str]:
-    """Names the module's top-level statements bind to anything but ``None`` (classes, functions,
-    imports, assignments)."""
-    out: set[str] = set()
-    for st in _module_level(body):
-        if isinstance(st, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
-            out.add(st.name)
-        elif isinstance(st, (ast.Import, ast.ImportFrom)):
-            out.update((a.asname or a.name).split(".")[0] for a in st.names)
-        elif isinstance(st, (ast.Assign, ast.AnnAssign)) and not (
-                isinstance(st.value, ast.Constant) and st.value.value is None):
-            for t in (st.targets if isinstance(st, ast.Assign) else [st.target]):
-                out.update(n.id for n in ast.walk(t) if isinstance(n, ast.Name))
-    return out
 
 
 def _class_store(mod: ModuleInfo, target: ast.expr) -> None:

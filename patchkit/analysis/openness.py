@@ -17,10 +17,6 @@ from .alternatives import alternatives
 
 #: metaclasses that add no instance attributes
 CLOSED_METACLASSES = {"ABCMeta", "type", "EnumMeta", "EnumType", "_ProtocolMeta"}
-#: bases that make a class a metaclass, whose ``self``/``cls`` is a class being created (the standard
-#: library's; a tree metaclass's subclasses reach it through their MRO)
-METACLASS_BASES = {"type", "builtins.type", "ABCMeta", "abc.ABCMeta", "EnumMeta", "enum.EnumMeta", "EnumType",
-                   "enum.EnumType"}
 #: class decorators known to return the class unchanged (or only add methods)
 CLOSED_DECORATORS = {"final", "total_ordering", "runtime_checkable", "unique", "dataclass_transform",
                      "singledispatch", "verify", "override", "cache"}
@@ -286,10 +282,12 @@ def metaclass_names(c: ClassInfo, resolve_class) -> frozenset:
 
 
 def _standard_metaclass(mod: ModuleInfo, base: str) -> bool:
-    """``base``, as a class of ``mod`` writes it, is the standard library's ``type``, ``ABCMeta`` or
-    ``EnumMeta``, not a class of the tree that shares the name (``from .kinds import type``)."""
-    head = base.split(".")[0]
-    if base not in METACLASS_BASES or head in mod.classes:
+    """``base``, as a class of ``mod`` writes it, is one of the standard library's
+    ``CLOSED_METACLASSES`` (``type``, ``abc.ABCMeta``, ``enum.EnumMeta``), so a class on it is a
+    metaclass, whose ``self``/``cls`` is a class being created; not a class of the tree that shares
+    the name (``from .kinds import type``). A tree metaclass's subclasses reach it through their MRO."""
+    head, last = base.split(".")[0], base.split(".")[-1]
+    if last not in CLOSED_METACLASSES or head in mod.classes:
         return False
     origin = mod.imports.get(head)
     return origin is None and "." not in base or (origin or base).split(".")[0] in ("abc", "enum", "builtins")

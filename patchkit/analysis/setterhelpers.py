@@ -17,7 +17,7 @@ import ast
 import re
 from typing import Iterator, Optional
 
-from .astutil import dotted, own_nodes
+from .astutil import dotted, memo_on, own_nodes
 from .localconsts import name_stores
 
 #: distinct names one function must store this way on one receiver for them to count
@@ -66,7 +66,13 @@ def helper_store(n: ast.AST, helpers: dict, caller: ast.AST) -> Optional[tuple[s
     return None
 
 
-def looped_stores(fn: ast.AST) -> Iterator[tuple[str, ast.expr, int]]:
+def looped_stores(fn: ast.AST) -> tuple[tuple[str, ast.expr, int], ...]:
+    """``_looped_stores(fn)``, kept on the function: the injection index asks once to index the
+    names (``files_storing``) and once for the stores (``_stores``)."""
+    return memo_on(fn, "_pk_looped_stores", lambda: tuple(_looped_stores(fn)))
+
+
+def _looped_stores(fn: ast.AST) -> Iterator[tuple[str, ast.expr, int]]:
     """(attribute, receiver, line) for each ``setattr(obj, key, v)`` in ``fn``'s own code inside
     ``for x in <string constants>:`` whose key is an f-string of ``x`` (directly, or through a
     local bound once in the whole function, inside the loop), with no ``continue`` or ``break``

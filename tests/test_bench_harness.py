@@ -49,12 +49,18 @@ def test_the_resume_probe_measures_the_draft_cache_not_the_hysteresis(tmp_path, 
     """Patch 2.4.0 resumes drafting only after K steps at or below T, and an idle server takes no
     steps: the probe's flush request runs those K steps, so the continuations of a good server draft
     from their first step (session 29's H200 probe without it: lived/steady 0.85-0.93, the K=8
-    one-token steps). Without the flush the same server's continuations open with K one-token steps."""
-    good = _probe(tmp_path / "good", monkeypatch, "", hysteresis=8)
-    assert good["resume_flush_tokens"] == 32 and good["ratio"] >= 0.95, good
-    unflushed = _probe(tmp_path / "unflushed", monkeypatch, "", hysteresis=8, flush=0)
-    assert unflushed["ratio"] < 0.9, unflushed  # the stand-in counts a step per request: K/2 here
-    bad = _probe(tmp_path / "bad", monkeypatch, "stale_draft", hysteresis=8)
+    one-token steps). Without the flush the same server's continuations open with K one-token steps.
+
+    K is larger than any tail phase 1 can leave: the stand-in counts a step per request, and the last
+    two requests of phase 1 (at or below T=2) have at most 2 x 48 steps left, the continuations 2 x 16;
+    so without the flush drafting cannot resume before the continuations end, however the threads of
+    the stand-in happen to be scheduled (K=8 let a straggling filler resume it: 1 run in 3 failed)."""
+    k, flush = 200, 256
+    good = _probe(tmp_path / "good", monkeypatch, "", hysteresis=k, flush=flush)
+    assert good["resume_flush_tokens"] == flush and good["ratio"] >= 0.95, good
+    unflushed = _probe(tmp_path / "unflushed", monkeypatch, "", hysteresis=k, flush=0)
+    assert unflushed["lived"]["accept_length"] == 1.0 and unflushed["ratio"] < 0.6, unflushed
+    bad = _probe(tmp_path / "bad", monkeypatch, "stale_draft", hysteresis=k, flush=flush)
     assert bad["lived"]["accept_length"] == 1.0 and bad["ratio"] < 0.6
 
 

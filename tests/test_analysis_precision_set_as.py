@@ -1,5 +1,6 @@
-"""Session 37's rules from sets AS/AT and the leftovers of sets AQ/AR (bench/results/analyzer-precision-session37.md),
-each with the case of the same shape that is still reported.
+"""Session 37's rules from sets AS/AT and the leftovers of sets AQ/AR (analyzer-precision-session37.md
+in bench/results/analyzer-precision-history.tar.xz), each with the case of the same shape that is
+still reported.
 
 1. A package function that declares ``global X`` and imports ``X`` binds the package's ``X``:
    evennia 5.0.1's ``evennia/__init__.py`` sets ``DefaultObject = None`` and ``_init()`` does

@@ -1,6 +1,6 @@
 """Names a package binds in a function: ``global X`` then ``from m import X`` (rule 1 of session 37,
-``bench/results/analyzer-precision-session37.md``). Kept beside ``model.py``, which calls it while
-it indexes a module's imports."""
+``analyzer-precision-session37.md`` in ``bench/results/analyzer-precision-history.tar.xz``). Kept
+beside ``model.py``, which calls it while it indexes a module's imports."""
 from __future__ import annotations
 
 import ast

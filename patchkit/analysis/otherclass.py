@@ -26,6 +26,20 @@ def unrelated_assigner(an, ci, attr: str, owner=None) -> bool:
                for m in mods for other in m.classes.values())
 
 
+def field_bug_shape(an, ci, attr: str, owner=None) -> bool:
+    """The read's class builds instances (``constructs``) and an unrelated class of the module got
+    the assignment (``unrelated_assigner``): the field bug, whatever ``ci``'s subclasses do. Not for
+    a template: ``ci`` has no initialiser of its own (written or generated), and the tree uses it
+    only by subclassing it (classuses.py: uproot's ``Directory``, "an abstract superclass" whose
+    ``RootDirectory`` and ``SubDirectory`` set ``_freesegments``, beside an unrelated
+    ``TListOfStreamers`` that sets its own). EAGLEWorkerV2 has its own ``__init__``."""
+    if not (constructs(an, ci) and unrelated_assigner(an, ci, attr, owner)):
+        return False
+    from .classuses import used_beyond_subclassing
+    own_init = "__init__" in ci.methods or (ci.field_kind is not None and ci.field_init is not False)
+    return own_init or used_beyond_subclassing(an.project, ci)
+
+
 def other_class_hint(an, ci, attr: str, owner=None) -> str:
     """``assigned in Other.m at line N, a different class`` for the first class of the read's
     modules outside ``ci``'s MRO that assigns ``attr``; "" when none does."""

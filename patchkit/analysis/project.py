@@ -12,6 +12,7 @@ from typing import Mapping, Optional
 from .classindex import header_tokens, tokens_of
 from .external import external_module, top_level_present
 from .lazyexports import lazy_class
+from .localclasses import local_classes
 from .library import classify_external, known_without_source
 from .model import ClassInfo, ModuleInfo, build_module
 
@@ -259,7 +260,22 @@ class Project:
             for c in m.classes.values():
                 if c.key != ci.key and any(self._is(self.resolve_class(m, b), ci) for b in c.bases):
                     out.append(c)
+            for c in local_classes(m):  # a factory function's subclass: see local_subclass
+                if self._local_subclass(m, c, ci):
+                    out.append(c)
         return out
+
+    def _local_subclass(self, m: ModuleInfo, c: ClassInfo, ci: ClassInfo) -> bool:
+        """``c``, defined in a function of ``m``, completes ``ci`` for the analyzer when every base
+        is a class of the tree (not the factory's parameter, ``class Policy(ClipGradients, base)``,
+        nor a library the analyzer may not read), it is not named as a stand-in (``FakeHandler``),
+        and the tree uses ``ci`` only by subclassing it: a base built or handed on by name is used
+        as it stands, whatever a helper's local subclass adds."""
+        from .classuses import used_beyond_subclassing
+        from .severity import _STAND_IN
+        got = [self.resolve_class(m, b) for b in c.bases]
+        return any(self._is(r, ci) for r in got) and all(isinstance(r, ClassInfo) for r in got) and \
+            not _STAND_IN.match(c.qualname.split(".")[-1]) and not used_beyond_subclassing(self, ci)
 
     def _may_import(self, rel: str, name: str) -> bool:
         """A file that subclasses ``name`` from another module imports it (the name appears again

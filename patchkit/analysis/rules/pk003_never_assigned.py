@@ -22,7 +22,7 @@ from .base import finding as _finding
 from .examples import pk003 as _examples
 from ..injection import _index_for
 from ..library import BUILTIN_BASES
-from ..otherclass import constructs, other_class_hint, sibling_module_hint, unrelated_assigner
+from ..otherclass import field_bug_shape, other_class_hint, sibling_module_hint
 
 RULE = Rule(
     'PK003', 'never-assigned', 'error',
@@ -166,7 +166,7 @@ def never_assigned(an, site):
         return None
     if not strict and (bool(_unimplemented_abstract(f.classes)) or bool(an._descendants(ci))) and (
             _unimplemented_abstract(f.classes) or (an._raising_template(ci) and an._descendant_provides(ci, attr))
-            or (an._descendant_provides(ci, attr) and not (constructs(an, ci) and unrelated_assigner(an, ci, attr, owner)))):
+            or (an._descendant_provides(ci, attr) and not field_bug_shape(an, ci, attr, owner))):
         # a template base: a subclass provides it (and is judged on its own). Not when an
         # unrelated class of the module assigns it: that is the field bug's shape (the
         # assignment landed in EagleDraftWorker.__init__ while EAGLEWorkerV2, itself concrete,

@@ -111,7 +111,11 @@ def patchkit_matches(case, findings, on_fixed=False):
     line: the same read reported for a subclass whose construction reaches it). On the fixed tree
     (``on_fixed``) only the class counts: the read in a shared base method may still fail for a
     sibling class the fix did not touch (python-can 3.1.0 fixed Usb2canBus._filters; IXXATBus and
-    NicanBus still miss it at the same read), and that is another bug, not the case flagged again."""
+    NicanBus still miss it at the same read), and that is another bug, not the case flagged again.
+    Nor is a class of the same name in another module: redis 4.4.1 gave the sync
+    UnixDomainSocketConnection its host, and the asyncio module's class of that name still reads
+    self.host unassigned (fixed in a later release), so on the fixed tree a finding counts only in
+    the file of the case's read (a fix that moved the read to another file is not followed there)."""
     def names(f):
         also = f.get("also_in")
         if also is None:  # results written before findings carried also_in: the message's list
@@ -122,13 +126,22 @@ def patchkit_matches(case, findings, on_fixed=False):
         read = case.get("read") or {}
         return bool(read) and f.get("line") == read.get("line") and \
             str(f.get("path", "")).replace("\\", "/").endswith(read.get("file", "\0"))
+    def in_read_file(f):
+        read = case.get("read") or {}
+        return not read or same_file(f.get("path", ""), read.get("file", "\0"))
     return [f for f in findings if f.get("attribute") == case["attribute"] and
-            (case["class"] in names(f) or (not on_fixed and at_read(f)))]
+            ((case["class"] in names(f) and (not on_fixed or in_read_file(f))) or (not on_fixed and at_read(f)))]
+
+
+def same_file(path, rel: str) -> bool:
+    """``path`` (as a tool reports it) is the case's file ``rel`` (relative to the release)."""
+    p = str(path).replace("\\", "/")
+    return p == rel or p.endswith("/" + rel)
 
 
 def pyrefly_matches(case, errors, on_fixed=False):
     """The pyrefly errors naming `attribute` and either the class or the read line (on the fixed
-    tree only the class, as for patchkit)."""
+    tree only the class, in the read's file, as for patchkit)."""
     attr = re.compile(r"`%s`" % re.escape(case["attribute"]))
     cls = re.compile(r"`%s`" % re.escape(case["class"]))
     read = case["read"]
@@ -138,7 +151,7 @@ def pyrefly_matches(case, errors, on_fixed=False):
         if not attr.search(msg):
             continue
         on_line = Path(e.get("path", "")).as_posix().endswith(read["file"]) and e.get("line") == read["line"]
-        if cls.search(msg) or (on_line and not on_fixed):
+        if (cls.search(msg) and (not on_fixed or same_file(e.get("path", ""), read["file"]))) or (on_line and not on_fixed):
             out.append(e)
     return out
 

@@ -206,3 +206,79 @@ def test_local_classes_of_the_same_name_in_one_function_are_each_kept(tmp_path):
     mod = Project(tmp_path).module("pkg.c", external=False)
     got = [(c.qualname, sorted(c.class_names)) for c in local_classes(mod)]
     assert [names for _q, names in got] == [["a"], ["b"]] and len({q for q, _ in got}) == 2, got
+
+
+QUEUE = """
+def _set_name(name, serial, object):
+    {body}
+
+
+class Queue:
+    def __init__(self, name=None):
+        _set_name(name, {{}}, self)
+        print(self.name())
+
+    def name(self, value=None):
+        if value is not None:
+            self._name = value
+        return self._name
+"""
+
+
+@pytest.mark.parametrize("body, severity", [
+    ("object._name = name if name else 'queue.0'", None),        # salabim's _set_name: a store on the instance
+    ("if name:\n        object._name = name", "warning"),        # only when a name is given: a configuration branch
+    ("object.parts._name = name", "error"),                      # a store on what hangs off it, not on it
+    ("print(object)", "error"),                                  # the instance only passed on
+])
+def test_a_module_helper_that_stores_on_the_instance_it_is_handed_runs_as_the_instance(tmp_path, body, severity):
+    """Set AW (salabim 26.0.9): ``_set_name(name, self.env._nameserializeQueue, self)`` sets
+    ``object._name`` before ``self.name()`` reads it; the class also assigns ``_name`` itself (the
+    ``name(value)`` setter), so before, the helper's store was not seen and the read was a PK002 error."""
+    got = {k[3] for k in findings(tmp_path, {"queue.py": QUEUE.format(body=body)}) if k[:3] == ("Queue", "_name", "PK002")}
+    assert got == ({severity} if severity else set()), got
+
+
+SUPPRESS = """
+import contextlib
+
+
+class Environment:
+    def __init__(self):
+        self._suppress = False
+
+    @contextlib.contextmanager
+    def suppress_trace(self):
+        old = self._suppress
+        self._suppress = True
+        {around_yield}
+        self._suppress = old
+
+
+class Component:
+    def suppress_trace(self, value=None):
+        return value
+
+
+class Resource:
+    def __init__(self, env):
+        self.env = env
+        with self.env.suppress_trace():
+            self._claimers = []
+
+    def claimers(self):
+        return self._claimers
+"""
+
+
+@pytest.mark.parametrize("around_yield, reported", [
+    ("yield", False),                                              # salabim: only a flag around the yield
+    ("try:\n            yield\n        except Exception:\n            pass", True),  # swallows what the block raises
+])
+def test_a_context_manager_method_swallows_only_if_its_body_catches(tmp_path, around_yield, reported):
+    """Set AW (salabim 26.0.9): ``with env.suppress_trace():`` around ``self._claimers = []``. The name
+    said "suppress", so the block was taken to swallow exceptions and the store to be skippable; the
+    module's @contextmanager method of that name decides now (a plain method of the same name in
+    another class is not what a ``with`` uses)."""
+    got = _errors(findings(tmp_path, {"res.py": SUPPRESS.format(around_yield=around_yield)}))
+    assert (("Resource", "_claimers") in got) == reported, got

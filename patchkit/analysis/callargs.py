@@ -9,7 +9,7 @@ from typing import Optional
 
 from .conditions import EVENT
 from .localconsts import UNKNOWN, DictConst, literal, none_default_rebinds, stable_dict_params
-from .astutil import dotted, fast_walk
+from .astutil import dotted, fast_walk, memo_on
 from .state import State, merge
 
 def _deletes(fn: ast.AST) -> bool:
@@ -117,3 +117,47 @@ def drop_empty(call: ast.Call, consts: dict) -> ast.Call:
     if len(args) == len(call.args) and len(kws) == len(call.keywords):
         return call
     return ast.copy_location(ast.Call(func=call.func, args=args, keywords=kws), call)
+
+
+def instance_param(helper: ast.FunctionDef, c: ast.Call, sn: str):
+    """The parameter of module function ``helper`` that call ``c`` binds the instance to, when the
+    helper stores attributes on that parameter itself (``object._name = ...``: salabim's
+    ``_set_name(name, self.env._nameserializeQueue, self)``), else None. A helper that only passes
+    the instance on or sets what hangs off it (``module.weight.data = ...``, written for any module)
+    is no store on the instance."""
+    params = [a.arg for a in helper.args.posonlyargs + helper.args.args]
+    p = None
+    for i, a in enumerate(c.args):
+        if isinstance(a, ast.Starred):
+            return None
+        if isinstance(a, ast.Name) and a.id == sn:
+            p = params[i] if i < len(params) else None
+            break
+    if p is None:
+        names = set(params[len(helper.args.posonlyargs):]) | {a.arg for a in helper.args.kwonlyargs}
+        p = next((k.arg for k in c.keywords if k.arg in names and isinstance(k.value, ast.Name)
+                  and k.value.id == sn), None)
+    if p is None:
+        return None
+    stores = memo_on(helper, "_pk_param_stores", lambda: _param_stores(helper))
+    return p if p in stores else None
+
+
+def _param_stores(fn: ast.FunctionDef) -> frozenset:
+    """Parameters of ``fn`` that its own body (not a nested function) assigns an attribute on."""
+    params = {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
+    out = set()
+    todo = list(fn.body)
+    while todo:
+        n = todo.pop()
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            for t in (n.targets if isinstance(n, ast.Assign) else [n.target]):
+                for x in ast.walk(t):
+                    if isinstance(x, ast.Attribute) and isinstance(x.ctx, ast.Store) and \
+                            isinstance(x.value, ast.Name) and x.value.id in params:
+                        out.add(x.value.id)
+        todo.extend(ast.iter_child_nodes(n))
+    return frozenset(out)
+

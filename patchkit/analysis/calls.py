@@ -7,7 +7,7 @@ import ast
 from dataclasses import replace
 from typing import Optional
 
-from .callargs import _deletes, _forget_locals, bind_constants, drop_empty
+from .callargs import _deletes, _forget_locals, bind_constants, drop_empty, instance_param
 from .conditions import _is_self, conjuncts, norm_test
 from .calltables import NON_ASSIGNING_CALLS, NORETURN_CALLS, REGISTER_METHODS, register_args, setattr_on
 from .astutil import decorator_name, dotted, fast_walk, first_param, is_super_call, memo_on
@@ -307,6 +307,13 @@ class CallSemantics:
             if helper is not None and helper.args.args and not helper.args.posonlyargs and \
                     _runs_base_init(helper) and f not in NORETURN_CALLS and not self.is_noreturn_call(c, fr):
                 return self.call_function(fr.cls, helper, st, fr.depth + 1, fr.guarded, c, True)
+        # helper(name, ser, self): a function of the class's module handed the instance that stores
+        # on that parameter itself runs with it as the instance (salabim's _set_name)
+        if isinstance(c.func, ast.Name) and c.func.id in fr.cls.module.functions and c.func.id not in fr.local_funcs:
+            helper = fr.cls.module.functions[c.func.id]
+            p = instance_param(helper, c, sn) if sn else None
+            if p is not None and f not in NORETURN_CALLS and not self.is_noreturn_call(c, fr):
+                return self.call_function(fr.cls, helper, st, fr.depth + 1, fr.guarded, None, False, selfname=p)
         # evaluate the callee expression (reads in it), then noreturn and escapes
         if not isinstance(c.func, ast.Name):
             st = self.expr(c.func, st, fr)

@@ -213,14 +213,27 @@ def _generator_cm(expr, fr):
     whether it can swallow an exception raised in the block (an ``except`` around its ``yield``).
     None when the context manager is something else (then its name decides). numba's
     ``_suppress_deprecation_warning_nopython_not_supplied`` only filters warnings."""
-    if not (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name)):
+    if not isinstance(expr, ast.Call):
         return None
-    fn = fr.cls.module.functions.get(expr.func.id)
-    if fn is None or not any((dotted(d) or "").split(".")[-1] in ("contextmanager", "asynccontextmanager")
-                             for d in fn.decorator_list):
+    if isinstance(expr.func, ast.Name):
+        fn = fr.cls.module.functions.get(expr.func.id)
+        fns = [fn] if fn is not None and _is_cm(fn) else []
+    elif isinstance(expr.func, ast.Attribute):
+        # ``with env.suppress_trace():``: the module's @contextmanager methods of that name (salabim's
+        # Environment.suppress_trace only sets a flag around its yield); a plain method of the same
+        # name elsewhere is not the one a ``with`` uses
+        fns = [c.methods[expr.func.attr] for c in fr.cls.module.classes.values()
+               if expr.func.attr in c.methods and _is_cm(c.methods[expr.func.attr])]
+    else:
         return None
-    return memo_on(fn, "_pk_cm_catches", lambda: any(
+    if not fns:
+        return None
+    return any(memo_on(fn, "_pk_cm_catches", lambda fn=fn: any(
         isinstance(node, ast.Try) and node.handlers and any(
             isinstance(y, (ast.Yield, ast.YieldFrom)) for b in node.body for y in ast.walk(b))
-        for node in ast.walk(fn)))
+        for node in ast.walk(fn))) for fn in fns)
+
+
+def _is_cm(fn) -> bool:
+    return any((dotted(d) or "").split(".")[-1] in ("contextmanager", "asynccontextmanager") for d in fn.decorator_list)
 

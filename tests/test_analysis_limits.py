@@ -30,6 +30,26 @@ def test_tiny_budget_reports_the_file_as_not_fully_analysed():
     assert "state-steps" in budget[0].why
 
 
+def test_the_time_budget_counts_cpu_seconds_not_the_wall_clock():
+    """A loaded machine stretches wall time, not the work done: a budget of 0.2 s outlives a 0.4 s
+    sleep (no CPU spent), and the same file gets the same findings however busy the machine is."""
+    import time
+
+    from patchkit.analysis.state import Budget, BudgetExceeded
+    b = Budget(seconds=0.2, steps=10**9).start()
+    time.sleep(0.4)
+    b.spend(2048)  # looks at the clock: 0.4 s of wall time passed, far less CPU
+    spin = time.process_time() + 0.3
+    while time.process_time() < spin:
+        pass
+    try:
+        b.spend(2048)
+    except BudgetExceeded as exc:
+        assert "0.2 s" in str(exc)
+    else:
+        raise AssertionError("0.3 s of CPU past a 0.2 s budget did not end the walk")
+
+
 def test_default_budget_analyses_200_mutually_recursive_methods():
     got = analyse_source("rec.py", mutual(200))
     assert not [f for f in got if f.code == "PK901"]

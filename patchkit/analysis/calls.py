@@ -308,11 +308,14 @@ class CallSemantics:
                     _runs_base_init(helper) and f not in NORETURN_CALLS and not self.is_noreturn_call(c, fr):
                 return self.call_function(fr.cls, helper, st, fr.depth + 1, fr.guarded, c, True)
         # helper(name, ser, self): a function of the class's module handed the instance that stores
-        # on that parameter itself runs with it as the instance (salabim's _set_name)
+        # on that parameter itself runs with it as the instance (salabim's _set_name); the instance
+        # still escapes, as before (tensordict's _init_flat(self, ...) sets a few of its attributes,
+        # and what else happens to a class handed away is not this rule's to judge)
         if isinstance(c.func, ast.Name) and c.func.id in fr.cls.module.functions and c.func.id not in fr.local_funcs:
             helper = fr.cls.module.functions[c.func.id]
             p = instance_param(helper, c, sn) if sn else None
             if p is not None and f not in NORETURN_CALLS and not self.is_noreturn_call(c, fr):
+                self.on_escape(c, fr)
                 return self.call_function(fr.cls, helper, st, fr.depth + 1, fr.guarded, None, False, selfname=p)
         # evaluate the callee expression (reads in it), then noreturn and escapes
         if not isinstance(c.func, ast.Name):

@@ -316,7 +316,9 @@ class CallSemantics:
             p = instance_param(helper, c, sn) if sn else None
             if p is not None and f not in NORETURN_CALLS and not self.is_noreturn_call(c, fr):
                 self.on_escape(c, fr)
-                return self.call_function(fr.cls, helper, st, fr.depth + 1, fr.guarded, None, False, selfname=p)
+                first = bool(c.args) and _is_self(c.args[0], sn)  # constants bind as for a method's self
+                return self.call_function(fr.cls, helper, st, fr.depth + 1, fr.guarded, c if first else None, first,
+                                          selfname=p)
         # evaluate the callee expression (reads in it), then noreturn and escapes
         if not isinstance(c.func, ast.Name):
             st = self.expr(c.func, st, fr)

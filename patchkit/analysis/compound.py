@@ -110,19 +110,24 @@ class CompoundStatements:
         return Flow(normal=merge(normal_end + body.breaks), returns=body.returns)
 
     def s_With(self, s, st, fr):
-        swallow = False
+        swallow = quiet = False
         for item in s.items:
             st = self.expr(item.context_expr, st, fr)
             name = (dotted(item.context_expr) or "").split(".")[-1].lower()
+            # ``suppress_warnings()`` / ``ignore_warnings()`` filter warnings (crewai's, numba's)
+            named = ("suppress" in name or "ignore" in name) and "warn" not in name
             seen = _generator_cm(item.context_expr, fr)
             if seen is not None:
                 swallow = swallow or seen  # the @contextmanager's own body says whether it catches
-            elif ("suppress" in name or "ignore" in name) and "warn" not in name:
-                # ``suppress_warnings()`` / ``ignore_warnings()`` filter warnings (crewai's, numba's)
+            elif named:
                 swallow = True
+            # a block the name says is quiet keeps its reads unjudged, as before, even when the
+            # manager's body shows it swallows nothing (zfit's ``with self.ignore_maxiter():`` sets
+            # the flag its setters test); only its stores now count on every path (salabim)
+            quiet = quiet or named
             if item.optional_vars is not None:
                 st = self.store(item.optional_vars, st, fr)
-        inner = replace(fr, guarded=fr.guarded or swallow)
+        inner = replace(fr, guarded=fr.guarded or swallow or quiet)
         mark = len(self.del_log)
         body = self.block(s.body, st, inner)
         if swallow:

@@ -144,8 +144,10 @@ def instance_param(helper: ast.FunctionDef, c: ast.Call, sn: str):
 
 
 def _param_stores(fn: ast.FunctionDef) -> frozenset:
-    """Parameters of ``fn`` that its own body (not a nested function) assigns an attribute on."""
+    """Parameters of ``fn`` that its own body (not a nested function) assigns an attribute on and
+    never rebinds (``obj = Other(); obj.name = name`` stores on another object)."""
     params = {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs}
+    params -= {n.id for n in fast_walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))}
     out = set()
     todo = list(fn.body)
     while todo:
@@ -160,4 +162,33 @@ def _param_stores(fn: ast.FunctionDef) -> frozenset:
                         out.add(x.value.id)
         todo.extend(ast.iter_child_nodes(n))
     return frozenset(out)
+
+
+def as_instance_helper(helper: ast.FunctionDef) -> ast.FunctionDef:
+    """``helper`` under a name no method can have (``<function _set_name>``): the walk files what it
+    ran by name, and a method of the class called like the module function must not count as run."""
+    def rename():
+        import copy
+        twin = copy.copy(helper)
+        twin.name = f"<function {helper.name}>"
+        return twin
+    return memo_on(helper, "_pk_as_instance", rename)
+
+
+def names_bound_in(fn) -> frozenset:
+    """Parameters and local names ``fn`` binds (a name that shadows a module function)."""
+    def compute():
+        a = fn.args
+        out = {x.arg for x in a.posonlyargs + a.args + a.kwonlyargs}
+        out |= {x.arg for x in (a.vararg, a.kwarg) if x is not None}
+        out |= {n.id for n in fast_walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        return frozenset(out)
+    return memo_on(fn, "_pk_bound_names", compute)
+
+
+def facts_name_params(states, helper) -> bool:
+    """A path fact of the caller names one of ``helper``'s parameters: walked without its call's
+    constants, the helper's tests of that parameter would read the caller's facts about its own name."""
+    params = {a.arg for a in helper.args.posonlyargs + helper.args.args + helper.args.kwonlyargs}
+    return any(w in params for x in states for c in x.conds for w in re.findall(r"[A-Za-z_]\w*", c.key))
 

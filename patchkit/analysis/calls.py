@@ -7,7 +7,8 @@ import ast
 from dataclasses import replace
 from typing import Optional
 
-from .callargs import _deletes, _forget_locals, bind_constants, drop_empty, instance_param
+from .callargs import _deletes, _forget_locals, as_instance_helper, bind_constants, drop_empty, \
+    facts_name_params, instance_param, names_bound_in
 from .conditions import _is_self, conjuncts, norm_test
 from .calltables import NON_ASSIGNING_CALLS, NORETURN_CALLS, REGISTER_METHODS, register_args, setattr_on
 from .astutil import decorator_name, dotted, fast_walk, first_param, is_super_call, memo_on
@@ -311,14 +312,17 @@ class CallSemantics:
         # on that parameter itself runs with it as the instance (salabim's _set_name); the instance
         # still escapes, as before (tensordict's _init_flat(self, ...) sets a few of its attributes,
         # and what else happens to a class handed away is not this rule's to judge)
-        if isinstance(c.func, ast.Name) and c.func.id in fr.cls.module.functions and c.func.id not in fr.local_funcs:
+        if isinstance(c.func, ast.Name) and c.func.id in fr.cls.module.functions and c.func.id not in fr.local_funcs \
+                and c.func.id not in names_bound_in(fr.fn):  # not a parameter or local of that name
             helper = fr.cls.module.functions[c.func.id]
-            p = instance_param(helper, c, sn) if sn else None
+            p = instance_param(helper, c, sn) if sn and not _starts_coroutine(helper, fr) else None
+            first = bool(c.args) and _is_self(c.args[0], sn)  # constants bind as for a method's self
+            if p is not None and not first and facts_name_params(st, helper):
+                p = None  # the caller's facts about a name the helper's parameters reuse would decide its tests
             if p is not None and f not in NORETURN_CALLS and not self.is_noreturn_call(c, fr):
                 self.on_escape(c, fr)
-                first = bool(c.args) and _is_self(c.args[0], sn)  # constants bind as for a method's self
-                return self.call_function(fr.cls, helper, st, fr.depth + 1, fr.guarded, c if first else None, first,
-                                          selfname=p)
+                return self.call_function(fr.cls, as_instance_helper(helper), st, fr.depth + 1, fr.guarded,
+                                          c if first else None, first, selfname=p)
         # evaluate the callee expression (reads in it), then noreturn and escapes
         if not isinstance(c.func, ast.Name):
             st = self.expr(c.func, st, fr)

@@ -121,10 +121,11 @@ class CompoundStatements:
                 swallow = swallow or seen  # the @contextmanager's own body says whether it catches
             elif named:
                 swallow = True
-            # a block the name says is quiet keeps its reads unjudged, as before, even when the
-            # manager's body shows it swallows nothing (zfit's ``with self.ignore_maxiter():`` sets
-            # the flag its setters test); only its stores now count on every path (salabim)
-            quiet = quiet or named
+            # a method the name says is quiet keeps its block's reads unjudged, as before, even when
+            # its body shows it swallows nothing (zfit's ``with self.ignore_maxiter():`` sets the flag
+            # its setters test); only its stores now count on every path (salabim). A module
+            # function's body was read before too: its reads stay judged
+            quiet = quiet or (named and not isinstance(getattr(item.context_expr, "func", None), ast.Name))
             if item.optional_vars is not None:
                 st = self.store(item.optional_vars, st, fr)
         inner = replace(fr, guarded=fr.guarded or swallow or quiet)
@@ -223,19 +224,22 @@ def _generator_cm(expr, fr):
     if isinstance(expr.func, ast.Name):
         fn = fr.cls.module.functions.get(expr.func.id)
         fns = [fn] if fn is not None and _is_cm(fn) else []
-    elif isinstance(expr.func, ast.Attribute):
-        # ``with env.suppress_trace():``: the module's @contextmanager methods of that name (salabim's
-        # Environment.suppress_trace only sets a flag around its yield); a plain method of the same
-        # name elsewhere is not the one a ``with`` uses
+    elif isinstance(expr.func, ast.Attribute) and (dotted(expr.func.value) or "").split(".")[0] not in \
+            fr.cls.module.imports:
+        # ``with self.env.suppress_trace():``: the module's @contextmanager methods of that name
+        # (salabim's Environment.suppress_trace only sets a flag around its yield); a plain method of
+        # the same name elsewhere is not the one a ``with`` uses, nor is a module's function
+        # (``contextlib.suppress``)
         fns = [c.methods[expr.func.attr] for c in fr.cls.module.classes.values()
                if expr.func.attr in c.methods and _is_cm(c.methods[expr.func.attr])]
     else:
         return None
     if not fns:
         return None
+    # a handler that raises again (a transaction's rollback, then ``raise``) lets the exception out
     return any(memo_on(fn, "_pk_cm_catches", lambda fn=fn: any(
-        isinstance(node, ast.Try) and node.handlers and any(
-            isinstance(y, (ast.Yield, ast.YieldFrom)) for b in node.body for y in ast.walk(b))
+        isinstance(node, ast.Try) and any(not any(isinstance(r, ast.Raise) for r in ast.walk(h)) for h in node.handlers)
+        and any(isinstance(y, (ast.Yield, ast.YieldFrom)) for b in node.body for y in ast.walk(b))
         for node in ast.walk(fn))) for fn in fns)
 
 

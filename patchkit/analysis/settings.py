@@ -16,7 +16,7 @@ class Settings:
     initializers: tuple[str, ...] = ()
     #: report info-level findings too
     show_info: bool = False
-    #: work allowed per file (wall-clock seconds, state-steps); past it the file gets a PK901
+    #: work allowed per file (CPU seconds of the process, state-steps); past it the file gets a PK901
     #: "could not be fully analysed" finding instead of a hang
     budget_seconds: float = 20.0
     budget_steps: int = 3_000_000

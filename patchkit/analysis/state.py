@@ -50,7 +50,7 @@ class Budget:
         if self.used & 0x3FF < n:  # look at the clock about every thousand steps
             import time
             if self.deadline and time.process_time() > self.deadline:
-                raise BudgetExceeded(f"more than {self.seconds:g} s")
+                raise BudgetExceeded(f"more than {self.seconds:g} s of CPU")
 
 
 @dataclass(frozen=True)

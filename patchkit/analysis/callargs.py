@@ -186,9 +186,10 @@ def names_bound_in(fn) -> frozenset:
     return memo_on(fn, "_pk_bound_names", compute)
 
 
-def facts_name_params(states, helper) -> bool:
-    """A path fact of the caller names one of ``helper``'s parameters: walked without its call's
-    constants, the helper's tests of that parameter would read the caller's facts about its own name."""
-    params = {a.arg for a in helper.args.posonlyargs + helper.args.args + helper.args.kwonlyargs}
+def facts_name_params(states, helper, instance: str) -> bool:
+    """A path fact of the caller names one of ``helper``'s parameters other than the instance's: the
+    helper's tests of that parameter would read the caller's facts about its own name (a literal the
+    call binds is one thing, the caller's ``flag`` another)."""
+    params = {a.arg for a in helper.args.posonlyargs + helper.args.args + helper.args.kwonlyargs} - {instance}
     return any(w in params for x in states for c in x.conds for w in re.findall(r"[A-Za-z_]\w*", c.key))
 

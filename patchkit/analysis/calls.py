@@ -317,7 +317,7 @@ class CallSemantics:
             helper = fr.cls.module.functions[c.func.id]
             p = instance_param(helper, c, sn) if sn and not _starts_coroutine(helper, fr) else None
             first = bool(c.args) and _is_self(c.args[0], sn)  # constants bind as for a method's self
-            if p is not None and not first and facts_name_params(st, helper):
+            if p is not None and facts_name_params(st, helper, p):
                 p = None  # the caller's facts about a name the helper's parameters reuse would decide its tests
             if p is not None and f not in NORETURN_CALLS and not self.is_noreturn_call(c, fr):
                 self.on_escape(c, fr)

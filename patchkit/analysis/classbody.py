@@ -105,6 +105,17 @@ def collect_class(mod: ModuleInfo, node: ast.ClassDef, prefix: str) -> None:
     _collect_body(ci, node.body, qual)
 
 
+def _call_form_setter(ci: ClassInfo, value: ast.expr):
+    """The method ``prop = property(fget, fset)`` (or ``fset=``) names as its setter: ``self.prop
+    = v`` runs it (boto's ``Provider.access_key``), as a ``@prop.setter`` does."""
+    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "property"):
+        return None
+    fset = value.args[1] if len(value.args) > 1 else next((k.value for k in value.keywords if k.arg == "fset"), None)
+    if isinstance(fset, ast.Name) and ci.method_kind.get(fset.id) == "method":
+        return ci.methods[fset.id]
+    return None
+
+
 def _collect_body(ci: ClassInfo, body: list[ast.stmt], qual: str, under_if: frozenset = frozenset()) -> None:
     """``under_if``: plain methods an ``if`` block (no ``else``) keeps under an alias and redefines
     as a wrapper (matplotlib's ``Bbox``: ``if DEBUG: ___init__ = __init__; def __init__(...):
@@ -167,6 +178,8 @@ def _collect_body(ci: ClassInfo, body: list[ast.stmt], qual: str, under_if: froz
                     ci.class_names.add(n)
                     if n == "__slots__":
                         ci.slots |= _slot_names(stmt.value)
+                    elif (fset := _call_form_setter(ci, stmt.value)) is not None:
+                        ci.setters[n] = fset
         elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
             n = stmt.target.id
             ci.class_names.add("__annotations__")  # an annotated class body has its own __annotations__

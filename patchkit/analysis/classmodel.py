@@ -12,7 +12,7 @@ from typing import Optional
 from .library import (EXC_ATTRS, FIELD_BASE_ATTRS, OBJECT_ATTRS, THREAD_ATTRS, TORCH_MODULE_ATTRS, External,
                       classify_external, builtin_passes_on)
 from .model import ClassInfo
-from .instances import new_assigns, new_copies_dict
+from .instances import new_assigns, new_copies_dict, new_runtime_base
 from .initsubclass import init_subclass_stores
 from .keyed import resolve_keyed
 from .scan import ensure_scanned
@@ -125,6 +125,9 @@ class ClassModel:
                 line = new_copies_dict(c.methods["__new__"])
                 if line is not None and not f.dynamic:
                     f.dynamic = f"{c.qualname}.__new__ copies another object's attributes (line {line})"
+                line = new_runtime_base(c.methods["__new__"])
+                if line is not None and f.unknown_base is None:
+                    f.unknown_base = f"a base {c.qualname}.__new__ adds at run time (line {line})"
         for e in externals:
             if e.kind == "module":
                 provided |= TORCH_MODULE_ATTRS

@@ -139,7 +139,7 @@ class Constructor(CallSemantics, CompoundStatements, ExpressionFlow):
                     fr.bound_super[t.id] = v
                 else:
                     fr.bound_super.pop(t.id, None)
-            st = self.store(t, st, fr)
+            st = self.store(t, st, fr, s.value)
             st = self.record_value(t, s.value, st, fr)
         st = bind_flag(s, st, fr, self._getter_returns)  # `in_init = self._x is None`: its truth on each path
         if len(s.targets) == 1 and isinstance(s.targets[0], ast.Name) and s.targets[0].id in tracked_locals(fr.fn):
@@ -156,7 +156,7 @@ class Constructor(CallSemantics, CompoundStatements, ExpressionFlow):
         if s.value is None:
             return Flow(normal=st)
         st = self.expr(s.value, st, fr)
-        st = self.store(s.target, st, fr)
+        st = self.store(s.target, st, fr, s.value)
         return Flow(normal=self.record_value(s.target, s.value, st, fr))
 
     def record_value(self, t, value, st, fr):
@@ -316,12 +316,14 @@ class Constructor(CallSemantics, CompoundStatements, ExpressionFlow):
         return ()
 
     # ---------------------------------------------------------------- stores and expressions
-    def store(self, t: ast.expr, st: list[State], fr: Frame) -> list[State]:
+    def store(self, t: ast.expr, st: list[State], fr: Frame, value: Optional[ast.expr] = None) -> list[State]:
         a = self_attr(t, fr.selfname)
         if a is not None:
             setter = self.resolve_setter(a)
-            if setter is not None:  # `self.x = v` on a property runs its setter
-                return self.call_function(setter[0], setter[1], st, fr.depth + 1, fr.guarded)
+            if setter is not None:  # `self.x = v` on a property runs its setter, with v as its value
+                call = None if value is None else ast.Call(ast.Attribute(ast.Name(fr.selfname, ast.Load()), a, ast.Load()),
+                                                           [value], [])
+                return self.call_function(setter[0], setter[1], st, fr.depth + 1, fr.guarded, call)
             if st:
                 self.seen.add(a)
             return [x.add(a) for x in st]

@@ -117,18 +117,23 @@ class InjectionIndex(TreeClasses):
                     return f"{rel}:{line}"
         return None
 
+    def outside_stores(self, attr: str):
+        """(file, line, receiver, function, class) of every store of ``attr`` on an object other than
+        the storing method's own instance."""
+        for rel in self.files_storing(attr):
+            for recv, fn, cls, _outer, line, _ctors in self._stores(rel).get(attr, ()):
+                if not _own_instance(recv, fn, cls):
+                    yield rel, line, recv, fn, cls
+
     def foreign_store(self, attr: str, cls_name: str) -> Optional[str]:
         """``path:line`` of a store of ``attr``, under any branch, on an object other than the
         storing method's own instance whose name is a tail of the class's name (``state.data_size
         = ...`` for ``AutoMLState``, ``self.data.header = ...`` for ``BaseData``), or None."""
         tails = _name_tails(cls_name)
-        for rel in self.files_storing(attr):
-            for recv, fn, cls, _outer, line, _ctors in self._stores(rel).get(attr, ()):
-                if _own_instance(recv, fn, cls):
-                    continue
-                name = recv.id if isinstance(recv, ast.Name) else recv.attr if isinstance(recv, ast.Attribute) else ""
-                if name.strip("_").replace("_", "").lower() in tails:
-                    return f"{rel}:{line}"
+        for rel, line, recv, _fn, _cls in self.outside_stores(attr):
+            name = recv.id if isinstance(recv, ast.Name) else recv.attr if isinstance(recv, ast.Attribute) else ""
+            if name.strip("_").replace("_", "").lower() in tails:
+                return f"{rel}:{line}"
         return None
 
     def unowned_store(self, attr: str) -> Optional[str]:
@@ -147,10 +152,8 @@ class InjectionIndex(TreeClasses):
         if key in self._memo:
             return self._memo[key]
         self._memo[key] = None
-        outside = [(rel, line) for rel in self.files_storing(attr)
-                   for recv, fn, cls, _outer, line, _ctors in self._stores(rel).get(attr, ())
-                   if isinstance(recv, ast.Name) and (_built_here(fn, recv.id) or (rel, line, attr) in self._via_helper) and
-                   not _own_instance(recv, fn, cls)]
+        outside = [(rel, line) for rel, line, recv, fn, _cls in self.outside_stores(attr)
+                   if isinstance(recv, ast.Name) and (_built_here(fn, recv.id) or (rel, line, attr) in self._via_helper)]
         if outside and not self.self_stores(attr):
             self._memo[key] = f"{outside[0][0]}:{outside[0][1]}"
         return self._memo[key]

@@ -192,6 +192,23 @@ def new_copies_dict(fn: ast.FunctionDef):
     return None
 
 
+def new_runtime_base(fn: ast.FunctionDef):
+    """The line where a ``__new__`` builds the class of its instance with ``type(name, (cls, base),
+    ns)``, one base chosen at run time beside its own class (pywikibot's ``BoundedPoolExecutor``
+    mixes in the executor it is given), else None: the instance's MRO holds a base no class
+    statement names."""
+    params = fn.args.posonlyargs + fn.args.args
+    if not params:
+        return None
+    own = params[0].arg
+    for n in fast_walk(fn):
+        if isinstance(n, ast.Call) and dotted(n.func) == "type" and len(n.args) == 3 and \
+                isinstance(n.args[1], ast.Tuple) and len(n.args[1].elts) > 1 and \
+                any(isinstance(e, ast.Name) and e.id == own for e in n.args[1].elts):
+            return n.lineno
+    return None
+
+
 def _delegates_to_base_factory(func: ast.expr, name: str) -> bool:
     """``super().<name>`` called from the classmethod ``<name>`` itself: an overriding factory that
     lets its base's factory build the instance (fairseq's ``model = super().build_model(args, task)``)."""

@@ -100,9 +100,12 @@ class ReadJudge:
         class of the tree that ``ci`` (the class judged) does not derive from: the branch is dead for
         ``ci`` (river's ``if isinstance(self, base.Classifier):`` in a tree shared with regressors);
         a subclass that does mix X in is judged on its own."""
-        prefix = f"isinstance({selfname}, "
+        # ``issubclass(type(self), X)`` and ``issubclass(self.__class__, X)`` test the same
+        # (boto's ``StorageUri.has_version``)
+        prefixes = (f"isinstance({selfname}, ", f"issubclass(type({selfname}), ", "issubclass(__class__, ")
         for key, pol in conds:
-            if not pol or not key.startswith(prefix) or not key.endswith(")"):
+            prefix = next((p for p in prefixes if key.startswith(p)), None) if pol else None
+            if prefix is None or not key.endswith(")"):
                 continue
             for name in key[len(prefix):-1].strip("()").split(","):
                 target = self.project.resolve_class(c.module, name.strip())

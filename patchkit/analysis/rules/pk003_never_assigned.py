@@ -22,6 +22,7 @@ from .base import finding as _finding
 from .examples import pk003 as _examples
 from ..injection import _index_for
 from ..library import BUILTIN_BASES
+from ..declared import declared_contract
 from ..otherclass import field_bug_shape, other_class_hint, sibling_module_hint
 
 RULE = Rule(
@@ -231,32 +232,6 @@ def never_assigned(an, site):
                        f"{declared}" + site.inherited, hint, Severity.WARNING)
     return finding(rel, site.node, ci.qualname, attr, f"no method of {ci.qualname} or its bases assigns it" + site.inherited,
                    hint or sibling_module_hint(an, ci, attr, owner))
-
-
-def declared_contract(an, ci, f, attr) -> Optional[str]:
-    """``attr: T`` (no value) in a class body of the MRO, nothing in the hierarchy assigns it, and no
-    code in the analysed tree builds ``ci``: the declaration is a contract that subclasses or the
-    code that owns the instances fulfil (airflow's ``BaseDBManager.metadata``, completed by provider
-    packages), as on an abstract base, when ``ci`` declares it itself or its own subclasses provide
-    it. A class the tree does build keeps the error, and so does a leaf that inherits the
-    declaration without providing it."""
-    from ..mixins import built_in_tree
-    owner = next((c for c in f.classes if attr in c.classvar_decls and not c.module.external), None)
-    if owner is not None:  # ``x: ClassVar[T]`` and no value: set on the class from elsewhere (falcon's app)
-        return f"{owner.qualname} declares `{attr}` a ClassVar without a value (set on the class elsewhere?)"
-    if f.field_class or any(c.field_kind for c in f.classes):
-        return None  # a dataclass-like class: ``x: T`` is a field its generated __init__ sets
-    decl = next((c for c in f.classes if attr in c.annotated_only and not c.module.external), None)
-    if decl is None or built_in_tree(an, ci):
-        return None
-    # declared by a base: a class that inherits the declaration and leaves it out while other
-    # subclasses of the declarer fulfil it is the incomplete subclass (pykeen's
-    # CountScoreConsumer.flatten); where no class of the tree fulfils it (sympy's MatrixCommon under
-    # MatrixRequired's `rows: int`), or ci's own subclasses do, it is a contract
-    if decl is not ci and not an._descendant_provides(ci, attr) and an._descendant_provides(decl, attr):
-        return None  # other subclasses of the declarer fulfil it: ci is the incomplete one
-    return (f"{decl.qualname} declares `{attr}` without a value and no code in view builds {ci.qualname} "
-            f"(a contract for subclasses or owners?)")
 
 
 #: dunders that are not protocol methods Python calls on an instance by itself (print, ==, len, ...)

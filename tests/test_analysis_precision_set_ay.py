@@ -1,0 +1,217 @@
+"""Session 39's rules from sets AY/AZ (bench/results/analyzer-precision-session39.md), each with the
+cases of the same shape that stay reported.
+
+1. ``prop = property(fget, fset)``: ``self.prop = v`` runs ``fset`` (boto 2.49.0's
+   ``Provider.access_key``, whose setter stores ``_access_key`` before ``get_credentials`` reads it).
+2. ``issubclass(type(self), X)`` / ``issubclass(self.__class__, X)`` guard a read as
+   ``isinstance(self, X)`` does (boto's ``StorageUri.has_version``).
+3. A ``__new__`` that builds its instance's class with ``type(name, (cls, base), {})`` gives the
+   instance a base chosen at run time (pywikibot's ``BoundedPoolExecutor``).
+4. An attribute a base declares without a value (``environment: Environment``) that package code
+   stores on another object (``other.facet.environment = ...``) is an owner's contract, even when
+   the tree builds the class (plotnine's facets).
+"""
+from __future__ import annotations
+
+import textwrap
+
+from _analysed_package import package_keys
+from patchkit.analysis import analyse_source
+
+
+def _errors(src: str) -> set[tuple[str, str]]:
+    return {(f.cls, f.attr) for f in analyse_source("m.py", textwrap.dedent(src)) if f.severity.value == "error"}
+
+
+def _reported(src: str) -> set[tuple[str, str]]:
+    return {(f.cls, f.attr) for f in analyse_source("m.py", textwrap.dedent(src))}
+
+
+PROVIDER = """
+class Provider:
+    def __init__(self, access_key=None):
+        self.access_key = access_key
+        self.get_credentials()
+
+    def get_access_key(self):
+        return self._access_key
+
+    def set_access_key(self, value):
+        {setter_body}
+
+    access_key = property({args})
+
+    def get_credentials(self):
+        if self._access_key is None:
+            self._access_key = "anonymous"
+        return self._access_key.upper()
+"""
+
+
+def test_a_call_form_property_setter_runs_on_assignment():
+    for args in ("get_access_key, set_access_key", "get_access_key, fset=set_access_key",
+                 "fget=get_access_key, fset=set_access_key"):
+        src = PROVIDER.format(setter_body="self._access_key = value", args=args)
+        assert not _errors(src), args
+
+
+def test_a_call_form_setter_that_stores_elsewhere_or_a_getter_only_property_keeps_the_error():
+    wrong = PROVIDER.format(setter_body="self._key = value", args="get_access_key, set_access_key")
+    assert ("Provider", "_access_key") in _errors(wrong)
+    getter_only = PROVIDER.format(setter_body="self._access_key = value", args="get_access_key")
+    assert ("Provider", "_access_key") in _errors(getter_only)
+
+
+STORAGE = """
+class StorageUri:
+    def has_version(self):
+        return {guard} and self.generation is not None
+
+
+class BucketStorageUri(StorageUri):
+    def __init__(self):
+        self.generation = None
+
+
+class FileStorageUri(StorageUri):
+    def __init__(self):
+        self.name = "file"
+"""
+
+
+def test_issubclass_of_the_instance_type_guards_like_isinstance():
+    for guard in ("issubclass(type(self), BucketStorageUri)", "issubclass(self.__class__, BucketStorageUri)",
+                  "isinstance(self, BucketStorageUri)"):
+        assert not _reported(STORAGE.format(guard=guard)), guard
+
+
+def test_issubclass_of_a_class_the_reader_derives_from_guards_nothing():
+    """``StorageUri`` lacks the attribute and FileStorageUri is one: the read is still reported there
+    (a warning: BucketStorageUri, a sibling, assigns it)."""
+    for guard in ("issubclass(type(self), StorageUri)", "isinstance(self, StorageUri)", "type(self) is not None"):
+        assert ("FileStorageUri", "generation") in _reported(STORAGE.format(guard=guard)), guard
+
+
+EXECUTOR = """
+import importlib
+from concurrent import futures
+
+
+class BoundedPoolExecutor(futures.Executor):
+    def __new__(cls, executor, max_bound=None, *args, **kwargs):
+        base = getattr(importlib.import_module("concurrent.futures"), executor)
+        new = type("Bounded" + base.__name__, ({bases}), {{}})
+        return super().__new__(new)
+
+    def __init__(self, executor, max_bound=None, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self._bound = max_bound or self._max_workers
+"""
+
+
+def test_a_base_new_mixes_in_at_run_time_may_provide_the_attribute():
+    assert not _errors(EXECUTOR.format(bases="cls, base"))
+
+
+def test_a_type_call_without_the_own_class_opens_nothing():
+    """``type(name, (base,), {})`` in ``__new__`` builds some other class: the instance is still a
+    plain BoundedPoolExecutor, whose ``_max_workers`` nothing assigns."""
+    assert ("BoundedPoolExecutor", "_max_workers") in _errors(EXECUTOR.format(bases="base,"))
+
+
+FACET = """
+class Environment:
+    pass
+
+
+class facet:
+    environment: Environment
+
+    def __radd__(self, plot):
+        plot.facet = self
+        {inject}
+        return plot
+
+
+class facet_grid(facet):
+    def __init__(self, rows):
+        self.rows = rows
+
+    def compute_layout(self, data):
+        return data, self.environment, self.rows
+
+
+def build(rows):
+    return facet_grid(rows)
+"""
+
+
+def test_a_declared_attribute_an_owner_stores_is_a_contract_even_when_the_class_is_built(tmp_path):
+    got = package_keys(tmp_path, {"facet.py": FACET.format(inject="plot.facet.environment = plot.environment")})
+    assert ("facet_grid", "environment", "PK003", "warning") in got, got
+
+
+def test_a_declared_attribute_nobody_stores_or_only_a_test_stores_keeps_the_error(tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    got = package_keys(tmp_path / "a", {"facet.py": FACET.format(inject="pass")})
+    assert ("facet_grid", "environment", "PK003", "error") in got, got
+    files = {"facet.py": FACET.format(inject="pass"),
+             "test_facet.py": "def test_it(plot):\n    plot.facet.environment = None\n"}
+    got = package_keys(tmp_path / "b", files)
+    assert ("facet_grid", "environment", "PK003", "error") in got, got
+
+
+def test_an_owner_store_does_not_excuse_the_subclass_its_siblings_complete(tmp_path):
+    """Other subclasses of the declarer assign it in their own ``__init__``: facet_grid is the
+    incomplete one, whatever an owner stores."""
+    src = FACET.format(inject="plot.facet.environment = plot.environment") + textwrap.dedent("""
+
+    class facet_wrap(facet):
+        def __init__(self, env):
+            self.environment = env
+
+        def compute_layout(self, data):
+            return data, self.environment
+    """)
+    got = package_keys(tmp_path, {"facet.py": src})
+    assert ("facet_grid", "environment", "PK003", "error") in got, got
+
+
+MOTIF = """
+class Motif:
+    def __init__(self, alphabet="ACGT"):
+        self.alphabet = alphabet
+        self.background = {initial}
+
+    def get_background(self):
+        return self._background
+
+    def set_background(self, value):
+        if isinstance(value, dict):
+            self._background = dict(value)
+        elif value is None:
+            self._background = dict.fromkeys(self.alphabet, 1.0)
+        else:
+            self._background["A"] = (1.0 - value) / 2.0
+        total = sum(self._background.values())
+        for letter in self.alphabet:
+            self._background[letter] /= total
+
+    background = property(get_background, set_background)
+"""
+
+
+def test_a_setter_runs_with_the_value_assigned():
+    """``self.background = None`` takes the setter's ``value is None`` branch (biopython 1.88's
+    ``Motif``): its ``else`` branch, which updates the dict in place, is not on the construction path."""
+    assert not _reported(MOTIF.format(initial="None"))
+    decorated = MOTIF.format(initial="None").replace("    def set_background(self, value):",
+                                                     "    @property\n    def background(self):\n        return self._background\n\n"
+                                                     "    @background.setter\n    def background(self, value):")
+    decorated = decorated.replace("    background = property(get_background, set_background)\n", "")
+    assert not _reported(decorated)
+
+
+def test_a_setter_handed_a_number_first_still_reads_before_it_stores():
+    assert ("Motif", "_background") in _errors(MOTIF.format(initial="0.4"))

@@ -756,8 +756,9 @@ CODEBASES = {  # name -> (requirement, package folder inside the unpacked releas
     "ipyparallel": ("ipyparallel==9.2.0", "ipyparallel"), "jira": ("jira==3.10.5", "jira"),
     "mpmath": ("mpmath==1.4.1", "mpmath"), "tensorpack": ("tensorpack==0.11", "tensorpack"),
     # set BA (session 39): named before AY/AZ's rules were written, measured on the analyzer with them
+    # (owlready2 0.51 was named first: its sdist has no package folder, so Pyro5 took its place)
     "rpyc": ("rpyc==6.0.2", "rpyc"), "sqlobject": ("SQLObject==3.14.0", "sqlobject"),
-    "owlready2": ("owlready2==0.51", "owlready2"), "pygame_gui": ("pygame_gui==0.6.14", "pygame_gui"),
+    "Pyro5": ("Pyro5==5.17", "Pyro5"), "pygame_gui": ("pygame_gui==0.6.14", "pygame_gui"),
     "thespian": ("thespian==4.0.1", "thespian"), "transitions": ("transitions==0.9.3", "transitions"),
     "slixmpp": ("slixmpp==1.17.0", "slixmpp"), "jenkinsapi": ("jenkinsapi==0.3.23", "jenkinsapi"),
     "errbot": ("errbot==6.2.1", "errbot"), "xlwings": ("xlwings==0.37.8", "xlwings"),

@@ -215,3 +215,191 @@ def test_a_setter_runs_with_the_value_assigned():
 
 def test_a_setter_handed_a_number_first_still_reads_before_it_stores():
     assert ("Motif", "_background") in _errors(MOTIF.format(initial="0.4"))
+
+
+def test_a_private_nested_class_is_read_back_under_its_mangled_name():
+    """xlwings 0.37.8's ``MarkdownStyle`` builds ``self.__Heading1()``: the nested ``class
+    __Heading1`` binds ``_MarkdownStyle__Heading1``. A private name the body never binds stays an error."""
+    src = """
+    class Style:
+        def __init__(self, name):
+            self.name = name
+
+
+    class Outer:
+        class MarkdownStyle:
+            class __Heading1(Style):
+                def __init__(self):
+                    super().__init__("h1")
+
+            def __init__(self):
+                self.h1 = self.__Heading1()
+                self.p = self.__Paragraph()
+    """
+    assert _errors(src) == {("Outer.MarkdownStyle", "__Paragraph")}
+
+
+TESTBOT = """
+import unittest
+
+
+class TestBot:
+    def __init__(self, extra=None):
+        self.setup(extra)
+
+    def setup(self, extra=None):
+        self.logger = extra
+        self.bot_config = {}
+
+    def push_message(self, msg):
+        self.logger.info(msg)
+        return self.bot_config
+"""
+
+
+def test_a_public_set_up_method_the_skipping_class_runs_itself_is_two_phase():
+    """errbot 6.2.1's ``FullStackTest(unittest.TestCase, TestBot)`` never runs ``TestBot.__init__``
+    but calls ``self.setup(...)`` from its own ``setUp``: not the missing super call."""
+    src = TESTBOT + """
+
+class FullStackTest(unittest.TestCase, TestBot):
+    def __init__(self, methodName):
+        self.bot_thread = None
+        super().__init__(methodName)
+
+    def setUp(self):
+        self.setup(extra="x")
+"""
+    got = {(f.cls, f.attr, f.code, f.severity.value) for f in analyse_source("m.py", textwrap.dedent(src))}
+    assert ("FullStackTest", "logger", "PK004", "warning") in got, got
+    assert not _errors(src)
+
+
+def test_a_class_that_skips_the_init_and_never_runs_the_set_up_keeps_the_error():
+    src = TESTBOT + """
+
+class Skipper(TestBot):
+    def __init__(self):
+        self.thread = None
+
+    def reset(self):
+        return self.logger
+
+
+class Restarter(TestBot):
+    def restart(self):
+        self.setup()
+"""
+    assert {("Skipper", "logger"), ("Skipper", "bot_config")} <= _errors(src)
+
+
+# ---------------------------------------------------------------- the review's cases (kept reported)
+def test_a_subclass_that_shadows_the_property_or_a_later_plain_binding_drops_the_setter():
+    shadow = PROVIDER.format(setter_body="self._access_key = value", args="get_access_key, set_access_key") + """
+
+class Plain(Provider):
+    access_key = None
+
+    def get_credentials(self):
+        return self._access_key.upper()
+"""
+    assert ("Plain", "_access_key") in _errors(shadow)
+    redef = PROVIDER.format(setter_body="self._access_key = value", args="get_access_key, set_access_key")
+    redef = redef.replace("    access_key = property(get_access_key, set_access_key)\n",
+                          "    access_key = property(get_access_key, set_access_key)\n    access_key = property(get_access_key)\n")
+    assert ("Provider", "_access_key") in _errors(redef)
+
+
+def test_a_wrapped_setter_is_not_handed_the_literal():
+    """``@background.setter @none_to_empty``: the setter never sees the None ``__init__`` assigns,
+    so its ``value is None`` branch decides nothing (a warning, as before the binding)."""
+    src = """
+    import functools
+
+
+    def none_to_empty(fn):
+        @functools.wraps(fn)
+        def wrapper(self, value):
+            return fn(self, {} if value is None else value)
+        return wrapper
+
+
+    class Motif:
+        def __init__(self):
+            self.background = None
+            self.total()
+
+        @property
+        def background(self):
+            return self._background
+
+        @background.setter
+        @none_to_empty
+        def background(self, value):
+            if value is None:
+                return
+            self._background = value
+
+        def total(self):
+            return sum(self._background.values())
+    """
+    assert ("Motif", "_background") in _reported(src)
+    assert not _errors(src)
+
+
+def test_issubclass_narrows_only_as_the_whole_test_and_for_every_class_of_a_tuple():
+    either = STORAGE.format(guard="(issubclass(type(self), BucketStorageUri) or self.flagged())")
+    assert ("FileStorageUri", "generation") in _reported(either.replace("class FileStorageUri(StorageUri):",
+                                                                        "class FileStorageUri(StorageUri):\n    flagged = None"))
+    both = STORAGE.format(guard="issubclass(type(self), (BucketStorageUri, FileStorageUri))")
+    assert ("FileStorageUri", "generation") in _reported(both)
+
+
+def test_a_runtime_base_counts_only_when_the_instance_is_made_from_it_and_the_base_is_unknown():
+    not_returned = EXECUTOR.format(bases="cls, base").replace("return super().__new__(new)", "return super().__new__(cls)")
+    assert ("BoundedPoolExecutor", "_max_workers") in _errors(not_returned)
+    known = EXECUTOR.format(bases="cls, Logged").replace("class BoundedPoolExecutor(", "class Logged:\n    pass\n\n\nclass BoundedPoolExecutor(")
+    assert ("BoundedPoolExecutor", "_max_workers") in _errors(known)
+    bypass = EXECUTOR.format(bases="cls, base") + """
+
+class Direct(BoundedPoolExecutor):
+    def __new__(cls, *args, **kwargs):
+        return object.__new__(cls)
+
+    def grow(self):
+        return self.factor
+"""
+    assert ("Direct", "factor") in _errors(bypass)
+
+
+def test_an_owner_store_does_not_excuse_a_class_declaring_its_own_field_or_the_field_bug(tmp_path):
+    own = """
+    class Plugin:
+        name: str
+
+        def __init__(self, path):
+            self.path = path
+
+        def describe(self):
+            return f"{self.name} at {self.path}"
+
+
+    def load(path):
+        return Plugin(path)
+    """
+    cli = "def main(args):\n    args.name = 'cli'\n"
+    (tmp_path / "a").mkdir()
+    assert ("Plugin", "name", "PK003", "error") in package_keys(tmp_path / "a", {"plugin.py": own, "cli.py": cli})
+    field_bug = FACET.format(inject="plot.facet.environment = plot.environment") + textwrap.dedent("""
+
+    class Layout:
+        def __init__(self, env):
+            self.environment = env
+    """)
+    (tmp_path / "b").mkdir()
+    got = package_keys(tmp_path / "b", {"facet.py": field_bug})
+    assert ("facet_grid", "environment", "PK003", "error") in got, got
+    (tmp_path / "c").mkdir()
+    got = package_keys(tmp_path / "c", {"facet.py": FACET.format(inject="pass"),
+                                        "examples.py": "def show(plot):\n    plot.facet.environment = {}\n"})
+    assert ("facet_grid", "environment", "PK003", "error") in got, got

@@ -7,6 +7,7 @@ import ast
 
 from .astutil import (MODULE_BLOCKS, _is_noreturn_annotation, _only_raises_not_implemented, block_statements,
                       dotted, fast_walk, first_param, terminates)
+from .mangle import mangled
 from .partlyopen import serves_config
 from .model import FIELD_DECORATORS, ClassInfo, ModuleInfo
 
@@ -168,7 +169,9 @@ def _collect_body(ci: ClassInfo, body: list[ast.stmt], qual: str, under_if: froz
                 ci.dynamic = f"defines {stmt.name}"
                 ci.lookup_hook = stmt.lineno
         elif isinstance(stmt, ast.ClassDef):
-            ci.class_names.add(stmt.name)
+            # a nested ``class __Heading1`` binds ``_Owner__Heading1``, as a private method does
+            # (xlwings' ``MarkdownStyle``); mangle.py renames functions and attributes, not classes
+            ci.class_names |= {stmt.name, mangled(ci.qualname.split(".")[-1], stmt.name)}
             collect_class(ci.module, stmt, f"{qual}.")
         elif isinstance(stmt, ast.Assign):
             for t in stmt.targets:
@@ -180,6 +183,8 @@ def _collect_body(ci: ClassInfo, body: list[ast.stmt], qual: str, under_if: froz
                         ci.slots |= _slot_names(stmt.value)
                     elif (fset := _call_form_setter(ci, stmt.value)) is not None:
                         ci.setters[n] = fset
+                    else:  # a later plain binding replaces an earlier property's setter
+                        ci.setters.pop(n, None)
         elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
             n = stmt.target.id
             ci.class_names.add("__annotations__")  # an annotated class body has its own __annotations__

@@ -3,6 +3,7 @@ fulfils: a contract for subclasses or for the code that owns the instances, not 
 the tree shows the class is the incomplete one."""
 from __future__ import annotations
 
+import re
 from typing import Optional
 
 from .injection import _index_for
@@ -28,10 +29,10 @@ def declared_contract(an, ci, f, attr) -> Optional[str]:
         return None
     owner_sets = None
     if built_in_tree(an, ci):
-        # built here, but code of the package stores it on the instances it is handed
-        # (strawberry's ``extension.execution_context = ...`` on each extension it runs,
+        # built here, but a base declares it and code of the package stores it on the instances it
+        # is handed (strawberry's ``extension.execution_context = ...`` on each extension it runs,
         # homeassistant's ``flow.issue_id = ...`` right after building the flow)
-        owner_sets = owner_store(an, ci, attr)
+        owner_sets = owner_store(an, ci, attr) if decl is not ci else None
         if owner_sets is None:
             return None
     # declared by a base: a class that inherits the declaration and leaves it out while other
@@ -46,10 +47,20 @@ def declared_contract(an, ci, f, attr) -> Optional[str]:
             f"(a contract for subclasses or owners?)")
 
 
+#: path words of code that sets objects up for a demonstration or a test, not for the package
+_NOT_PACKAGE = re.compile(r"(?:^|[/_])(?:examples?|demos?|mocks?|fakes?|testutils?|testing|fixtures?)(?:[/_.]|$)")
+
+
 def owner_store(an, ci, attr: str) -> Optional[str]:
-    """``path:line`` of a store of ``attr`` outside a test file on an object that is not the storing
-    method's own instance, or None."""
-    for rel, line, _recv, _fn, _cls in _index_for(an.project, ci).outside_stores(attr):
-        if not is_test_path(rel):
+    """``path:line`` of a store of ``attr`` in package code (not a test, an example or a mock) on an
+    object that is not the storing method's own instance, when no class of the tree assigns
+    ``self.<attr>`` in ``ci``'s module (another class's own attribute of that name beside it is the
+    field bug's shape, not an owner's contract); else None."""
+    idx = _index_for(an.project, ci)
+    mine = ci.module.rel  # the index names files from its own root: a suffix of the module's
+    if any(mine == rel or mine.endswith("/" + rel) for rel in idx.self_stores(attr)):
+        return None  # a class beside it assigns its own: the field bug's shape
+    for rel, line, _recv, _fn, _cls in idx.outside_stores(attr):
+        if not is_test_path(rel) and not _NOT_PACKAGE.search(rel):
             return f"{rel}:{line}"
     return None

@@ -59,8 +59,7 @@ class Constructor(CallSemantics, CompoundStatements, ExpressionFlow):
         #: run time may run here (BaseHTTPRequestHandler.handle_one_request -> do_POST)
         self.dynamic_dispatch: Optional[int] = None
         self.inlined: set[str] = set()
-        self.resolve_setter = lambda name: next(((c, c.setters[name]) for c in mro
-                                                 if isinstance(c, ClassInfo) and name in c.setters), None)
+        self.resolve_setter = lambda name: _setter_along(mro, name)
         #: every attribute some construction path assigns / deletes (survives state merging)
         self.seen: set[str] = set()
         self.deleted: set[str] = set()
@@ -315,14 +314,20 @@ class Constructor(CallSemantics, CompoundStatements, ExpressionFlow):
             return (a,) if a else ()
         return ()
 
+    def _plain_setter(self, fn) -> bool:
+        """The setter gets the assigned value as it stands: no decorator but ``@x.setter`` wraps
+        it and no ``__setattr__`` of the tree's classes intercepts the store."""
+        return all(dotted(d) is not None and dotted(d).endswith(".setter") for d in fn.decorator_list) and \
+            self.resolve_method("__setattr__", None) is None
+
     # ---------------------------------------------------------------- stores and expressions
     def store(self, t: ast.expr, st: list[State], fr: Frame, value: Optional[ast.expr] = None) -> list[State]:
         a = self_attr(t, fr.selfname)
         if a is not None:
             setter = self.resolve_setter(a)
             if setter is not None:  # `self.x = v` on a property runs its setter, with v as its value
-                call = None if value is None else ast.Call(ast.Attribute(ast.Name(fr.selfname, ast.Load()), a, ast.Load()),
-                                                           [value], [])
+                call = None if value is None or not self._plain_setter(setter[1]) else \
+                    ast.Call(ast.Attribute(ast.Name(fr.selfname, ast.Load()), a, ast.Load()), [value], [])
                 return self.call_function(setter[0], setter[1], st, fr.depth + 1, fr.guarded, call)
             if st:
                 self.seen.add(a)
@@ -341,3 +346,16 @@ class Constructor(CallSemantics, CompoundStatements, ExpressionFlow):
         if isinstance(t, (ast.Attribute, ast.Subscript)):
             return self.expr_children(t, st, fr)
         return st
+
+
+def _setter_along(mro, name: str):
+    """(class, setter) of the property ``name`` the instance sees: the first class of the MRO that
+    binds ``name`` decides (a subclass's ``key = None`` shadows its base's property)."""
+    for c in mro:
+        if not isinstance(c, ClassInfo):
+            continue
+        if name in c.setters:
+            return c, c.setters[name]
+        if name in c.class_names:
+            return None
+    return None

@@ -193,19 +193,33 @@ def new_copies_dict(fn: ast.FunctionDef):
 
 
 def new_runtime_base(fn: ast.FunctionDef):
-    """The line where a ``__new__`` builds the class of its instance with ``type(name, (cls, base),
-    ns)``, one base chosen at run time beside its own class (pywikibot's ``BoundedPoolExecutor``
-    mixes in the executor it is given), else None: the instance's MRO holds a base no class
-    statement names."""
+    """(line, other bases) where a ``__new__`` builds the class of the instance it returns with
+    ``type(name, (cls, base, ...), ns)``, bases beside its own class chosen at run time (pywikibot's
+    ``BoundedPoolExecutor`` mixes in the executor it is given: ``new = type(..., (cls, base), {});
+    return super().__new__(new)``), else None. The caller decides whether the other bases are
+    known classes."""
     params = fn.args.posonlyargs + fn.args.args
     if not params:
         return None
     own = params[0].arg
+    built: dict[str, ast.Call] = {}  # local name -> the type() call bound to it
+
+    def made(e):
+        if isinstance(e, ast.Name):
+            e = built.get(e.id)
+        if isinstance(e, ast.Call) and dotted(e.func) == "type" and len(e.args) == 3 and \
+                isinstance(e.args[1], ast.Tuple) and len(e.args[1].elts) > 1 and \
+                any(isinstance(b, ast.Name) and b.id == own for b in e.args[1].elts):
+            return e
+        return None
     for n in fast_walk(fn):
-        if isinstance(n, ast.Call) and dotted(n.func) == "type" and len(n.args) == 3 and \
-                isinstance(n.args[1], ast.Tuple) and len(n.args[1].elts) > 1 and \
-                any(isinstance(e, ast.Name) and e.id == own for e in n.args[1].elts):
-            return n.lineno
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) and made(n.value):
+            built[n.targets[0].id] = n.value
+    for n in fast_walk(fn):
+        # the instance returned is made from it: ``return super().__new__(new)``, ``object.__new__(new)``
+        if isinstance(n, ast.Return) and isinstance(n.value, ast.Call) and isinstance(n.value.func, ast.Attribute) \
+                and n.value.func.attr == "__new__" and n.value.args and (t := made(n.value.args[0])) is not None:
+            return t.lineno, [b for b in t.args[1].elts if not (isinstance(b, ast.Name) and b.id == own)]
     return None
 
 

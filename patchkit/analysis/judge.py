@@ -101,23 +101,27 @@ class ReadJudge:
         ``ci`` (river's ``if isinstance(self, base.Classifier):`` in a tree shared with regressors);
         a subclass that does mix X in is judged on its own."""
         # ``issubclass(type(self), X)`` and ``issubclass(self.__class__, X)`` test the same
-        # (boto's ``StorageUri.has_version``)
-        prefixes = (f"isinstance({selfname}, ", f"issubclass(type({selfname}), ", "issubclass(__class__, ")
+        # (boto's ``StorageUri.has_version``); with a tuple, every class must answer for the read
         for key, pol in conds:
-            prefix = next((p for p in prefixes if key.startswith(p)), None) if pol else None
-            if prefix is None or not key.endswith(")"):
+            names = _narrowing_names(key, selfname) if pol else None
+            if not names:
                 continue
-            for name in key[len(prefix):-1].strip("()").split(","):
-                target = self.project.resolve_class(c.module, name.strip())
-                if not isinstance(target, ClassInfo):
-                    return True
-                tf = self.facts(target)
-                if attr in tf.class_level or attr in tf.fields or any(attr in k.assigned_in for k in tf.classes):
-                    return True
-                if ci is not None:
-                    mine = self.facts(ci)
-                    if mine.unknown_base is None and all(k.key != target.key for k in mine.classes):
-                        return True
+            if all(self._owner_answers(c, name, attr, ci) for name in names):
+                return True
+        return False
+
+    def _owner_answers(self, c: ClassInfo, name: str, attr: str, ci: Optional[ClassInfo]) -> bool:
+        """The class ``name`` (as written in ``c``'s module) has ``attr``, lies outside the analysed
+        code, or is one ``ci`` does not derive from (the branch is dead for ``ci``)."""
+        target = self.project.resolve_class(c.module, name)
+        if not isinstance(target, ClassInfo):
+            return True
+        tf = self.facts(target)
+        if attr in tf.class_level or attr in tf.fields or any(attr in k.assigned_in for k in tf.classes):
+            return True
+        if ci is not None:
+            mine = self.facts(ci)
+            return mine.unknown_base is None and all(k.key != target.key for k in mine.classes)
         return False
 
     def _reads_of(self, fn, selfname, owner: Optional[ClassInfo] = None):
@@ -233,3 +237,31 @@ class ReadJudge:
                     node.func.attr.startswith("register_"):
                 return False
         return True
+
+
+def _narrowing_names(key: str, selfname: str) -> Optional[list[str]]:
+    """The class names of a test that is exactly ``isinstance(self, X)``, ``issubclass(type(self),
+    X)`` or ``issubclass(self.__class__, X)`` (``X`` a name or a tuple of names; the test text has
+    ``self.`` stripped), else None: ``issubclass(type(self), A) or self.ok()`` narrows nothing."""
+    if "instance(" not in key and "subclass(" not in key:
+        return None
+    try:
+        node = ast.parse(key, mode="eval").body
+    except SyntaxError:
+        return None
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and len(node.args) == 2 and not node.keywords):
+        return None
+    who, what = node.args
+    if node.func.id == "isinstance":
+        ok = isinstance(who, ast.Name) and who.id == selfname
+    elif node.func.id == "issubclass":
+        ok = (isinstance(who, ast.Call) and dotted(who.func) == "type" and len(who.args) == 1 and
+              isinstance(who.args[0], ast.Name) and who.args[0].id == selfname) or \
+             (isinstance(who, ast.Name) and who.id == "__class__")
+    else:
+        ok = False
+    if not ok:
+        return None
+    items = what.elts if isinstance(what, ast.Tuple) else [what]
+    names = [dotted(e) for e in items]
+    return None if not names or any(n is None for n in names) else names

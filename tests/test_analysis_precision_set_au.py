@@ -1,4 +1,4 @@
-"""Session 38's rule from sets AU/AV (bench/results/analyzer-precision-session38.md), with the cases
+"""Session 38's rule from sets AU/AV (`analyzer-precision-session38.md` in bench/results/analyzer-precision-history.tar.xz), with the cases
 of the same shape that are still reported.
 
 A class defined inside a function is a subclass of its bases: jupyter_client 8.10.0's

@@ -403,3 +403,134 @@ def test_an_owner_store_does_not_excuse_a_class_declaring_its_own_field_or_the_f
     got = package_keys(tmp_path / "c", {"facet.py": FACET.format(inject="pass"),
                                         "examples.py": "def show(plot):\n    plot.facet.environment = {}\n"})
     assert ("facet_grid", "environment", "PK003", "error") in got, got
+
+
+# ---------------------------------------------------------------- the second review's cases
+BUS = """
+class Bus:
+    def __init__(self, channel, filters=None):
+        self.channel = channel
+        self.set_filters(filters)
+
+    def set_filters(self, filters):
+        self.filters = filters
+
+    def recv(self):
+        return self.filters
+"""
+
+
+def test_only_an_unconditional_set_up_hook_makes_the_skipped_set_up_two_phase():
+    conditional = BUS + """
+
+class MyBus(Bus):
+    def __init__(self, channel):
+        self.channel = channel
+
+    def reconfigure(self, f):
+        if f is not None:
+            self.set_filters(f)
+"""
+    assert ("MyBus", "filters") in _errors(conditional)
+    middle = BUS + """
+
+class FilteredBus(Bus):
+    def __init__(self, channel, filters=None):
+        super().__init__(channel, filters)
+
+    def clear(self):
+        self.set_filters(None)
+
+
+class VirtualBus(FilteredBus):
+    def __init__(self, channel):
+        self.channel = channel
+"""
+    assert ("VirtualBus", "filters") in _errors(middle)
+
+
+def test_a_getter_or_deleter_copy_of_a_base_property_keeps_its_setter():
+    for kind in ("getter", "deleter"):
+        src = f"""
+class Field:
+    def __init__(self, name):
+        self.name = name
+
+    @property
+    def name(self):
+        return self._name
+
+    @name.setter
+    def name(self, value):
+        self._name = value.strip()
+
+
+class UpperField(Field):
+    @Field.name.{kind}
+    def name(self):
+        return self._name.upper()
+
+    def label(self):
+        return "<" + self._name + ">"
+"""
+        assert not _reported(src), kind
+
+
+def test_isinstance_of_a_union_narrows_like_a_tuple():
+    src = """
+class Node:
+    def __init__(self, name):
+        self.name = name
+
+    def size(self):
+        if isinstance(self, Folder | Archive):
+            return sum(c.size() for c in self.children)
+        return 1
+
+
+class Folder(Node):
+    def __init__(self, name):
+        super().__init__(name)
+        self.children = []
+
+
+class Archive(Node):
+    def __init__(self, name):
+        super().__init__(name)
+        self.children = []
+
+
+class File(Node):
+    pass
+"""
+    assert not _errors(src)
+    assert ("File", "children") in _errors(src.replace("Folder | Archive", "Folder | Node"))
+
+
+def test_a_runtime_base_through_a_local_or_a_subclass_new_that_passes_construction_on():
+    held = EXECUTOR.format(bases="cls, base").replace("        return super().__new__(new)",
+                                                      "        inst = super().__new__(new)\n        return inst")
+    assert not _errors(held)
+    passed_on = EXECUTOR.format(bases="cls, base") + """
+
+class LoggedPool(BoundedPoolExecutor):
+    def __new__(cls, *args, **kwargs):
+        return super().__new__(cls, *args, **kwargs)
+
+    def capacity(self):
+        return self._max_workers
+"""
+    assert not _errors(passed_on)
+
+
+def test_an_owner_store_counts_only_on_an_object_named_as_a_class_of_the_hierarchy(tmp_path):
+    base = "class Plugin:\n    name: str\n    enabled: bool\n\n    def describe(self):\n        return f'{self.name} {self.enabled}'\n"
+    echo = "from .base import Plugin\n\n\nclass Echo(Plugin):\n    def __init__(self):\n        self.name = 'echo'\n\n\ndef load():\n    return Echo().describe()\n"
+    (tmp_path / "a").mkdir()
+    got = package_keys(tmp_path / "a", {"base.py": base, "echo.py": echo,
+                                        "cli.py": "def main(args):\n    args.enabled = True\n"})
+    assert ("Echo", "enabled", "PK003", "error") in got, got
+    (tmp_path / "b").mkdir()
+    got = package_keys(tmp_path / "b", {"base.py": base, "echo.py": echo,
+                                        "host.py": "def start(plugins):\n    for plugin in plugins:\n        plugin.enabled = True\n"})
+    assert ("Echo", "enabled", "PK003", "warning") in got, got

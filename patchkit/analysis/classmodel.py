@@ -11,9 +11,8 @@ from typing import Optional
 
 from .library import (EXC_ATTRS, FIELD_BASE_ATTRS, OBJECT_ATTRS, THREAD_ATTRS, TORCH_MODULE_ATTRS, External,
                       classify_external, builtin_passes_on)
-from .astutil import dotted
 from .model import ClassInfo
-from .instances import new_assigns, new_copies_dict, new_runtime_base
+from .instances import new_assigns, new_copies_dict, runtime_base
 from .initsubclass import init_subclass_stores
 from .keyed import resolve_keyed
 from .scan import ensure_scanned
@@ -120,18 +119,14 @@ class ClassModel:
         for c in classes[1:]:  # an ancestor's __init_subclass__ sets class attributes at class creation
             f.class_level |= init_subclass_stores(c)
         f.class_level -= slot_shadowed(classes)
-        effective_new = next((c for c in classes if "__new__" in c.methods), None)
         for c in classes:
             if "__new__" in c.methods:
                 provided |= new_assigns(c.methods["__new__"])
                 line = new_copies_dict(c.methods["__new__"])
                 if line is not None and not f.dynamic:
                     f.dynamic = f"{c.qualname}.__new__ copies another object's attributes (line {line})"
-                runtime = new_runtime_base(c.methods["__new__"]) if c is effective_new else None
-                if runtime is not None and f.unknown_base is None and any(
-                        not isinstance(self.project.resolve_class(c.module, dotted(b) or ""), ClassInfo) and
-                        dotted(b) not in ("object", "builtins.object") for b in runtime[1]):
-                    f.unknown_base = f"a base {c.qualname}.__new__ adds at run time (line {runtime[0]})"
+        if f.unknown_base is None:
+            f.unknown_base = runtime_base(classes, self.project.resolve_class)
         for e in externals:
             if e.kind == "module":
                 provided |= TORCH_MODULE_ATTRS

@@ -3,10 +3,11 @@ fulfils: a contract for subclasses or for the code that owns the instances, not 
 the tree shows the class is the incomplete one."""
 from __future__ import annotations
 
+import ast
 import re
 from typing import Optional
 
-from .injection import _index_for
+from .injection import _index_for, _name_tails
 from .severity import is_test_path
 
 
@@ -53,14 +54,19 @@ _NOT_PACKAGE = re.compile(r"(?:^|[/_])(?:examples?|demos?|mocks?|fakes?|testutil
 
 def owner_store(an, ci, attr: str) -> Optional[str]:
     """``path:line`` of a store of ``attr`` in package code (not a test, an example or a mock) on an
-    object that is not the storing method's own instance, when no class of the tree assigns
+    object named as a class of ``ci``'s hierarchy (a word tail of its name) that is not the storing
+    method's own instance, when no class of the tree assigns
     ``self.<attr>`` in ``ci``'s module (another class's own attribute of that name beside it is the
     field bug's shape, not an owner's contract); else None."""
     idx = _index_for(an.project, ci)
     mine = ci.module.rel  # the index names files from its own root: a suffix of the module's
     if any(mine == rel or mine.endswith("/" + rel) for rel in idx.self_stores(attr)):
         return None  # a class beside it assigns its own: the field bug's shape
-    for rel, line, _recv, _fn, _cls in idx.outside_stores(attr):
-        if not is_test_path(rel) and not _NOT_PACKAGE.search(rel):
+    tails = set().union(*(_name_tails(c.qualname.split(".")[-1]) for c in an.facts(ci).classes))
+    for rel, line, recv, _fn, _cls in idx.outside_stores(attr):
+        # on an object named as one of the hierarchy's classes: ``extension`` for a SchemaExtension,
+        # ``plot.facet`` for a facet (argparse's ``args.enabled`` is not a Plugin)
+        name = recv.id if isinstance(recv, ast.Name) else recv.attr if isinstance(recv, ast.Attribute) else ""
+        if name.strip("_").replace("_", "").lower() in tails and not is_test_path(rel) and not _NOT_PACKAGE.search(rel):
             return f"{rel}:{line}"
     return None

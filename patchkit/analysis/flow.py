@@ -356,6 +356,11 @@ def _setter_along(mro, name: str):
             continue
         if name in c.setters:
             return c, c.setters[name]
-        if name in c.class_names:
+        if name in c.class_names and not _keeps_setter(c.methods.get(name)):
             return None
     return None
+
+
+def _keeps_setter(fn) -> bool:
+    """``@Base.prop.getter`` / ``@Base.prop.deleter``: a copy of the property with its setter."""
+    return fn is not None and any((dotted(d) or "").endswith((".getter", ".deleter")) for d in getattr(fn, "decorator_list", ()))

@@ -6,6 +6,7 @@ records them while it reads a class; the class model and the rules ask them dire
 from __future__ import annotations
 
 import ast
+from typing import Optional
 
 from .astutil import dotted, fast_walk, first_param, is_super, is_super_call, memo_on, own_nodes
 from .model import ClassInfo
@@ -212,15 +213,50 @@ def new_runtime_base(fn: ast.FunctionDef):
                 any(isinstance(b, ast.Name) and b.id == own for b in e.args[1].elts):
             return e
         return None
+
+    def instance_of(e):  # ``super().__new__(new)``, ``object.__new__(new)``: the type() call
+        if isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr == "__new__" and e.args:
+            return made(e.args[0])
+        return None
+    held: dict[str, ast.Call] = {}  # local name -> the type() call of the instance it holds
+    for n in ast.walk(fn):  # in source order: a name is bound before the statement that uses it
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
+            if made(n.value):
+                built[n.targets[0].id] = n.value
+            elif (t := instance_of(n.value)) is not None:
+                held[n.targets[0].id] = t
     for n in fast_walk(fn):
-        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) and made(n.value):
-            built[n.targets[0].id] = n.value
-    for n in fast_walk(fn):
-        # the instance returned is made from it: ``return super().__new__(new)``, ``object.__new__(new)``
-        if isinstance(n, ast.Return) and isinstance(n.value, ast.Call) and isinstance(n.value.func, ast.Attribute) \
-                and n.value.func.attr == "__new__" and n.value.args and (t := made(n.value.args[0])) is not None:
-            return t.lineno, [b for b in t.args[1].elts if not (isinstance(b, ast.Name) and b.id == own)]
+        # the instance returned is made from it, directly or through a local
+        if isinstance(n, ast.Return) and n.value is not None:
+            t = held.get(n.value.id) if isinstance(n.value, ast.Name) else instance_of(n.value)
+            if t is not None:
+                return t.lineno, [b for b in t.args[1].elts if not (isinstance(b, ast.Name) and b.id == own)]
     return None
+
+
+def runtime_base(classes: list, resolve_class) -> Optional[str]:
+    """Why the instance's MRO holds a base no class statement names: a ``__new__`` that runs (the
+    MRO's first, and those it passes construction on to) returns an instance of ``type(name, (cls,
+    base), ns)`` with a ``base`` that is no class of the tree; else None."""
+    for c in classes:
+        fn = c.methods.get("__new__") if isinstance(c, ClassInfo) else None
+        if fn is None:
+            continue
+        got = new_runtime_base(fn)
+        if got is not None and any(not isinstance(resolve_class(c.module, dotted(b) or ""), ClassInfo) and
+                                   dotted(b) not in ("object", "builtins.object") for b in got[1]):
+            return f"a base {c.qualname}.__new__ adds at run time (line {got[0]})"
+        if not passes_new_on(fn):
+            return None
+    return None
+
+
+def passes_new_on(fn: ast.FunctionDef) -> bool:
+    """A ``__new__`` that hands construction to the next class's (``return super().__new__(cls,
+    ...)``): that one still runs."""
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "__new__" and
+               isinstance(n.func.value, ast.Call) and isinstance(n.func.value.func, ast.Name) and
+               n.func.value.func.id == "super" for n in fast_walk(fn))
 
 
 def _delegates_to_base_factory(func: ast.expr, name: str) -> bool:

@@ -263,5 +263,7 @@ def _narrowing_names(key: str, selfname: str) -> Optional[list[str]]:
     if not ok:
         return None
     items = what.elts if isinstance(what, ast.Tuple) else [what]
+    while any(isinstance(e, ast.BinOp) and isinstance(e.op, ast.BitOr) for e in items):  # ``A | B``
+        items = [x for e in items for x in ((e.left, e.right) if isinstance(e, ast.BinOp) and isinstance(e.op, ast.BitOr) else (e,))]
     names = [dotted(e) for e in items]
     return None if not names or any(n is None for n in names) else names

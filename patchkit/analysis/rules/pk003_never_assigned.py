@@ -323,9 +323,11 @@ def only_from_skipped_init(an, ci, locs, inlined) -> Optional[str]:
                 if private:
                     return None
                 # a public method called again later (a setter): still set up by __init__, unless
-                # the caller sits above that __init__ in the MRO: the class that skips the base's
-                # __init__ runs the method itself (errbot's FullStackTest.setUp -> TestBot.setup)
-                first_other = min(first_other, order.get(k.key, len(classes)))
+                # a set-up hook of a class above that __init__ in the MRO runs it unconditionally:
+                # the class that skips the base's __init__ runs it itself (errbot's
+                # FullStackTest.setUp -> TestBot.setup, before every test)
+                if name in _SET_UP_HOOKS and _stated(fn, sn, m):
+                    first_other = min(first_other, order.get(k.key, len(classes)))
                 continue
             first_init = min(first_init, order.get(k.key, len(classes)))
             if not private and not _called_at_top(fn, sn, m):
@@ -361,6 +363,17 @@ def _self_references(an, ci) -> dict:
                         seen.add(n.attr)
                         got.setdefault(n.attr, []).append((k, name, fn, sn))
     return got
+
+
+#: methods a framework runs on an instance before using it (unittest, pytest, Lightning-style hooks)
+_SET_UP_HOOKS = frozenset({"setUp", "asyncSetUp", "setup_method", "setup"})
+
+
+def _stated(fn, sn: str, m: str) -> bool:
+    """``self.<m>(...)`` is a statement of ``fn``'s own body, outside any branch or loop."""
+    return any(isinstance(st, ast.Expr) and isinstance(st.value, ast.Call) and isinstance(st.value.func, ast.Attribute)
+               and st.value.func.attr == m and isinstance(st.value.func.value, ast.Name) and st.value.func.value.id == sn
+               for st in fn.body)
 
 
 def _called_at_top(fn, sn: str, m: str) -> bool:

@@ -108,13 +108,10 @@ class InjectionIndex(TreeClasses):
         before it (``line.queue = self`` in another class's ``__init__``), or None. A store under a
         branch or a loop, or after an early return, may not happen (biopython's
         ``_ExtraIndices.initialize`` returns before filling ``chunks`` when there is no record)."""
-        for rel in self.files_storing(attr):
-            for recv, fn, cls, _outer, line, _ctors in self._stores(rel).get(attr, ()):
-                mine = _own_instance(recv, fn, cls)
-                always = any(isinstance(st, (ast.Assign, ast.AnnAssign)) and st.lineno == line for st in fn.body) and \
-                    not any(isinstance(n, ast.Return) and n.lineno < line for n in ast.walk(fn))
-                if not mine and always:
-                    return f"{rel}:{line}"
+        for rel, line, _recv, fn, _cls in self.outside_stores(attr):
+            if any(isinstance(st, (ast.Assign, ast.AnnAssign)) and st.lineno == line for st in fn.body) and \
+                    not any(isinstance(n, ast.Return) and n.lineno < line for n in ast.walk(fn)):
+                return f"{rel}:{line}"
         return None
 
     def outside_stores(self, attr: str):

@@ -4,6 +4,7 @@ isinstance narrowing, the names an instance can reach, where an attribute is pla
 from __future__ import annotations
 
 import ast
+import functools
 from dataclasses import replace
 from typing import Optional
 
@@ -239,10 +240,12 @@ class ReadJudge:
         return True
 
 
-def _narrowing_names(key: str, selfname: str) -> Optional[list[str]]:
+@functools.lru_cache(maxsize=4096)
+def _narrowing_names(key: str, selfname: str) -> Optional[tuple[str, ...]]:
     """The class names of a test that is exactly ``isinstance(self, X)``, ``issubclass(type(self),
     X)`` or ``issubclass(self.__class__, X)`` (``X`` a name or a tuple of names; the test text has
-    ``self.`` stripped), else None: ``issubclass(type(self), A) or self.ok()`` narrows nothing."""
+    ``self.`` stripped), else None: ``issubclass(type(self), A) or self.ok()`` narrows nothing.
+    The conditions keep only the test's text, so it is parsed again here: memoised per text."""
     if "instance(" not in key and "subclass(" not in key:
         return None
     try:
@@ -265,5 +268,5 @@ def _narrowing_names(key: str, selfname: str) -> Optional[list[str]]:
     items = what.elts if isinstance(what, ast.Tuple) else [what]
     while any(isinstance(e, ast.BinOp) and isinstance(e.op, ast.BitOr) for e in items):  # ``A | B``
         items = [x for e in items for x in ((e.left, e.right) if isinstance(e, ast.BinOp) and isinstance(e.op, ast.BitOr) else (e,))]
-    names = [dotted(e) for e in items]
+    names = tuple(dotted(e) for e in items)
     return None if not names or any(n is None for n in names) else names

@@ -369,11 +369,19 @@ def _self_references(an, ci) -> dict:
 _SET_UP_HOOKS = frozenset({"setUp", "asyncSetUp", "setup_method", "setup"})
 
 
+def _top_calls(fn, sn: str, m: str, kinds=(ast.Expr,)):
+    """The ``self.<m>(...)`` calls that are statements of ``fn``'s own body (``kinds``: an
+    expression statement, or an assignment's value too), outside any branch or loop."""
+    for st in fn.body:
+        v = st.value if isinstance(st, kinds) else None
+        if isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and v.func.attr == m and \
+                isinstance(v.func.value, ast.Name) and v.func.value.id == sn:
+            yield v
+
+
 def _stated(fn, sn: str, m: str) -> bool:
     """``self.<m>(...)`` is a statement of ``fn``'s own body, outside any branch or loop."""
-    return any(isinstance(st, ast.Expr) and isinstance(st.value, ast.Call) and isinstance(st.value.func, ast.Attribute)
-               and st.value.func.attr == m and isinstance(st.value.func.value, ast.Name) and st.value.func.value.id == sn
-               for st in fn.body)
+    return next(_top_calls(fn, sn, m), None) is not None
 
 
 def _called_at_top(fn, sn: str, m: str) -> bool:
@@ -382,10 +390,7 @@ def _called_at_top(fn, sn: str, m: str) -> bool:
     (``self.set_filters(can_filters)``). A bare ``self.setup()`` may be a set-up step that
     callers are meant to run themselves later (two-phase)."""
     params = {a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs} - {sn}
-    for st in fn.body:
-        v = st.value if isinstance(st, (ast.Expr, ast.Assign)) else None
-        if isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and v.func.attr == m and \
-                isinstance(v.func.value, ast.Name) and v.func.value.id == sn:
-            passed = [a for a in v.args + [k.value for k in v.keywords]]
-            return any(isinstance(n, ast.Name) and n.id in params for a in passed for n in ast.walk(a))
+    for v in _top_calls(fn, sn, m, (ast.Expr, ast.Assign)):
+        passed = v.args + [k.value for k in v.keywords]
+        return any(isinstance(n, ast.Name) and n.id in params for a in passed for n in ast.walk(a))
     return False

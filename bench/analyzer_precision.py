@@ -762,6 +762,18 @@ CODEBASES = {  # name -> (requirement, package folder inside the unpacked releas
     "thespian": ("thespian==4.0.1", "thespian"), "transitions": ("transitions==0.9.3", "transitions"),
     "slixmpp": ("slixmpp==1.17.0", "slixmpp"), "jenkinsapi": ("jenkinsapi==0.3.23", "jenkinsapi"),
     "errbot": ("errbot==6.2.1", "errbot"), "xlwings": ("xlwings==0.37.8", "xlwings"),
+    # set BB (session 40): named by hand from outside this list, measured on the session's start tree
+    "trytond": ("trytond==8.2.1", "trytond"), "praw": ("praw==8.0.3", "praw"),
+    "nio": ("matrix-nio==0.26.0", "nio"), "bleak": ("bleak==3.1.0", "bleak"),
+    "pymeasure": ("pymeasure==0.16.0", "pymeasure"), "projectq": ("projectq==0.8.0", "projectq"),
+    "cadquery": ("cadquery==2.8.0", "cadquery"), "opsdroid": ("opsdroid==0.31.0", "opsdroid"),
+    "qibo": ("qibo==0.3.6", "qibo"), "braket": ("amazon-braket-sdk==1.127.5", "braket"),
+    # set BC (session 40): as BB, named after BB's run (9 error groups in 1,422 files), before any label
+    "glue": ("glue-core==1.28.0", "glue"), "reflex": ("reflex==0.10.1", "reflex"),
+    "briefcase": ("briefcase==0.4.7", "briefcase"), "enaml": ("enaml==0.19.0", "enaml"),
+    "magicgui": ("magicgui==0.10.2", "magicgui"), "instruments": ("instrumentkit==0.6.0", "instruments"),
+    "epics": ("pyepics==3.5.10", "epics"), "pyNN": ("PyNN==0.13.0", "pyNN"),
+    "expyriment": ("expyriment==1.0.1", "expyriment"), "pyinfra": ("pyinfra==3.10.0", "pyinfra"),
 }
 DEFAULT = ("deepspeed", "diffusers", "ray", "transformers", "vllm")
 # lightning==2.6.6 (266 files) was tried too: 1 error group in all, too few to sample.

@@ -152,6 +152,14 @@ def dotted(node: ast.AST) -> Optional[str]:
     return None
 
 
+def built_receiver(node: ast.AST) -> bool:
+    """``X(...)`` (or ``X(...)[k]``): an object a call returns, not a class named in the code;
+    ``type(obj)`` names the object's class."""
+    while isinstance(node, ast.Subscript):
+        node = node.value
+    return isinstance(node, ast.Call) and dotted(node.func) != "type"
+
+
 def self_attr(node: ast.AST, selfname: str) -> Optional[str]:
     """``x`` when node is ``<selfname>.x``."""
     if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == selfname:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import ast
 import functools
 import re
-from typing import Optional
 
 from .conditions import EVENT
 from .localconsts import UNKNOWN, DictConst, literal, none_default_rebinds, stable_dict_params
@@ -25,22 +24,27 @@ def _forget_locals(out: list, before: list, fn: ast.AST, selfname: str, kept: se
     """Facts about a callee's own names (its parameters and locals) end with the call: a second
     call, or another helper with a local of the same name, must not be pruned by them. Names it
     stored under their own name (``self.mode = mode``) stay: they now describe the attribute."""
-    pat = _locals_pattern(fn, selfname, frozenset(kept))
-    if pat is None:
+    own = _locals(fn, selfname, frozenset(kept))
+    if not own:
         return out
     known = set().union(*(x.conds for x in before)) if before else set()
     return merge([State(x.assigned, frozenset(c for c in x.conds
-                                               if c in known or c.origin == EVENT or not pat.search(c.key)))
+                                               if c in known or c.origin == EVENT or own.isdisjoint(words(c.key))))
                   for x in out])
 
 
-@functools.lru_cache(maxsize=8192)
-def _locals_pattern_cached(names: frozenset) -> Optional[re.Pattern]:
-    return re.compile(r"\b(?:" + "|".join(re.escape(n) for n in sorted(names)) + r")\b") if names else None
+_WORD = re.compile(r"\w+")
 
 
-def _locals_pattern(fn: ast.AST, selfname: str, kept: frozenset) -> Optional[re.Pattern]:
-    """A regex matching the function's own names (parameters and locals), minus ``kept``."""
+@functools.lru_cache(maxsize=16384)
+def words(text: str) -> frozenset:
+    """The maximal runs of word characters in ``text``: a name occurs in it as a whole word
+    (``\\bname\\b``) exactly when it is one of them."""
+    return frozenset(_WORD.findall(text))
+
+
+def _locals(fn: ast.AST, selfname: str, kept: frozenset) -> frozenset:
+    """The function's own names (parameters and locals), minus ``kept``."""
     own = getattr(fn, "_pk_own", None)
     if own is None:
         a = fn.args
@@ -48,7 +52,7 @@ def _locals_pattern(fn: ast.AST, selfname: str, kept: frozenset) -> Optional[re.
                         | ({a.vararg.arg} if a.vararg else set()) | ({a.kwarg.arg} if a.kwarg else set())
                         | _rebound(fn))
         fn._pk_own = own  # type: ignore[attr-defined]
-    return _locals_pattern_cached(own - {selfname} - kept)
+    return own - {selfname} - kept
 
 
 def _rebound(fn: ast.AST) -> set:

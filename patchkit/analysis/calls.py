@@ -11,7 +11,7 @@ from .callargs import _deletes, _forget_locals, as_instance_helper, bind_constan
     facts_name_params, instance_param, names_bound_in
 from .conditions import _is_self, conjuncts, norm_test
 from .calltables import NON_ASSIGNING_CALLS, NORETURN_CALLS, REGISTER_METHODS, register_args, setattr_on
-from .astutil import decorator_name, dotted, fast_walk, first_param, is_super_call, memo_on
+from .astutil import built_receiver, decorator_name, dotted, fast_walk, first_param, is_super_call, memo_on
 from .localconsts import forget_passed
 from .model import ClassInfo
 from .instances import alias_param
@@ -255,7 +255,10 @@ class CallSemantics:
             return st
         # Base.__init__(self, ...) / Base.helper(self, ...) / Base.__init__(self=self, ...)
         self_kw = next((k.arg for k in c.keywords if k.arg and _is_self(k.value, sn)), None) if not c.args else None
-        if isinstance(c.func, ast.Attribute) and (c.args and _is_self(c.args[0], sn) or self_kw):
+        # not ``Registry().register(self, v)``: a method of the object the call builds, handed the
+        # instance as an argument (glue's Subset.label setter), runs on that object
+        if isinstance(c.func, ast.Attribute) and (c.args and _is_self(c.args[0], sn) or self_kw) and \
+                not built_receiver(c.func.value):
             base = self.resolve_init_class(fr.cls, dotted(c.func.value) or "")
             if base is not None and not isinstance(base, str):
                 fn = base.methods.get(c.func.attr)

@@ -181,6 +181,12 @@ class Analyzer(ClassModel, ReadJudge, AfterConstruction):
                 ctor.never_present = presence_oracle(self.project, ci, f)
                 ctor.instance_only = lambda name: not (name in f.class_level or name in f.provided or
                                                        name in f.fields)
+        early_stores: list = []
+        if any(e.kind == "module" for e in f.externals):
+            def before_base_init(attr, node, value, frame):
+                if not early_stores and pk006.module_valued(self.project, frame.cls, value, self.facts):
+                    early_stores.append((attr, node, frame.cls))
+            ctor.before_base_init = before_base_init
         if not f.unknown_base and not f.dynamic and not f.dyn_patterns and \
                 not any(c.module.external for c in f.classes):
             # sound whatever the settings: a path that has not stored it reads the class's value
@@ -257,7 +263,7 @@ class Analyzer(ClassModel, ReadJudge, AfterConstruction):
                 if not strict:  # a later read of a name no code can give
                     findings += unnamed_reads(self, t, assigned_anywhere)
         else:
-            findings += pk006.check(t)
+            findings += pk006.check(t) + pk006.assigned_early(t, early_stores)
             findings += pk002.judge(self, t, construction_reads)
             findings += pk005.check(self, t)  # __del__ runs even when __init__ raised part-way
             findings += pk007.check(self, t)  # unpickling fills the instance without __init__

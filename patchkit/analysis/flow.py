@@ -89,6 +89,9 @@ class Constructor(CallSemantics, CompoundStatements, ExpressionFlow):
         #: (class, method) -> attributes its decorators store before its body runs (decorated.py)
         self.entry_stores: Optional[Callable] = None
         self.entry_calls: Optional[Callable] = None
+        #: (attribute, target, value, frame) of each ``self.x = value`` walked before a library
+        #: base's ``__init__`` ran (set by the driver only for nn.Module subclasses: pk006.py)
+        self.before_base_init: Optional[Callable] = None
 
     # ---------------------------------------------------------------- entry
     def run(self, start: State, init: Optional[tuple[ClassInfo, ast.FunctionDef]]) -> list[State]:
@@ -138,6 +141,7 @@ class Constructor(CallSemantics, CompoundStatements, ExpressionFlow):
                     fr.bound_super[t.id] = v
                 else:
                     fr.bound_super.pop(t.id, None)
+            self._early_store(t, s.value, fr)
             st = self.store(t, st, fr, s.value)
             st = self.record_value(t, s.value, st, fr)
         st = bind_flag(s, st, fr, self._getter_returns)  # `in_init = self._x is None`: its truth on each path
@@ -155,8 +159,15 @@ class Constructor(CallSemantics, CompoundStatements, ExpressionFlow):
         if s.value is None:
             return Flow(normal=st)
         st = self.expr(s.value, st, fr)
+        self._early_store(s.target, s.value, fr)
         st = self.store(s.target, st, fr, s.value)
         return Flow(normal=self.record_value(s.target, s.value, st, fr))
+
+    def _early_store(self, t, value, fr) -> None:
+        if self.before_base_init is not None and not self.external_init_ran and not self.summarising:
+            a = self_attr(t, fr.selfname)
+            if a is not None:
+                self.before_base_init(a, t, value, fr)
 
     def record_value(self, t, value, st, fr):
         """``self.disabled = True`` makes ``disabled`` a known fact on this path (and drops old facts

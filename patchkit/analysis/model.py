@@ -297,6 +297,9 @@ def matching_lines(pattern: re.Pattern, source: str, lines: list[str], near: Opt
     return sorted(i for i in candidates if i < len(lines) and pattern.search(lines[i]))
 
 
+_ANY_STORE = re.compile(r"\b(\w+)\s*\.\s*\w+\s*=(?!=)")
+
+
 def _class_stores_in_functions(mod: ModuleInfo, body: list) -> None:
     """``Cls.attr = value`` inside a module-level function or a method of the class's own module,
     where ``Cls`` is not a local of that function: a class attribute the module sets when the
@@ -305,8 +308,13 @@ def _class_stores_in_functions(mod: ModuleInfo, body: list) -> None:
     on first use). Only functions whose text has such a store are walked."""
     if not mod.classes:
         return
-    store = r"(?:%s)\s*\.\s*\w+\s*=(?!=)" % "|".join(
-        re.escape(n) for n in sorted(mod.classes, key=len, reverse=True) if "." not in n)
+    # the names of the module's classes that a store of this shape names at all (one fixed pattern
+    # over the text instead of compiling one per module)
+    named = {m.group(1) for m in _ANY_STORE.finditer(mod.source)}
+    names = [n for n in mod.classes if "." not in n and n in named]
+    if not names:
+        return
+    store = r"(?:%s)\s*\.\s*\w+\s*=(?!=)" % "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
     lines = mod.lines
     hits = matching_lines(re.compile(r"\b" + store), mod.source, lines, near=re.compile(store))
     if not hits:

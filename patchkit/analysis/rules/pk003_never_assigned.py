@@ -203,7 +203,7 @@ def never_assigned(an, site):
             hint = f"private name mangling: self.{plain} in {ci.qualname.split('.')[-1]} is self.{attr}; {other} is another class's"
     if not hint:  # a typo of a name the class does have: `self.optimzer` for `self.optimizer`
         known = set(t.assigned_anywhere) | f.class_level | set(f.fields)
-        close = difflib.get_close_matches(attr, sorted(k for k in known if k != attr), n=1, cutoff=0.9)
+        close = difflib.get_close_matches(attr, sorted(k for k in known if k not in (attr, site.mname)), n=1, cutoff=0.9)
         if close:
             hint = f"did you mean self.{close[0]}?"
     base_read = owner.key != ci.key and not strict

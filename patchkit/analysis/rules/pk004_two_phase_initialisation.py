@@ -6,6 +6,7 @@ that a later set-up method runs; ``ordered_protocol``, set-up hooks a protocol a
 from __future__ import annotations
 
 from ...ftypes import Severity
+from ..mangle import private_part
 from ..trace import NEXT
 from .pk003_never_assigned import handed_to_library_init
 from ...rules import Rule
@@ -109,6 +110,12 @@ def two_phase(an, site):
         return None  # the unreadable library initialiser was handed it by name (pk003.handed_to_library_init)
     locs = p.effective(t.assigned_anywhere[site.attr])
     where = ", ".join(f"{c}.{m} ({an._at(t.ci, c, site.rel, ln)})" for c, m, ln in locs[:2])
+    written = [(c, private_part(m) or m) for c, m, _ln in locs]  # ``def __init_`` is stored as ``_C__init_``
+    typo = next((m for _c, m in written if misspelled_init(m)), None)
+    if typo and all(misspelled_init(m) for _c, m in written) and not any(_called(t, c, m) for c, m in written):
+        return finding(site.rel, site.node, t.ci.qualname, site.attr,
+                       f"only assigned in {where}, a method nothing calls: Python runs __init__, not {typo}"
+                       + site.inherited, f"rename {typo} to __init__", Severity.ERROR)
     if locs and all(f"{c}.{m}" in t.inlined for c, m, _ln in locs):
         # construction ran the method on no path through the store (a branch decided for this
         # class, a callback it only defines, a return before it)
@@ -117,6 +124,41 @@ def two_phase(an, site):
                        f"reaching the assignment" + site.inherited, "", _sev(an))
     return finding(site.rel, site.node, t.ci.qualname, site.attr,
                    f"only assigned in {where}, which construction never calls" + site.inherited, "", _sev(an))
+
+
+#: special method names Python defines (``__int__`` is one letter from ``__init__``)
+_SPECIAL = frozenset(n for t in (object, int, float, list, dict, type) for n in dir(t))
+
+
+def misspelled_init(name: str) -> bool:
+    """``__innit__``, ``__inti__``, ``_init__``, ``__init_``: a method named like ``__init__`` but not
+    it (nor another special method), which Python never calls on construction."""
+    core = name.strip("_")
+    lead, trail = len(name) - len(name.lstrip("_")), len(name) - len(name.rstrip("_"))
+    if name in _SPECIAL or not lead or not trail:
+        return False
+    if core == "init":
+        return (lead, trail) != (2, 2)
+    return (lead, trail) == (2, 2) and _one_edit(core, "init")
+
+
+def _one_edit(a: str, b: str) -> bool:
+    """One insertion, deletion, substitution or swap of neighbours turns ``a`` into ``b``."""
+    if abs(len(a) - len(b)) > 1 or a == b:
+        return False
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]]
+                                  and a[diff[1]] == b[diff[0]])
+    short, long_ = sorted((a, b), key=len)
+    return any(long_[:i] + long_[i + 1:] == short for i in range(len(long_)))
+
+
+def _called(t, cls: str, method: str) -> bool:
+    """The method's name appears in its module's text other than where it is defined (or the
+    module is out of sight)."""
+    k = next((c for c in t.facts.classes if getattr(c, "qualname", None) == cls), None)
+    return k is None or k.module.source.count(method) > 1
 
 
 def deferred_init(an, ci, base: str):

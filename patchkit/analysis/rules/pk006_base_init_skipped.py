@@ -5,17 +5,25 @@ what its own ``__init__`` sets up (``nn.Module``'s registries, ``Thread``'s) and
 never ran it."""
 from __future__ import annotations
 
+import ast
+from dataclasses import replace
+
+from ..astutil import dotted
+
 from ...rules import Rule
 from .base import finding as _finding
 from .examples import pk006 as _examples
 
 RULE = Rule(
     'PK006', 'base-init-skipped', 'error',
-    summary="A subclass of `nn.Module` or `threading.Thread` never runs the base class's `__init__()`.",
+    summary="A subclass of `nn.Module` or `threading.Thread` never runs the base class's `__init__()`, "
+            "or assigns a submodule or parameter before `Module.__init__()` has run.",
     text=(
         '`torch.nn.Module.__init__()` creates the registries that attribute assignment uses, and '
         '`Thread.__init__()` the state `start()` needs. A subclass whose construction never calls it '
-        'raises on its first submodule assignment or `start()`.'),
+        'raises on its first submodule assignment or `start()`; one that assigns a submodule, parameter '
+        'or buffer (`self.fc = nn.Linear(...)`) before `super().__init__()` raises there '
+        '(`cannot assign module before Module.__init__() call`).'),
     example="""
 import torch.nn as nn
 
@@ -46,3 +54,37 @@ def check(t) -> list:
            "has run" if short == "Module" else f"{short} methods fail on an instance whose {short}.__init__() never ran")
     return [finding(init[0].module.rel, init[1], t.ci.qualname, base.name, why,
                     "call super().__init__() first in __init__")]
+
+
+def assigned_early(t, stores: list) -> list:
+    """The PK006 finding of ``t`` whose construction ran ``Module.__init__()`` only after storing a
+    submodule or parameter on the instance: ``stores`` holds (attribute, target node, class) of
+    each such store walked before it ran (the driver keeps only module-valued ones)."""
+    base = next((e for e in t.facts.externals if e.kind == "module"), None)
+    if base is None or not stores or not t.lib_init_ran:
+        return []
+    attr, node, cls = stores[0]
+    why = "torch raises AttributeError on this line (cannot assign module before Module.__init__() call)"
+    f = finding(cls.module.rel, node, t.ci.qualname, base.name, why, "call super().__init__() before assigning submodules")
+    return [replace(f, message=f"{t.ci.qualname} assigns self.{attr} before {base.name}.__init__() runs")]
+
+
+def module_valued(project, cls, value, facts) -> bool:
+    """``value`` builds a torch submodule or parameter: ``nn.Linear(...)``, ``torch.nn.Parameter(...)``,
+    a name imported from ``torch.nn``, or a class of the tree that derives from ``nn.Module``."""
+    if not isinstance(value, ast.Call):
+        return False
+    name = dotted(value.func)
+    if not name:
+        return False
+    head, _, rest = name.partition(".")
+    target = cls.module.imports.get(head)
+    full = f"{target}.{rest}" if target and rest else target or name
+    parts = full.split(".")
+    if parts[:2] == ["torch", "nn"] and parts[-1][:1].isupper() and \
+            (len(parts) == 3 or parts[2] in ("modules", "parameter")):
+        return True
+    if target is None or not target.startswith("torch"):
+        k = project.resolve_class(cls.module, name)
+        return k is not None and not isinstance(k, str) and any(e.kind == "module" for e in facts(k).externals)
+    return False

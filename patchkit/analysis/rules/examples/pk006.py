@@ -5,7 +5,30 @@ VALID: no finding at the default settings. INVALID: exactly the (code, attribute
 turns each into a test; ``patchkit check`` runs the same analyzer."""
 from patchkit.checks_api import Example as E
 
-VALID: tuple = ()
+VALID: tuple = (
+    E("a plain value stored before Module.__init__() (torch's __setattr__ only refuses modules, parameters and buffers)", """
+import torch.nn as nn
+class Scale(nn.Module):
+    def __init__(self, n):
+        self.n = n
+        super().__init__()
+        self.lin = nn.Linear(n, n)
+    def forward(self, x):
+        return self.lin(x) * self.n
+"""),
+    E("a submodule stored after the base __init__ ran through a base of the tree", """
+import torch.nn as nn
+class Base(nn.Module):
+    def __init__(self):
+        super().__init__()
+class Head(Base):
+    def __init__(self, n):
+        super().__init__()
+        self.proj = nn.Linear(n, n)
+    def forward(self, x):
+        return self.proj(x)
+"""),
+)
 
 INVALID = (
     E("an nn.Module subclass that never runs Module.__init__()", """
@@ -15,5 +38,27 @@ class Net(torch.nn.Module):
         self.lin = torch.nn.Linear(n, n)
     def forward(self, x):
         return self.lin(x)
+""", (("PK006", "torch.nn.Module"),)),
+    E("a submodule assigned before super().__init__() (torch raises: cannot assign module before Module.__init__() call)", """
+from torch import nn
+class Block(nn.Module):
+    def __init__(self, n):
+        self.norm = nn.LayerNorm(n)
+        super().__init__()
+    def forward(self, x):
+        return self.norm(x)
+""", (("PK006", "torch.nn.Module"),)),
+    E("a submodule of the tree assigned before the base of the tree runs Module.__init__()", """
+import torch
+class Base(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+class Inner(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+class Outer(Base):
+    def __init__(self):
+        self.inner = Inner()
+        super().__init__()
 """, (("PK006", "torch.nn.Module"),)),
 )

@@ -1,0 +1,105 @@
+"""Two bug shapes session 40's red team found unreported or reported as a warning
+(bench/results/analyzer-precision-session40.md), with the look-alikes that stay quiet.
+
+1. A torch submodule, parameter or buffer assigned before ``Module.__init__()`` has run
+   (``self.fc = nn.Linear(...)`` above ``super().__init__()``): torch raises
+   ``AttributeError: cannot assign module before Module.__init__() call`` on that line (PK006).
+2. A misspelled ``__init__`` (``__innit__``, ``__init_``, ``_init__``): Python never calls it, so
+   what it assigns is never assigned on construction. An error, not a two-phase warning (PK004).
+"""
+from __future__ import annotations
+
+import textwrap
+
+from patchkit.analysis import analyse_source
+
+
+def _found(src: str) -> set[tuple[str, str, str, str]]:
+    return {(f.code, f.cls, f.attr, f.severity.value) for f in analyse_source("m.py", textwrap.dedent(src))}
+
+
+NET = """
+import torch
+import torch.nn as nn
+from torch import nn as tnn
+from torch.nn import Parameter
+from torch.nn.utils.rnn import PackedSequence
+
+
+class Inner(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+
+class Net(nn.Module):
+    def __init__(self, n):
+        {before}
+        super().__init__()
+        self.after = nn.Linear(n, n)
+
+    def forward(self, x):
+        return self.after(x)
+"""
+
+EARLY = ("self.fc = nn.Linear(n, n)", "self.fc = torch.nn.Linear(n, n)", "self.fc = tnn.Sequential()",
+         "self.w = Parameter(torch.zeros(n))", "self.w = nn.Parameter(torch.zeros(n))", "self.inner = Inner()",
+         "self.fc: nn.Linear = nn.Linear(n, n)")
+
+
+def test_a_submodule_or_parameter_assigned_before_module_init_is_an_error():
+    for before in EARLY:
+        found = _found(NET.format(before=before))
+        assert ("PK006", "Net", "torch.nn.Module", "error") in found, before
+
+
+def test_plain_values_and_non_module_calls_before_module_init_are_not_reported():
+    for before in ("self.n = n", "self.shape = (n, n)", "self.packed = PackedSequence(None)",
+                   "self.size = torch.Size([n])", "self.act = nn.functional.relu", "pass"):
+        found = _found(NET.format(before=before))
+        assert not {x for x in found if x[0] == "PK006"}, before
+
+
+def test_the_store_is_judged_against_the_library_init_not_the_tree_base():
+    """``Outer(Base)``: ``Base.__init__`` runs ``Module.__init__`` first, so a store after
+    ``super().__init__()`` is fine and one before it is not; ``nn.Module.__init__(self)`` named
+    explicitly counts as the base ``__init__`` running."""
+    src = """
+    import torch.nn as nn
+    class Base(nn.Module):
+        def __init__(self):
+            super().__init__()
+    class Outer(Base):
+        def __init__(self, n):
+            {body}
+    """
+    assert ("PK006", "Outer", "torch.nn.Module", "error") in _found(
+        src.format(body="self.fc = nn.Linear(n, n)\n            super().__init__()"))
+    assert not {x for x in _found(src.format(body="super().__init__()\n            self.fc = nn.Linear(n, n)"))
+                if x[0] == "PK006"}
+    assert not {x for x in _found(src.format(body="nn.Module.__init__(self)\n            self.fc = nn.Linear(n, n)"))
+                if x[0] == "PK006"}
+
+
+FORMATTER = """
+class Formatter:
+    def {name}(self, prefix="> "):
+        self.prefix = prefix
+
+    def fmt(self, s):
+        return self.prefix + s
+{extra}
+"""
+
+
+def test_a_misspelled_init_is_an_error_that_names_it():
+    for name in ("__innit__", "__inti__", "__init_", "_init__", "__init___"):
+        found = _found(FORMATTER.format(name=name, extra=""))
+        assert ("PK004", "Formatter", "prefix", "error") in found, name
+    [f] = [f for f in analyse_source("m.py", FORMATTER.format(name="__innit__", extra="")) if f.attr == "prefix"]
+    assert "rename __innit__ to __init__" in f.hint
+
+
+def test_set_up_methods_and_a_typo_someone_calls_stay_two_phase_warnings():
+    for name, extra in (("setup", ""), ("_init", ""), ("__init_", "\ndef make():\n    f = Formatter()\n    f.__init_()\n")):
+        found = _found(FORMATTER.format(name=name, extra=extra))
+        assert ("PK004", "Formatter", "prefix", "warning") in found, name

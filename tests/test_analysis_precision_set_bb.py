@@ -5,16 +5,14 @@ cases of the same shape that stay reported.
    the instance as an argument: it does not run ``Registry.register`` on the instance, as
    ``Registry.register(self, value)`` would (glue-core 1.28.0's ``Subset.label`` setter; the
    analyzer reported ``Subset._registry`` and ``Subset._disable`` read during construction).
-2. A name no class of the MRO assigns, stored from outside on an object named as one of its classes
-   (pyNN 0.13.0's ``self.morphology._soma_index = 0`` for ``Morphology``), is injected by its owner:
-   a warning that names the store (PK003). The "did you mean" hint no longer names the property
-   the read is in.
+2. The "did you mean" hint of PK003 no longer names the property the read is in (pyNN 0.13.0's
+   ``Morphology.soma_index`` reading ``self._soma_index``).
 """
 from __future__ import annotations
 
 import textwrap
 
-from _analysed_package import package_findings, package_keys
+from _analysed_package import package_findings
 from patchkit.analysis import analyse_source
 
 
@@ -95,6 +93,7 @@ def test_a_helper_run_on_a_fresh_base_object_does_not_assign_on_the_instance():
     assert ("Sub", "size") not in _reported(BASE_HELPER.format(call="Base.setup(self)"))
 
 
+
 MORPHOLOGY = """
 class Morphology:
     def __init__(self):
@@ -105,36 +104,12 @@ class Morphology:
         return self._soma_index
 """
 
-CELLS = """
-from pkg.morphology import Morphology
 
-
-class Template:
-    def __init__(self, {param}):
-        self.{param} = {param}
-        {store}
-
-    def soma(self):
-        return self.{param}.soma_index
-"""
-
-
-def test_a_name_the_class_never_assigns_stored_on_an_object_named_as_the_class_is_injected(tmp_path):
-    """pyNN 0.13.0: ``Morphology.soma_index`` reads ``self._soma_index``, which only the neuron
-    backend's cell template stores (``self.morphology._soma_index = 0``): a warning that names
-    the store, and no "did you mean self.soma_index?" (the property the read is in)."""
-    for i, store in enumerate(("self.morphology._soma_index = 0", "morphology._soma_index = 0")):
-        (tmp_path / str(i)).mkdir()
-        got = package_keys(tmp_path / str(i), {"morphology.py": MORPHOLOGY,
-                                               "cells.py": CELLS.format(param="morphology", store=store)})
-        assert ("Morphology", "_soma_index", "PK003", "warning") in got, store
-        assert ("Morphology", "_soma_index", "PK003", "error") not in got, store
-
-
-def test_a_store_on_an_object_named_otherwise_leaves_the_error(tmp_path):
-    got = package_keys(tmp_path, {"morphology.py": MORPHOLOGY,
-                                  "cells.py": CELLS.format(param="shape", store="self.shape._soma_index = 0")})
-    assert ("Morphology", "_soma_index", "PK003", "error") in got
-    (tmp_path / "h").mkdir()
-    [f] = [f for f in package_findings(tmp_path / "h", {"morphology.py": MORPHOLOGY}) if f.attr == "_soma_index"]
-    assert "did you mean self.soma_index" not in f.hint
+def test_the_did_you_mean_hint_does_not_name_the_property_the_read_is_in(tmp_path):
+    """pyNN 0.13.0's ``Morphology.soma_index`` reads ``self._soma_index``, which only the neuron
+    backend's cell template stores from outside (``self.morphology._soma_index = 0``): still an
+    error (a store on an object merely named as the class is no evidence: on the labelled corpus
+    it would have hidden six real bugs, biopython's ``Records.db`` among them), but no "did you
+    mean self.soma_index?"."""
+    [f] = [f for f in package_findings(tmp_path, {"morphology.py": MORPHOLOGY}) if f.attr == "_soma_index"]
+    assert f.severity.value == "error" and "did you mean self.soma_index" not in f.hint

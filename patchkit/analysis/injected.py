@@ -108,10 +108,6 @@ def demote_injected(project, facts, findings: list) -> list:
                 if not where and x.code == "PK003":
                     # no code of the tree stores it on self: every store of it is an injection
                     where = idx.unowned_store(x.attr)
-                if not where and x.code == "PK003":
-                    # never assigned by the class, and stored from outside on an object named as one
-                    # of its classes (pyNN's ``self.morphology._soma_index = 0`` for Morphology)
-                    where = next((w for c in classes if (w := idx.foreign_store(x.attr, c.qualname.split(".")[-1]))), None)
                 host = None if where or x.code != "PK003" else host_provides(project, classes[0], x.attr)
                 state = None if where or host or x.code != "PK003" else stateless_host(project, facts, x.attr)
                 memo[x.attr] = (f"{where} assigns it on an instance from outside the class (set up after construction?)" if where

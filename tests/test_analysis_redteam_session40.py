@@ -6,6 +6,10 @@
    ``AttributeError: cannot assign module before Module.__init__() call`` on that line (PK006).
 2. A misspelled ``__init__`` (``__innit__``, ``__init_``, ``_init__``): Python never calls it, so
    what it assigns is never assigned on construction. An error, not a two-phase warning (PK004).
+
+And one false positive the false-positive red team found: a class attribute another module sets on
+the class itself (``Logger.manager = Manager()``, as the standard library's ``logging`` does) is a
+warning naming that store, not a PK003 error.
 """
 from __future__ import annotations
 
@@ -103,3 +107,45 @@ def test_set_up_methods_and_a_typo_someone_calls_stay_two_phase_warnings():
     for name, extra in (("setup", ""), ("_init", ""), ("__init_", "\ndef make():\n    f = Formatter()\n    f.__init_()\n")):
         found = _found(FORMATTER.format(name=name, extra=extra))
         assert ("PK004", "Formatter", "prefix", "warning") in found, name
+
+
+LOG = """
+class Logger:
+    def __init__(self, name):
+        self.name = name
+
+    def emit(self, msg):
+        return self.manager.handle(self.name, msg)
+"""
+
+SETUP = """
+from pkg import log
+from pkg.log import Logger
+
+
+class Manager:
+    def handle(self, name, msg):
+        return name + msg
+
+
+{store}
+"""
+
+
+def test_a_class_attribute_another_module_sets_on_the_class_is_a_warning(tmp_path):
+    """The standard library's ``logging`` shape (session 40's false-positive red team, case67):
+    ``Logger.manager = Manager()`` at module level in another module of the package."""
+    from _analysed_package import package_keys
+    for i, store in enumerate(("Logger.manager = Manager()", "log.Logger.manager = Manager()",
+                               "def install():\n    Logger.manager = Manager()")):
+        (tmp_path / str(i)).mkdir()
+        got = package_keys(tmp_path / str(i), {"log.py": LOG, "setup.py": SETUP.format(store=store)})
+        assert ("Logger", "manager", "PK003", "warning") in got, store
+
+
+def test_a_store_on_an_instance_or_another_class_leaves_the_error(tmp_path):
+    from _analysed_package import package_keys
+    for i, store in enumerate(("logger = Logger('x')\nlogger.other = 1", "Manager.manager = Manager()", "pass")):
+        (tmp_path / str(i)).mkdir()
+        got = package_keys(tmp_path / str(i), {"log.py": LOG, "setup.py": SETUP.format(store=store)})
+        assert ("Logger", "manager", "PK003", "error") in got, store

@@ -108,9 +108,12 @@ def demote_injected(project, facts, findings: list) -> list:
                 if not where and x.code == "PK003":
                     # no code of the tree stores it on self: every store of it is an injection
                     where = idx.unowned_store(x.attr)
-                host = None if where or x.code != "PK003" else host_provides(project, classes[0], x.attr)
-                state = None if where or host or x.code != "PK003" else stateless_host(project, facts, x.attr)
+                on_class = None if where or x.code != "PK003" else class_store(idx, x.attr, classes)
+                host = None if where or on_class or x.code != "PK003" else host_provides(project, classes[0], x.attr)
+                state = None if where or on_class or host or x.code != "PK003" else stateless_host(project, facts, x.attr)
                 memo[x.attr] = (f"{where} assigns it on an instance from outside the class (set up after construction?)" if where
+                                else f"{on_class} assigns it on the class itself (a class attribute once that code has run)"
+                                if on_class
                                 else f"{host} mixes {classes[0].qualname} into a host whose other bases may provide it" if host
                                 else f"{classes[0].qualname} holds no state of its own and is never built in the tree: "
                                      f"a mixin for a host made at run time ({state} assigns it on its instances)?" if state
@@ -120,6 +123,19 @@ def demote_injected(project, facts, findings: list) -> list:
             x = replace(x, severity=Severity.WARNING, why=f"{x.why}; {why}")
         out.append(x)
     return out
+
+
+def class_store(idx, attr: str, classes) -> Optional[str]:
+    """``path:line`` of ``Cls.attr = ...`` (or ``mod.Cls.attr = ...``) outside ``Cls``'s own module,
+    ``Cls`` one of ``classes`` named as such: a class attribute another module sets, as the
+    standard library's ``logging`` sets ``Logger.manager`` after the class statement."""
+    names = {c.qualname.split(".")[-1] for c in classes}
+    for rel, line, recv, _fn, _cls in idx.outside_stores(attr):
+        name = recv.id if isinstance(recv, ast.Name) else \
+            recv.attr if isinstance(recv, ast.Attribute) and isinstance(recv.value, ast.Name) else None
+        if name in names and name[:1].isupper():
+            return f"{rel}:{line}"
+    return None
 
 
 def host_provides(project, ci, attr: str) -> Optional[str]:

@@ -1,4 +1,4 @@
-"""Session 39's rules from sets AY/AZ (bench/results/analyzer-precision-session39.md), each with the
+"""Session 39's rules from sets AY/AZ (analyzer-precision-session39.md in bench/results/analyzer-precision-history.tar.xz), each with the
 cases of the same shape that stay reported.
 
 1. ``prop = property(fget, fset)``: ``self.prop = v`` runs ``fset`` (boto 2.49.0's

@@ -9,7 +9,11 @@ carry with the 4.86 MiB tree was accepted. Hence 4.0 MiB, not the 5.0 assumed be
 
 Session 29: bench/gpu/slim_bundle.sh makes the bundle 57.9 MiB with patchkit's wheels inside (no
 `.whl` in the same call; carried with the 3.98 MiB tree, three calls accepted). 57.9 + 4.5 MiB stays
-under the 62.9 MiB carried in session 18, so the budget is 4.5 MiB for the slim bundle."""
+under the 62.9 MiB carried in session 18, so the budget is 4.5 MiB for the slim bundle.
+
+Session 40: 4.6 MiB, for the analyzer's red-team corpus (bench/redteam_cases.tar.xz). The slim
+bundle is 57.92 MiB (60,734,908 bytes): 57.92 + 4.6 = 62.52 MiB, still under the 62.9 MiB carried in
+session 18, and session 40's two device calls carried the bundle with a 4.49 MiB tree."""
 from __future__ import annotations
 
 import subprocess
@@ -18,7 +22,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-BUDGET_MIB = 4.5
+BUDGET_MIB = 4.6
 
 
 def test_tracked_files_leave_room_for_the_gpu_bundle():

@@ -28,8 +28,13 @@ def _forget_locals(out: list, before: list, fn: ast.AST, selfname: str, kept: se
     if not own:
         return out
     known = set().union(*(x.conds for x in before)) if before else set()
-    return merge([State(x.assigned, frozenset(c for c in x.conds
-                                               if c in known or c.origin == EVENT or own.isdisjoint(words(c.key))))
+    if all(_WORD.fullmatch(n) for n in own):
+        def mentions(key):
+            return not own.isdisjoint(words(key))
+    else:  # a name with characters ``\w`` does not take (a combining mark): the whole-name pattern
+        pat = re.compile(r"\b(?:" + "|".join(re.escape(n) for n in sorted(own)) + r")\b")
+        mentions = pat.search
+    return merge([State(x.assigned, frozenset(c for c in x.conds if c in known or c.origin == EVENT or not mentions(c.key)))
                   for x in out])
 
 

@@ -255,11 +255,13 @@ class CallSemantics:
             return st
         # Base.__init__(self, ...) / Base.helper(self, ...) / Base.__init__(self=self, ...)
         self_kw = next((k.arg for k in c.keywords if k.arg and _is_self(k.value, sn)), None) if not c.args else None
-        # not ``Registry().register(self, v)``: a method of the object the call builds, handed the
-        # instance as an argument (glue's Subset.label setter), runs on that object
+        # ``Registry().register(self, v)`` is a method of the object the call returns, handed the
+        # instance (glue's Subset.label setter): not run on the instance; ``make_cls().__init__(self)``
+        # runs a class chosen at run time
+        built = isinstance(c.func, ast.Attribute) and built_receiver(c.func.value)
         if isinstance(c.func, ast.Attribute) and (c.args and _is_self(c.args[0], sn) or self_kw) and \
-                not built_receiver(c.func.value):
-            base = self.resolve_init_class(fr.cls, dotted(c.func.value) or "")
+                (not built or c.func.attr == "__init__"):
+            base = None if built else self.resolve_init_class(fr.cls, dotted(c.func.value) or "")
             if base is not None and not isinstance(base, str):
                 fn = base.methods.get(c.func.attr)
                 # Base.m is looked up along Base's own MRO, not the instance's (botorch's OutcomeTransform.__init__
@@ -283,8 +285,8 @@ class CallSemantics:
                 self.external_init_kw.update(k.arg for k in c.keywords if k.arg)
                 recv = dotted(c.func.value)
                 root, mod = (recv or "").split(".")[0], fr.cls.module
-                if recv is None or root == sn or not (root in mod.imports or root in mod.classes or root in mod.aliases
-                                                      or mod.star_imports):
+                if built or recv is None or root == sn or not (root in mod.imports or root in mod.classes
+                                                               or root in mod.aliases or mod.star_imports):
                     self.indirect_init = self.indirect_init or f"{recv or '<expression>'}.__init__"
                 return st
         # a closure defined earlier in this function: run its body here

@@ -184,8 +184,9 @@ class Analyzer(ClassModel, ReadJudge, AfterConstruction):
         early_stores: list = []
         if any(e.kind == "module" for e in f.externals):
             def before_base_init(attr, node, value, frame):
-                if not early_stores and pk006.module_valued(self.project, frame.cls, value, self.facts):
-                    early_stores.append((attr, node, frame.cls))
+                kind = "" if early_stores else pk006.module_valued(self.project, frame.cls, value, self.facts)
+                if kind:
+                    early_stores.append((attr, node, frame.cls, kind))
             ctor.before_base_init = before_base_init
         if not f.unknown_base and not f.dynamic and not f.dyn_patterns and \
                 not any(c.module.external for c in f.classes):

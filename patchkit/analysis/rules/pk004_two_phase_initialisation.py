@@ -5,6 +5,8 @@ that a later set-up method runs; ``ordered_protocol``, set-up hooks a protocol a
 (``__enter__``, ``setUp``): no finding; ``two_phase``, assigned only in methods construction never calls."""
 from __future__ import annotations
 
+import re
+
 from ...ftypes import Severity
 from ..mangle import private_part
 from ..trace import NEXT
@@ -112,7 +114,7 @@ def two_phase(an, site):
     where = ", ".join(f"{c}.{m} ({an._at(t.ci, c, site.rel, ln)})" for c, m, ln in locs[:2])
     written = [(c, private_part(m) or m) for c, m, _ln in locs]  # ``def __init_`` is stored as ``_C__init_``
     typo = next((m for _c, m in written if misspelled_init(m)), None)
-    if typo and all(misspelled_init(m) for _c, m in written) and not any(_called(t, c, m) for c, m in written):
+    if typo and all(misspelled_init(m) for _c, m in written) and not any(_called(an, t, c, m) for c, m in written):
         return finding(site.rel, site.node, t.ci.qualname, site.attr,
                        f"only assigned in {where}, a method nothing calls: Python runs __init__, not {typo}"
                        + site.inherited, f"rename {typo} to __init__", Severity.ERROR)
@@ -137,8 +139,8 @@ def misspelled_init(name: str) -> bool:
     lead, trail = len(name) - len(name.lstrip("_")), len(name) - len(name.rstrip("_"))
     if name in _SPECIAL or not lead or not trail:
         return False
-    if core == "init":
-        return (lead, trail) != (2, 2)
+    if core == "init":  # not ``_init_``: a helper's name as often as a typo
+        return (lead, trail) not in ((2, 2), (1, 1))
     return (lead, trail) == (2, 2) and _one_edit(core, "init")
 
 
@@ -154,11 +156,17 @@ def _one_edit(a: str, b: str) -> bool:
     return any(long_[:i] + long_[i + 1:] == short for i in range(len(long_)))
 
 
-def _called(t, cls: str, method: str) -> bool:
-    """The method's name appears in its module's text other than where it is defined (or the
-    module is out of sight)."""
+def _called(an, t, cls: str, method: str) -> bool:
+    """The method's name, as a whole word, appears in the tree's code other than in a ``def`` (a
+    base calling ``self._init_()`` that a subclass overrides, another module calling
+    ``fmt.__innit__()``), or its module is out of sight."""
     k = next((c for c in t.facts.classes if getattr(c, "qualname", None) == cls), None)
-    return k is None or k.module.source.count(method) > 1
+    if k is None:
+        return True
+    from ..injection import _index_for
+    used = re.compile(r"(?<!def )(?<!\w)%s(?!\w)" % re.escape(method))  # not its ``def`` (nor another class's)
+    texts = list(_index_for(an.project, k).texts().values()) or [k.module.source]
+    return any(used.search(text) for text in texts)
 
 
 def deferred_init(an, ci, base: str):

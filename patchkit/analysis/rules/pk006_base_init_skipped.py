@@ -58,33 +58,39 @@ def check(t) -> list:
 
 def assigned_early(t, stores: list) -> list:
     """The PK006 finding of ``t`` whose construction ran ``Module.__init__()`` only after storing a
-    submodule or parameter on the instance: ``stores`` holds (attribute, target node, class) of
-    each such store walked before it ran (the driver keeps only module-valued ones)."""
+    submodule or parameter on the instance: ``stores`` holds (attribute, target node, class, kind) of
+    each such store walked before it ran (the driver keeps only module-valued ones), and what it
+    stores ("module" or "parameters", torch's words)."""
     base = next((e for e in t.facts.externals if e.kind == "module"), None)
     if base is None or not stores or not t.lib_init_ran:
         return []
-    attr, node, cls = stores[0]
-    why = "torch raises AttributeError on this line (cannot assign module before Module.__init__() call)"
+    if any("__setattr__" in c.methods for c in t.facts.classes if not c.module.external):
+        return []  # a class of the tree decides what a store does before the base's registries exist
+    attr, node, cls, kind = stores[0]
+    why = f"torch raises AttributeError on this line (cannot assign {kind} before Module.__init__() call)"
     f = finding(cls.module.rel, node, t.ci.qualname, base.name, why, "call super().__init__() before assigning submodules")
     return [replace(f, message=f"{t.ci.qualname} assigns self.{attr} before {base.name}.__init__() runs")]
 
 
-def module_valued(project, cls, value, facts) -> bool:
-    """``value`` builds a torch submodule or parameter: ``nn.Linear(...)``, ``torch.nn.Parameter(...)``,
-    a name imported from ``torch.nn``, or a class of the tree that derives from ``nn.Module``."""
+def module_valued(project, cls, value, facts) -> str:
+    """What ``value`` builds that torch's ``Module.__setattr__`` refuses before ``Module.__init__()``:
+    "parameters" (``nn.Parameter(...)``), "module" (``nn.Linear(...)``, a name imported from
+    ``torch.nn``, a class of the tree that derives from ``nn.Module``), or "" (anything else: a
+    tensor, ``nn.UninitializedBuffer()``, a plain value)."""
     if not isinstance(value, ast.Call):
-        return False
+        return ""
     name = dotted(value.func)
     if not name:
-        return False
+        return ""
     head, _, rest = name.partition(".")
     target = cls.module.imports.get(head)
     full = f"{target}.{rest}" if target and rest else target or name
     parts = full.split(".")
-    if parts[:2] == ["torch", "nn"] and parts[-1][:1].isupper() and \
-            (len(parts) == 3 or parts[2] in ("modules", "parameter")):
-        return True
+    last = parts[-1]
+    if parts[:2] == ["torch", "nn"] and last[:1].isupper() and (len(parts) == 3 or parts[2] in ("modules", "parameter")):
+        return "" if last.endswith("Buffer") else "parameters" if last.endswith("Parameter") else "module"
     if target is None or not target.startswith("torch"):
         k = project.resolve_class(cls.module, name)
-        return k is not None and not isinstance(k, str) and any(e.kind == "module" for e in facts(k).externals)
-    return False
+        if k is not None and not isinstance(k, str) and any(e.kind == "module" for e in facts(k).externals):
+            return "module"
+    return ""

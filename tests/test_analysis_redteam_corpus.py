@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -44,11 +42,6 @@ def _findings(folder: Path) -> list:
     return [f for rep in analyse_paths([folder], use_cache=False, jobs=1) for f in rep.findings]
 
 
-def _usage(folder: Path, usage: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", usage], cwd=folder, capture_output=True, text=True, timeout=60,
-                          env={"PATH": os.environ.get("PATH", ""), "PYTHONDONTWRITEBYTECODE": "1"})
-
-
 def test_the_corpus_holds_the_cases_its_report_counts(corpus):
     _folder, bugs, oks = corpus
     names = {c["name"] for c in bugs}
@@ -63,7 +56,7 @@ def test_each_bug_raises_where_it_says_and_stays_reported(corpus):
         bug, fix = folder / c["name"], folder / (c["name"] + "_fixed")
         redteam.write(bug, c["files"])
         redteam.write(fix, {**c["files"], **c["fixed"]})
-        rb, rf = _usage(bug, c["usage"]), _usage(fix, c["usage"])
+        rb, rf = redteam.run_usage(bug, c["usage"]), redteam.run_usage(fix, c["usage"])
         last = rb.stderr.strip().splitlines()[-1] if rb.stderr.strip() else ""
         assert last.startswith("AttributeError") and c["attr"] in last, (c["name"], rb.stderr[-300:])
         assert rf.returncode == 0, (c["name"], rf.stderr[-300:])
@@ -87,7 +80,7 @@ def test_no_control_gets_an_error(corpus):
     for k in oks:
         d = folder / k["name"]
         redteam.write(d, k["files"])
-        r = _usage(d, k["usage"])
+        r = redteam.run_usage(d, k["usage"])
         assert r.returncode == 0, (k["name"], r.stderr[-300:])
         errors = [f"{f.code} {f.cls}.{f.attr}: {f.why}" for f in _findings(d) if f.severity.value == "error"]
         if errors and k["name"] not in FALSE_ERRORS:

@@ -129,12 +129,13 @@ def class_store(idx, attr: str, classes) -> Optional[str]:
     """``path:line`` of ``Cls.attr = ...`` (or ``mod.Cls.attr = ...``) outside ``Cls``'s own module,
     ``Cls`` one of ``classes`` named as such: a class attribute another module sets, as the
     standard library's ``logging`` sets ``Logger.manager`` after the class statement."""
+    from .callargs import names_bound_in
     names = {c.qualname.split(".")[-1] for c in classes}
-    for rel, line, recv, _fn, _cls in idx.outside_stores(attr):
+    for rel, line, recv, fn, _cls in idx.outside_stores(attr):
         name = recv.id if isinstance(recv, ast.Name) else \
             recv.attr if isinstance(recv, ast.Attribute) and isinstance(recv.value, ast.Name) else None
-        if name in names and name[:1].isupper():
-            return f"{rel}:{line}"
+        if name in names and name[:1].isupper() and not (isinstance(recv, ast.Name) and name in names_bound_in(fn)):
+            return f"{rel}:{line}"  # not ``Solver = object(); Solver._optimize = ...``: a local of that name
     return None
 
 

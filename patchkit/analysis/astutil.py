@@ -3,6 +3,7 @@ parameter, and what a function's body says about returning."""
 from __future__ import annotations
 
 import ast
+import re
 from typing import Optional
 
 #: the compound statements whose blocks run at module level as the module's own statements
@@ -150,6 +151,10 @@ def dotted(node: ast.AST) -> Optional[str]:
         parts.append(node.id)
         return ".".join(reversed(parts))
     return None
+
+
+#: a run of word characters (an identifier made of them)
+WORD = re.compile(r"\w+")
 
 
 def built_receiver(node: ast.AST) -> bool:

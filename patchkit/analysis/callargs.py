@@ -8,7 +8,7 @@ import re
 
 from .conditions import EVENT
 from .localconsts import UNKNOWN, DictConst, literal, none_default_rebinds, stable_dict_params
-from .astutil import dotted, fast_walk, memo_on
+from .astutil import WORD, dotted, fast_walk, memo_on
 from .state import State, merge
 
 def _deletes(fn: ast.AST) -> bool:
@@ -28,7 +28,7 @@ def _forget_locals(out: list, before: list, fn: ast.AST, selfname: str, kept: se
     if not own:
         return out
     known = set().union(*(x.conds for x in before)) if before else set()
-    if all(_WORD.fullmatch(n) for n in own):
+    if all(WORD.fullmatch(n) for n in own):
         def mentions(key):
             return not own.isdisjoint(words(key))
     else:  # a name with characters ``\w`` does not take (a combining mark): the whole-name pattern
@@ -38,14 +38,11 @@ def _forget_locals(out: list, before: list, fn: ast.AST, selfname: str, kept: se
                   for x in out])
 
 
-_WORD = re.compile(r"\w+")
-
-
 @functools.lru_cache(maxsize=16384)
 def words(text: str) -> frozenset:
     """The maximal runs of word characters in ``text``: a name occurs in it as a whole word
     (``\\bname\\b``) exactly when it is one of them."""
-    return frozenset(_WORD.findall(text))
+    return frozenset(WORD.findall(text))
 
 
 def _locals(fn: ast.AST, selfname: str, kept: frozenset) -> frozenset:

@@ -126,9 +126,10 @@ def demote_injected(project, facts, findings: list) -> list:
 
 
 def class_store(idx, attr: str, classes) -> Optional[str]:
-    """``path:line`` of ``Cls.attr = ...`` (or ``mod.Cls.attr = ...``) outside ``Cls``'s own module,
-    ``Cls`` one of ``classes`` named as such: a class attribute another module sets, as the
-    standard library's ``logging`` sets ``Logger.manager`` after the class statement."""
+    """``path:line`` of ``Cls.attr = ...`` (or ``mod.Cls.attr = ...``), ``Cls`` one of ``classes``
+    named as such: a class attribute another module sets, as the standard library's ``logging``
+    sets ``Logger.manager`` after the class statement (the class's own module's stores are class
+    attributes already: model.py)."""
     from .callargs import names_bound_in
     names = {c.qualname.split(".")[-1] for c in classes}
     for rel, line, recv, fn, _cls in idx.outside_stores(attr):

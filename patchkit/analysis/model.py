@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional
 
-from .astutil import MODULE_BLOCKS, _always_raises, _is_noreturn_annotation, bfs_walk, block_statements, dotted
+from .astutil import MODULE_BLOCKS, WORD, _always_raises, _is_noreturn_annotation, bfs_walk, block_statements, dotted
 from .mangle import mangle_tree
 
 FIELD_DECORATORS = {"dataclass", "dataclasses.dataclass", "pydantic.dataclasses.dataclass",
@@ -298,7 +298,6 @@ def matching_lines(pattern: re.Pattern, source: str, lines: list[str], near: Opt
 
 
 _ANY_STORE = re.compile(r"\b(\w+)\s*\.\s*\w+\s*=(?!=)")
-_WORD = re.compile(r"\w+")
 
 
 def _class_stores_in_functions(mod: ModuleInfo, body: list) -> None:
@@ -312,7 +311,7 @@ def _class_stores_in_functions(mod: ModuleInfo, body: list) -> None:
     # the names of the module's classes that a store of this shape names at all (one fixed pattern
     # over the text instead of compiling one per module)
     named = {m.group(1) for m in _ANY_STORE.finditer(mod.source)}
-    names = [n for n in mod.classes if "." not in n and (n in named or not _WORD.fullmatch(n))]
+    names = [n for n in mod.classes if "." not in n and (n in named or not WORD.fullmatch(n))]
     if not names:
         return
     store = r"(?:%s)\s*\.\s*\w+\s*=(?!=)" % "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))

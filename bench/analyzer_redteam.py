@@ -8,7 +8,7 @@ twin and every control must run cleanly), then ``patchkit check`` on each packag
 - shown: a finding of any severity there;
 - fixed twins with a finding on the attribute, controls with an error.
 
-    python3 bench/analyzer_redteam.py [--patchkit-path TREE] [--out results.json] [--keep DIR]
+    python3 bench/analyzer_redteam.py [--patchkit-path TREE] [--out results.json] [--keep DIR] [--cases DIR]
 
 The cases (``bench/redteam_cases.tar.xz``: cases_bug*.py, cases_ok*.py) were written by helpers of
 session 40 from shapes named in the issue and the field notes, before the analyzer was changed for
@@ -32,10 +32,16 @@ ROOT = Path(__file__).resolve().parent.parent
 CASES = ROOT / "bench" / "redteam_cases.tar.xz"
 
 
-def load_cases(folder: Path) -> tuple[list, list]:
-    """(bug cases, controls) from the corpus unpacked into ``folder``."""
-    with tarfile.open(CASES) as tar:
-        tar.extractall(folder, filter="data")
+def load_cases(folder: Path, source: Path | None = None) -> tuple[list, list]:
+    """(bug cases, controls) from the corpus unpacked into ``folder`` (or from the ``cases_*.py``
+    files of the folder ``source``: a new batch, scored before it joins the corpus)."""
+    if source is not None:
+        folder.mkdir(parents=True, exist_ok=True)
+        for p in sorted(Path(source).glob("cases_*.py")):
+            shutil.copy(p, folder / p.name)
+    else:
+        with tarfile.open(CASES) as tar:
+            tar.extractall(folder, filter="data")
     sys.path.insert(0, str(folder))
     bugs, oks = [], []
     for p in sorted(folder.glob("cases_*.py")):
@@ -79,8 +85,19 @@ def check(folder: Path, tree: Path) -> list[dict]:
         raise SystemExit(f"{folder}: patchkit printed no JSON: {r.stderr[-400:]}")
 
 
-def score(tree: Path, work: Path) -> dict:
-    bugs, oks = load_cases(work / "src")
+def same_attr(found: str, cls: str, attr: str) -> bool:
+    """A finding on ``found`` in class ``cls`` names the attribute the usage's AttributeError names:
+    as written, or mangled (``self.__token`` in ``Client`` fails as ``_Client__token``)."""
+    return found == attr or (found.startswith("__") and not found.endswith("__") and
+                             attr == "_" + (cls or "").split(".")[-1].lstrip("_") + found)
+
+
+def _same_attr(f: dict, attr: str) -> bool:
+    return same_attr(f.get("attribute") or "", f.get("class") or "", attr)
+
+
+def score(tree: Path, work: Path, source: Path | None = None) -> dict:
+    bugs, oks = load_cases(work / "src", source)
     out = {"bugs": [], "controls": []}
     for c in bugs:
         bug, fix = work / c["name"], work / (c["name"] + "_fixed")
@@ -91,9 +108,9 @@ def score(tree: Path, work: Path) -> dict:
         valid = rb.returncode != 0 and last.startswith("AttributeError") and c["attr"] in last and rf.returncode == 0
         frame = last_frame(rb.stderr)
         found = check(bug, tree)
-        at = [f for f in found if frame and f.get("attribute") == c["attr"] and f["line"] == frame[1]
+        at = [f for f in found if frame and _same_attr(f, c["attr"]) and f["line"] == frame[1]
               and os.path.realpath(f["path"]) == os.path.realpath(frame[0])]
-        on_fix = [f for f in check(fix, tree) if f.get("attribute") == c["attr"]]
+        on_fix = [f for f in check(fix, tree) if _same_attr(f, c["attr"])]
         out["bugs"].append({"name": c["name"], "shape": c["shape"], "attr": c["attr"], "valid": valid,
                             "caught": any(f["severity"] == "error" for f in at), "shown": bool(at),
                             "codes": sorted({f["code"] for f in at}),
@@ -115,10 +132,11 @@ def main() -> None:
     ap.add_argument("--patchkit-path", default=str(ROOT), help="the patchkit tree to score (default: this one)")
     ap.add_argument("--out", default=None, help="write the per-case results as JSON here")
     ap.add_argument("--keep", default=None, help="build the packages here and keep them (default: a temporary folder)")
+    ap.add_argument("--cases", default=None, help="score the cases_*.py files of this folder instead of the corpus")
     args = ap.parse_args()
     work = Path(args.keep) if args.keep else Path(tempfile.mkdtemp(prefix="pk-redteam-"))
     try:
-        res = score(Path(args.patchkit_path).resolve(), work)
+        res = score(Path(args.patchkit_path).resolve(), work, Path(args.cases) if args.cases else None)
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)

@@ -24,8 +24,8 @@ Configurations (identical server flags otherwise; each its own server, one after
   adaptive      upstream --speculative-adaptive switching to 0 steps above T (0.5.16+)
   patched-inert the patched tree without the threshold flag (the patch installed, switched off): the
                 control for what the patch's presence costs where it never disables
-  eagle-again   a second unpatched EAGLE-3 server, launched where it stands in --configs (nospec and
-                eagle always run first): the control for run order and host drift within one run
+  eagle-again   a second unpatched EAGLE-3 server, launched where it stands in --configs (with
+                --threshold auto nospec and eagle run first): the control for run order and host drift
 Load: closed loop; at concurrency C, C clients each send the next request when the last returns
 (fixed input/output lengths, ignore_eos, temperature --temperature) for --seconds per level.
 
@@ -424,7 +424,10 @@ def main() -> None:
     print(json.dumps(doc["environment"]), flush=True)
     threshold = None if args.threshold == "auto" else int(args.threshold)
     args.probe_threshold = threshold  # EAGLE-3 runs the same probe (its control) when T is given
-    order = [c for c in ("nospec", "eagle") if c in configs] + [c for c in configs if c not in ("nospec", "eagle")]
+    # --threshold auto tunes T from nospec and eagle, so they run first; a given T keeps the order of
+    # --configs (patched first controls for run order and host drift against the usual order)
+    order = configs if threshold is not None else \
+        [c for c in ("nospec", "eagle") if c in configs] + [c for c in configs if c not in ("nospec", "eagle")]
     unthresholded = ("nospec", "eagle", "eagle-again") + NO_THRESHOLD  # their servers never use T
     for name in order:
         if name not in unthresholded and threshold is None:

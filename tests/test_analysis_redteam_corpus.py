@@ -61,13 +61,14 @@ def test_each_bug_raises_where_it_says_and_stays_reported(corpus):
         assert last.startswith("AttributeError") and c["attr"] in last, (c["name"], rb.stderr[-300:])
         assert rf.returncode == 0, (c["name"], rf.stderr[-300:])
         path, line = redteam.last_frame(rb.stderr)
-        at = [f for f in _findings(bug) if f.attr == c["attr"] and f.line == line
+        at = [f for f in _findings(bug) if redteam.same_attr(f.attr, f.cls, c["attr"]) and f.line == line
               and os.path.realpath(f.path) == os.path.realpath(path)]
         if c["name"] not in WARNED | MISSED and not any(f.severity.value == "error" for f in at):
             worse.append(f"{c['name']}: no longer an error ({c['shape']})")
         elif c["name"] in WARNED and not at:
             worse.append(f"{c['name']}: no longer shown ({c['shape']})")
-        fixed_errors = [f for f in _findings(fix) if f.attr == c["attr"] and f.severity.value == "error"]
+        fixed_errors = [f for f in _findings(fix) if redteam.same_attr(f.attr, f.cls, c["attr"])
+                        and f.severity.value == "error"]
         assert not fixed_errors, (c["name"], [f.why for f in fixed_errors])
     assert not worse, worse
 

@@ -83,3 +83,33 @@ def test_a_server_that_dies_at_start_is_recorded_not_raised(tmp_path, monkeypatc
     out = st.run_config(args_for(tmp_path), "nospec", None, tmp_path)
     assert out["levels"] == [] and out["error"] and "failing at start on purpose" in out["server_tail"]
     assert out["teardown"]["leftover_pids"] == []
+
+
+def _launch_order(tmp_path, monkeypatch, threshold: str) -> list:
+    launched = []
+
+    def fake_run(args, name, t, folder):
+        launched.append((name, t))
+        return {"config": name, "threshold": t, "levels": [
+            {"concurrency": c, "output_tok_s": 100.0 + c, "window_tok_s": 100.0 + c} for c in (1, 64)]}
+    monkeypatch.setattr(st, "run_config", fake_run)
+    monkeypatch.setattr(st, "environment", lambda args: {})
+    monkeypatch.setattr("sys.argv", ["spec_throughput.py", "--out", str(tmp_path / "b.json"), "--model-path", "/m",
+                                     "--draft-model-path", "/d", "--site", "/s", "--patched-site", "/p",
+                                     "--levels", "1,64", "--threshold", threshold, "--workdir", str(tmp_path),
+                                     "--configs", "patched-skip-above-t,eagle,nospec"])
+    st.main()
+    return launched
+
+
+def test_a_given_threshold_launches_in_the_order_of_configs(tmp_path, monkeypatch):
+    """Patched first, then the peers: the control for run order (the usual order launches the
+    patched server last)."""
+    assert _launch_order(tmp_path, monkeypatch, "32") == [
+        ("patched-skip-above-t", 32), ("eagle", None), ("nospec", None)]
+
+
+def test_threshold_auto_measures_the_peers_first(tmp_path, monkeypatch):
+    got = _launch_order(tmp_path, monkeypatch, "auto")
+    assert [n for n, _ in got] == ["nospec", "eagle", "patched-skip-above-t"]
+    assert got[-1][1] is not None  # the recommended T, from the two peers measured before

@@ -1,6 +1,8 @@
 """File discovery and the result cache of the analyzer's runner."""
 from pathlib import Path
 
+from hypothesis import given, settings, strategies as st
+
 from patchkit.analysis import runner
 from patchkit.analysis.checker import Settings
 
@@ -41,3 +43,50 @@ def test_the_cache_key_covers_the_rule_units_and_their_examples():
     names = {p.as_posix().split("patchkit/analysis/")[-1] for p in hashed_sources()}
     assert "rules/pk003_never_assigned.py" in names and "rules/examples/pk003.py" in names
     assert "checker.py" in names and "nearname.py" in names
+
+
+def _path_order(paths):
+    """The reference: the files as Path objects sorted them before expand_names worked on strings."""
+    import os
+    import stat
+    out = []
+    for p in paths:
+        mode = os.stat(p).st_mode
+        if stat.S_ISDIR(mode):
+            found = []
+            for d, dirs, files in os.walk(p):
+                dirs[:] = [x for x in dirs if not x.startswith(".")]
+                found += [os.path.join(d, f) for f in files if f.endswith(".py") and not f.startswith(".")]
+            out += sorted(map(Path, found))
+        else:
+            out.append(Path(p))
+    return [str(x) for x in out]
+
+
+_NAME = st.text("ab-._Z0", min_size=1, max_size=3).filter(lambda s: s not in (".", ".."))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(_NAME, min_size=1, max_size=3), min_size=1, max_size=10))
+def test_file_discovery_keeps_the_order_and_spelling_of_paths(tree):
+    """expand_names (strings) gives the same files, in the same order and spelling, as sorting
+    Path objects did, whatever the names (``-`` and ``.`` sort before ``/``) and however the
+    folder is spelt (``./top``, ``top/``)."""
+    import os
+    import tempfile
+    with tempfile.TemporaryDirectory() as t:
+        root = Path(t) / "top"
+        for parts in tree:
+            f = root.joinpath(*parts[:-1]) / (parts[-1] + ".py")
+            try:
+                f.parent.mkdir(parents=True, exist_ok=True)
+                f.write_text("")
+            except OSError:  # a name both a file and a folder: skip it
+                pass
+        here = os.getcwd()
+        os.chdir(t)
+        try:
+            for spelt in ("top", "./top", "top/", str(root)):
+                assert runner.expand_names([spelt]) == _path_order([spelt]), spelt
+        finally:
+            os.chdir(here)

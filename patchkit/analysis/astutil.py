@@ -177,6 +177,15 @@ def is_super_call(node: ast.AST) -> bool:
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super"
 
 
+def super_member(node: ast.expr) -> ast.expr:
+    """``getattr(super(), "name")`` as the ``super().name`` it looks up; any other node as it is."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr" and \
+            len(node.args) == 2 and not node.keywords and is_super_call(node.args[0]) and \
+            isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str):
+        return ast.copy_location(ast.Attribute(value=node.args[0], attr=node.args[1].value, ctx=ast.Load()), node)
+    return node
+
+
 def super_aliases(fn: ast.AST) -> frozenset[str]:
     """Locals of ``fn`` bound to ``super()`` (``super_class = super(); super_class.__call__(root)``,
     Cython's AnalyseDeclarationsTransform), memoised on the function node."""

@@ -7,9 +7,21 @@ import functools
 import re
 
 from .conditions import EVENT
-from .localconsts import UNKNOWN, DictConst, literal, none_default_rebinds, stable_dict_params
-from .astutil import WORD, dotted, fast_walk, memo_on
+from .localconsts import EMPTY, UNKNOWN, DictConst, literal, none_default_rebinds, stable_dict_params
+from .astutil import WORD, dotted, fast_walk, is_super_call, memo_on
 from .state import State, merge
+
+def handed_base_init(c: ast.Call, bound_super: dict):
+    """The ``super(...).__init__`` an argument of ``c`` hands over (itself, or a local bound to it):
+    the callee is given the base's initialiser to build the instance with (skyfield's ``Topos``
+    passes ``super(Topos, self).__init__`` as the class ``latlon()`` calls). None otherwise."""
+    for a in (*c.args, *(k.value for k in c.keywords)):
+        if isinstance(a, ast.Name):
+            a = bound_super.get(a.id)
+        if isinstance(a, ast.Attribute) and a.attr == "__init__" and is_super_call(a.value):
+            return a
+    return None
+
 
 def _deletes(fn: ast.AST) -> bool:
     cached = getattr(fn, "_pk_deletes", None)
@@ -107,9 +119,6 @@ def bind_constants(fn: ast.FunctionDef, call: ast.Call, self_passed: bool) -> di
     return out
 
 
-#: the key prefix (and value) of a ``*name`` (one prefix) or ``**name`` (two) that a call leaves
-#: empty, among a frame's bound constants: never a parameter name
-EMPTY = "*"
 
 
 def drop_empty(call: ast.Call, consts: dict) -> ast.Call:

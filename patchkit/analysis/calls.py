@@ -8,13 +8,15 @@ from dataclasses import replace
 from typing import Optional
 
 from .callargs import _deletes, _forget_locals, as_instance_helper, bind_constants, drop_empty, \
-    facts_name_params, instance_param, names_bound_in
+    facts_name_params, handed_base_init, instance_param, names_bound_in
+from .deferred import starts_later as _starts_coroutine
 from .conditions import _is_self, conjuncts, norm_test
 from .calltables import NON_ASSIGNING_CALLS, NORETURN_CALLS, REGISTER_METHODS, register_args, setattr_on
-from .astutil import built_receiver, decorator_name, dotted, fast_walk, first_param, is_super_call, memo_on
+from .astutil import built_receiver, dotted, fast_walk, first_param, is_super_call, memo_on, super_member
 from .localconsts import forget_passed
 from .model import ClassInfo
 from .instances import alias_param
+from .initsubclass import stores_on
 from .storeattr import stored_names
 from . import state as _state
 from .state import MAX_DEPTH, Frame, State, _compose, merge
@@ -136,6 +138,9 @@ class CallSemantics:
             st = self.expr(k.value, st, fr)
         if fr.consts:
             forget_passed(c, fr.consts)
+        handed = handed_base_init(c, fr.bound_super)  # f(..., super().__init__): f builds the base with it
+        if handed is not None and st:
+            st = self.call(ast.copy_location(ast.Call(func=handed, args=[], keywords=[]), c), st, fr)
         if not st:
             return st
         # setattr(self, "x", v) / object.__setattr__(self, "x", v) / super().__setattr__("x", v)
@@ -185,7 +190,11 @@ class CallSemantics:
                         return []
                     if _starts_coroutine(fn, fr):
                         return st
-                    return self.call_function(cls, fn, st, fr.depth + 1, fr.guarded, c)
+                    out = self.call_function(cls, fn, st, fr.depth + 1, fr.guarded, c)
+                    # self.contribute_to_object(self): what it stores on that parameter lands on the
+                    # instance too (billiard's Worker)
+                    handed = alias_param(fn, "class", c, sn)
+                    return [x.add(*sorted(stores_on(fn, handed))) for x in out] if handed else out
                 return self._aliased(cls, fn, kind, c, st, fr)
             # Thread.start() during construction: run() begins now, concurrently with the rest of
             # __init__, so its reads happen here; what it assigns may not have happened yet
@@ -212,6 +221,8 @@ class CallSemantics:
             func = ast.copy_location(ast.Attribute(value=fr.bound_super[c.func.value.id], attr=c.func.attr,
                                                    ctx=ast.Load()), c.func)
             c = ast.copy_location(ast.Call(func=func, args=c.args, keywords=c.keywords), c)
+        if super_member(c.func) is not c.func:  # getattr(super(), "__init__")(...) is super().__init__(...)
+            c = ast.copy_location(ast.Call(func=super_member(c.func), args=c.args, keywords=c.keywords), c)
         # super().__init__(...) / super().helper(...)
         if isinstance(c.func, ast.Attribute) and is_super_call(c.func.value):
             name = c.func.attr
@@ -337,33 +348,6 @@ class CallSemantics:
                                              any(_is_self(k.value, sn) for k in c.keywords)):
             self.on_escape(c, fr)
         return st
-
-
-def _starts_coroutine(fn: ast.AST, fr: Frame) -> bool:
-    """Sync code calling an ``async def`` only creates the coroutine: its body runs when it is
-    awaited or scheduled, after construction (litellm's ``asyncio.create_task(self.periodic_flush())``
-    in ``__init__`` before ``super().__init__()`` assigns what the loop reads). Calling a generator
-    function only creates the generator: its body runs on the first ``next()`` (gunicorn's
-    ``self.chunker = self.parse_chunked(unreader)`` in ``__init__`` before the limits it reads)."""
-    return (isinstance(fn, ast.AsyncFunctionDef) and not isinstance(fr.fn, ast.AsyncFunctionDef)) or _is_generator(fn)
-
-
-def _is_generator(fn: ast.AST) -> bool:
-    """``fn``'s own body yields (a ``yield`` in a nested function or lambda does not count), and no
-    ``@contextmanager`` makes it run on ``with`` entry."""
-    def compute() -> bool:
-        if any(decorator_name(d).split(".")[-1] in
-               ("contextmanager", "asynccontextmanager") for d in getattr(fn, "decorator_list", ())):
-            return False
-        todo = list(ast.iter_child_nodes(fn))
-        while todo:
-            n = todo.pop()
-            if isinstance(n, (ast.Yield, ast.YieldFrom)):
-                return True
-            if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-                todo.extend(ast.iter_child_nodes(n))
-        return False
-    return memo_on(fn, "_pk_is_generator", compute)
 
 
 def _runs_base_init(fn: ast.FunctionDef) -> bool:

@@ -3,8 +3,12 @@ collection, class scan): calls that never return, the ``nn.Module`` registration
 assign an attribute by its string name, and calls that take the instance but never set anything on it."""
 from __future__ import annotations
 
+#: library functions that always raise, by the name they are imported under (py2neo's
+#: ``from six import raise_from``): a call of one ends the path like ``raise``
+LIBRARY_NORETURN = {"six.raise_from", "six.reraise", "future.utils.raise_from", "future.utils.raise_",
+                    "future.utils.raise_with_traceback"}
 NORETURN_CALLS = {"sys.exit", "exit", "quit", "os._exit", "os.abort", "_exit", "abort",
-                  "pytest.fail", "pytest.skip", "typing.assert_never", "assert_never"}
+                  "pytest.fail", "pytest.skip", "typing.assert_never", "assert_never"} | LIBRARY_NORETURN
 REGISTER_METHODS = {"register_buffer", "register_parameter", "add_module", "register_module"}
 #: their keyword names, in positional order (``register_parameter(name=..., param=...)``)
 _REGISTER_KEYWORDS = (("name",), ("tensor", "param", "parameter", "module", "value"))

@@ -7,6 +7,7 @@ from dataclasses import replace
 
 from ..ftypes import Finding, Severity
 from .astutil import dotted
+from .calltables import LIBRARY_NORETURN
 from .abstractness import uninstantiable
 from .classbody import construction_hooks
 from .decorated import entry_calls, entry_stores
@@ -103,6 +104,8 @@ class Analyzer(ClassModel, ReadJudge, AfterConstruction):
         target = mod.imports.get(fname) if "." not in fname else None
         if not target or "." not in target:
             return False
+        if target in LIBRARY_NORETURN:  # from six import raise_from
+            return True
         m = self.project.module(target.rsplit(".", 1)[0], external=False)
         return m is not None and target.rsplit(".", 1)[1] in m.noreturn
 

@@ -126,7 +126,7 @@ def header_tokens(root: Path, top: str) -> dict[str, list[str]]:
     tokens: dict[str, list[str]] = {}
     for rel, _s, _m in files:
         try:
-            text = (root / rel).read_text(encoding="utf-8", errors="replace")
+            text = (root / rel).read_text(encoding="utf-8-sig", errors="replace")
         except OSError:
             continue
         t = tokens_of(text)

@@ -13,6 +13,7 @@ from .conditions import (CAUGHT, EVENT, NO_CASE, SUPPRESSED, ZERO_LOOP, Cond, _c
                          class_name_truth,
                          class_const_truth, tested_self_attr, exact_type_test, frame_truth)
 from .ladderlocals import before_else, decided_arm
+from .localconsts import empty_iterable
 from .presence import absent_attr_truth, unstored_attr_truth
 from .state import Flow, State, _join, merge
 
@@ -98,6 +99,8 @@ class CompoundStatements:
         if self.class_consts and isinstance(it, ast.Attribute) and isinstance(it.value, ast.Name) and \
                 it.value.id == fr.selfname and it.attr in self.class_consts and self.class_consts[it.attr] in ((), ""):
             # ``for name in self.scope_predefined_names:`` over the class's own empty constant: never runs
+            return self.block(s.orelse, st, fr) if s.orelse else Flow(normal=st)
+        if empty_iterable(it, fr.consts, fr.fn):  # over a ``*args`` / ``**kwargs`` the call left empty
             return self.block(s.orelse, st, fr) if s.orelse else Flow(normal=st)
         body_in = self.store(s.target, st, fr)
         body = self.block(s.body, body_in, fr)

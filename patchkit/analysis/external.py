@@ -77,7 +77,7 @@ def external_module(name: str) -> Optional[ModuleInfo]:
     mod = None
     if st.st_size <= MAX_BYTES:
         try:
-            text = path.read_text(encoding="utf-8", errors="replace")
+            text = path.read_text(encoding="utf-8-sig", errors="replace")
             tree = ast.parse(text, filename=str(path))
             rel = name.replace(".", "/") + ("/__init__.py" if is_pkg else ".py")
             mod = build_module(name, rel, tree, text, is_package=is_pkg)

@@ -21,7 +21,7 @@ from .exprflow import ExpressionFlow
 from .conditions import (EVENT, VALUE, Cond, _catches_attribute_error, _human, _simple_text, conjuncts, const_truth,  # noqa: F401
                          frame_truth, norm_test)
 from .presence import implied_attrs
-from .astutil import dotted, first_param, is_super_call, self_attr
+from .astutil import dotted, first_param, is_super_call, self_attr, super_member
 from .model import ClassInfo
 from .state import MAX_DEPTH, MAX_STATES, Budget, BudgetExceeded, Flow, Frame, ReadHook, State, merge  # noqa: F401
 
@@ -136,7 +136,7 @@ class Constructor(CallSemantics, CompoundStatements, ExpressionFlow):
         st = self.expr(s.value, st, fr)
         for t in s.targets:
             if isinstance(t, ast.Name):
-                v = s.value
+                v = super_member(s.value)  # init = getattr(super(), "__init__") binds super().__init__
                 if isinstance(v, ast.Attribute) and is_super_call(v.value) or is_super_call(v):
                     fr.bound_super[t.id] = v
                 else:

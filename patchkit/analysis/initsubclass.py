@@ -17,7 +17,7 @@ def init_subclass_stores(c: ClassInfo) -> frozenset:
     if fn is None or not fn.args.args and not fn.args.posonlyargs:
         return frozenset()
     cls = (fn.args.posonlyargs + fn.args.args)[0].arg
-    out = set(_stores_on(fn, cls))
+    out = set(stores_on(fn, cls))
     for n in ast.walk(fn):
         if isinstance(n, ast.Call) and any(isinstance(a, ast.Name) and a.id == cls for a in n.args):
             helper = _module_helper(c.module, dotted(n.func) or "")
@@ -25,11 +25,11 @@ def init_subclass_stores(c: ClassInfo) -> frozenset:
                 params = [a.arg for a in helper.args.posonlyargs + helper.args.args]
                 i = next(i for i, a in enumerate(n.args) if isinstance(a, ast.Name) and a.id == cls)
                 if i < len(params):
-                    out |= _stores_on(helper, params[i])
+                    out |= stores_on(helper, params[i])
     return frozenset(out)
 
 
-def _stores_on(fn, name: str) -> set:
+def stores_on(fn, name: str) -> set:
     """Attribute names ``fn`` stores on its local ``name`` (``name.x = ...``, ``setattr(name, "x", ...)``)."""
     out = set()
     for n in ast.walk(fn):

@@ -20,6 +20,40 @@ SCALARS = (bool, int, float, str, type(None))
 #: an expression's value is unknown
 UNKNOWN = object()
 
+#: the key prefix (and value) of a ``*name`` (one prefix) or ``**name`` (two) that a call leaves
+#: empty, among a frame's bound constants: never a parameter name
+EMPTY = "*"
+
+
+def empty_iterable(it: ast.expr, consts: dict, fn: ast.AST) -> bool:
+    """``it`` is a ``*args`` or ``**kwargs`` (``kwargs.items()`` / ``.keys()`` / ``.values()``) the
+    call left empty and the function never adds to: ``for k, v in kwargs.items():`` never runs
+    (cassandra's ``OrderedMap.__init__`` built through ``super().__init__()``)."""
+    if not consts:
+        return False
+    if isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and it.func.attr in ("items", "keys", "values") \
+            and not it.args and isinstance(it.func.value, ast.Name):
+        name = it.func.value.id
+        return consts.get(EMPTY + EMPTY + name) == EMPTY and not _adds_to(fn, name)
+    if isinstance(it, ast.Name):
+        return consts.get(EMPTY + it.id) == EMPTY or \
+            (consts.get(EMPTY + EMPTY + it.id) == EMPTY and not _adds_to(fn, it.id))
+    return False
+
+
+def _adds_to(fn: ast.AST, name: str) -> bool:
+    """``fn`` stores an item into the dict ``name`` (``name[k] = v``, ``update``, ``setdefault``, ``|=``)."""
+    for n in fast_walk(fn):
+        if isinstance(n, (ast.Assign, ast.AugAssign)):
+            for t in (n.targets if isinstance(n, ast.Assign) else [n.target]):
+                if isinstance(t, (ast.Subscript, ast.Name)) and isinstance(getattr(t, "value", t), ast.Name) and \
+                        getattr(t, "value", t).id == name and (isinstance(t, ast.Subscript) or isinstance(n, ast.AugAssign)):
+                    return True
+        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("update", "setdefault") \
+                and isinstance(n.func.value, ast.Name) and n.func.value.id == name:
+            return True
+    return False
+
 
 class DictConst(tuple):
     """A dict literal with string keys and scalar values, as sorted (key, value) pairs: hashable,
@@ -67,6 +101,10 @@ def _container(node: ast.expr):
     return UNKNOWN
 
 
+_ORDER = {ast.Lt: lambda a, b: a < b, ast.LtE: lambda a, b: a <= b, ast.Gt: lambda a, b: a > b,
+          ast.GtE: lambda a, b: a >= b}
+
+
 def value(node: ast.expr, consts: dict):
     """The value of ``node`` given the known names (``consts``), else UNKNOWN: literals, known
     names, ``d.get("k"[, default])`` and ``d["k"]`` on a known dict, ``a or b`` / ``a and b`` and
@@ -74,7 +112,12 @@ def value(node: ast.expr, consts: dict):
     string, and ``==`` / ``!=`` / ``in`` / ``not in`` between a known scalar and a constant or a
     display of constants."""
     if isinstance(node, ast.Name):
-        return consts.get(node.id, UNKNOWN)
+        v = consts.get(node.id, UNKNOWN)
+        return () if v is UNKNOWN and consts.get(EMPTY + node.id) == EMPTY else v  # a ``*args`` left empty
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" and \
+            len(node.args) == 1 and not node.keywords:
+        v = value(node.args[0], consts)
+        return len(v) if isinstance(v, (tuple, str)) and not isinstance(v, DictConst) else UNKNOWN
     if isinstance(node, ast.BoolOp):
         last = UNKNOWN
         for operand in node.values:
@@ -111,6 +154,8 @@ def value(node: ast.expr, consts: dict):
             return (v == w) == isinstance(op, ast.Eq)
         if isinstance(op, (ast.In, ast.NotIn)):
             return (v in w) == isinstance(op, ast.In)
+        if type(op) in _ORDER and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in (v, w)):
+            return _ORDER[type(op)](v, w)  # len(args) > 1
         return UNKNOWN
     if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and isinstance(node.slice, ast.Constant):
         d = consts.get(node.value.id, UNKNOWN)

@@ -68,7 +68,7 @@ class Project:
                 p = self.root / rel
                 if p.is_file():
                     try:
-                        text = p.read_text(encoding="utf-8", errors="replace")
+                        text = p.read_text(encoding="utf-8-sig", errors="replace")
                     except OSError:
                         text = None
             if text is not None:
@@ -285,7 +285,7 @@ class Project:
         text = mod.source if mod is not None else self.overlay.get(rel)
         if text is None and self.root is not None:
             try:
-                text = (self.root / rel).read_text(encoding="utf-8", errors="replace")
+                text = (self.root / rel).read_text(encoding="utf-8-sig", errors="replace")
             except OSError:
                 return False
         # or imports it under another name (``import Base as _B``, the header naming only ``_B``)

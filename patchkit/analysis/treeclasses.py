@@ -46,7 +46,7 @@ class TreeClasses:
                     if i >= MAX_FILES:
                         break
                     try:
-                        self._texts[p.relative_to(self.root).as_posix()] = p.read_text(encoding="utf-8", errors="replace")
+                        self._texts[p.relative_to(self.root).as_posix()] = p.read_text(encoding="utf-8-sig", errors="replace")
                     except OSError:
                         continue
         return self._texts

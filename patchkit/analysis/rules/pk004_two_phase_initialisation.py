@@ -74,15 +74,38 @@ def deferred_base_init(an, site):
                    f"after construction (deferred initialisation)" + site.inherited, "", _sev(an))
 
 
+#: the set-up hooks of test frameworks: run only on a test class
+TEST_HOOKS = frozenset(m for m in RUN_BEFORE if not m.startswith("__"))
+
+
 def ordered_protocol(an, site):
-    """Every assignment is in a set-up hook a protocol runs before the reading method: no finding."""
+    """Every assignment is in a set-up hook a protocol runs before the reading method: no finding.
+    A test framework's hooks (``setUp``, ``setup_method``) count only on a test class: elsewhere
+    nothing runs them (a ``setUp`` meant to override a base's ``setup`` hook)."""
     p = site.placed
     if p is None:
         return NEXT
     locs = p.effective(site.trace.assigned_anywhere[site.attr])
-    if all(m in RUN_BEFORE and (RUN_BEFORE[m] is None or site.mname in RUN_BEFORE[m]) for _c, m, _ln in locs):
-        return None
-    return NEXT
+    test = None
+    for _c, m, _ln in locs:
+        if m not in RUN_BEFORE or RUN_BEFORE[m] is not None and site.mname not in RUN_BEFORE[m]:
+            return NEXT
+        if m in TEST_HOOKS:
+            test = _test_class(site.trace) if test is None else test
+            if not test:
+                return NEXT
+    return None
+
+
+def _test_class(t) -> bool:
+    """The class is a test: in a test file, named ``Test...``, or a class of its MRO is a
+    ``...TestCase`` / ``...Test(s)`` (unittest's, Django's, a project's own base)."""
+    from ..severity import is_test_path
+    if is_test_path(t.ci.module.rel):
+        return True
+    names = [t.ci.qualname.split(".")[-1]] + [
+        (getattr(k, "qualname", None) or getattr(k, "name", None) or "").split(".")[-1] for k in t.facts.linear]
+    return names[0].startswith("Test") or any(n.endswith(("TestCase", "Test", "Tests")) for n in names)
 
 
 def entered_first(an, site):
@@ -118,6 +141,13 @@ def two_phase(an, site):
         return finding(site.rel, site.node, t.ci.qualname, site.attr,
                        f"only assigned in {where}, a method nothing calls: Python runs __init__, not {typo}"
                        + site.inherited, f"rename {typo} to __init__", Severity.ERROR)
+    hook = _overrides_by_mistake(an, t, written)
+    if hook is not None:
+        typo, meant = hook
+        return finding(site.rel, site.node, t.ci.qualname, site.attr,
+                       f"only assigned in {where}, a method nothing calls; construction calls {meant}, which "
+                       f"{typo} was likely meant to override" + site.inherited,
+                       f"rename {typo} to {meant.split('.')[-1]}", Severity.ERROR)
     if locs and all(f"{c}.{m}" in t.inlined for c, m, _ln in locs):
         # construction ran the method on no path through the store (a branch decided for this
         # class, a callback it only defines, a return before it)
@@ -154,6 +184,22 @@ def _one_edit(a: str, b: str) -> bool:
                                   and a[diff[1]] == b[diff[0]])
     short, long_ = sorted((a, b), key=len)
     return any(long_[:i] + long_[i + 1:] == short for i in range(len(long_)))
+
+
+def _overrides_by_mistake(an, t, written):
+    """(method, ``Base.hook``) when every assigning method is spelt like a hook construction runs
+    from a base, up to case and underscores (``setUp`` / ``setup``, ``set_up`` / ``setup``), and
+    nothing calls it: the override that does not override. None otherwise."""
+    def norm(name: str) -> str:
+        return name.replace("_", "").lower()
+    out = None
+    for c, m in written:
+        meant = next((r for r in sorted(t.inlined) if not r.startswith(c + ".") and r.rsplit(".", 1)[-1] != m
+                      and norm(r.rsplit(".", 1)[-1]) == norm(m) and len(norm(m)) >= 4), None)
+        if meant is None or _called(an, t, c, m):
+            return None
+        out = out or (m, meant)
+    return out
 
 
 def _called(an, t, cls: str, method: str) -> bool:

@@ -6,6 +6,14 @@ turns each into a test; ``patchkit check`` runs the same analyzer."""
 from patchkit.checks_api import Example as E
 
 VALID = (
+    E("unittest runs setUp before each test method of a TestCase", """
+import unittest
+class TestQueue(unittest.TestCase):
+    def setUp(self):
+        self.items = []
+    def test_empty(self):
+        self.assertEqual(self.items, [])
+"""),
     E("a descriptor's __set_name__ runs when the owner class is created, before any __get__ or __set__", """
 class Field:
     def __set_name__(self, owner, name):
@@ -74,4 +82,16 @@ class Client:
     def close(self):
         self.sock.close()
 """, (("PK004", "sock"),)),
+    E("setUp spelt for the base's setup hook: the override never runs (an error naming the hook)", """
+class Task:
+    def __init__(self):
+        self.setup()
+    def setup(self):
+        pass
+class Download(Task):
+    def setUp(self):
+        self.urls = []
+    def run(self):
+        return len(self.urls)
+""", (("PK004", "urls"),)),
 )

@@ -127,3 +127,14 @@ def test_a_garbled_index_and_an_unwritable_cache_cost_time_not_the_run(tmp_path,
     monkeypatch.setattr(runner, "atomic_write", refuse)
     (pkg / "m.py").write_text(BUG + "\n")
     assert _codes(runner.analyse_paths([pkg], Settings())) == want
+
+
+def test_the_racy_window_is_judged_when_the_stat_was_taken_not_when_recorded(tmp_path):
+    """On a filesystem with 2 s timestamps an edit in the same tick as the stat keeps the stamp; the
+    recording comes after a long analysis, so judging at recording time would trust it."""
+    fps = fingerprints.Fingerprints(tmp_path)
+    st = os.stat(tmp_path)
+    now = max(st.st_mtime_ns, st.st_ctime_ns)
+    fps.record(str(tmp_path / "young.py"), st, "a" * 64, seen_ns=now + fingerprints.RACY_NS // 2)
+    fps.record(str(tmp_path / "settled.py"), st, "b" * 64, seen_ns=now + 2 * fingerprints.RACY_NS)
+    assert set(map(os.path.basename, fps.new)) == {"settled.py"}

@@ -8,19 +8,73 @@ import re
 
 from .conditions import EVENT
 from .localconsts import EMPTY, UNKNOWN, DictConst, literal, none_default_rebinds, stable_dict_params
-from .astutil import WORD, dotted, fast_walk, is_super_call, memo_on
+from .astutil import WORD, decorator_name, dotted, fast_walk, is_super_call, memo_on
 from .state import State, merge
 
 def handed_base_init(c: ast.Call, bound_super: dict):
-    """The ``super(...).__init__`` an argument of ``c`` hands over (itself, or a local bound to it):
-    the callee is given the base's initialiser to build the instance with (skyfield's ``Topos``
-    passes ``super(Topos, self).__init__`` as the class ``latlon()`` calls). None otherwise."""
-    for a in (*c.args, *(k.value for k in c.keywords)):
-        if isinstance(a, ast.Name):
-            a = bound_super.get(a.id)
-        if isinstance(a, ast.Attribute) and a.attr == "__init__" and is_super_call(a.value):
-            return a
+    """(the ``super(...).__init__`` an argument of ``c`` hands over, itself or through a local bound
+    to it; the parameter of the callee, by position or keyword) for skyfield's ``Topos``, which
+    passes ``super(Topos, self).__init__`` as the class ``latlon()`` builds. None otherwise."""
+    for i, a in enumerate(c.args):
+        ref = bound_super.get(a.id) if isinstance(a, ast.Name) else a
+        if _is_base_init(ref):
+            return ref, i
+    for k in c.keywords:
+        ref = bound_super.get(k.value.id) if isinstance(k.value, ast.Name) else k.value
+        if k.arg and _is_base_init(ref):
+            return ref, k.arg
     return None
+
+
+def _is_base_init(node) -> bool:
+    return isinstance(node, ast.Attribute) and node.attr == "__init__" and is_super_call(node.value)
+
+
+def partial_of_base_init(v: ast.expr):
+    """``functools.partial(super().__init__, ...)``: the ``super().__init__`` it wraps, else None."""
+    if isinstance(v, ast.Call) and (dotted(v.func) or "").split(".")[-1] == "partial" and v.args and \
+            _is_base_init(v.args[0]):
+        return v.args[0]
+    return None
+
+
+def calls_param(fn: ast.AST, where) -> bool:
+    """Function ``fn`` calls the parameter a call binds at ``where`` (a position or a keyword)."""
+    params = [a.arg for a in fn.args.posonlyargs + fn.args.args]
+    name = params[where] if isinstance(where, int) and where < len(params) else where if isinstance(where, str) else None
+    return name is not None and any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == name
+                                    for n in fast_walk(fn))
+
+
+#: a call with arguments nobody knows (``f(*a, **k)``): binds no constant in the callee
+UNKNOWN_ARGS = dict(args=[ast.Starred(value=ast.Name(id="_pk_args", ctx=ast.Load()), ctx=ast.Load())],
+                    keywords=[ast.keyword(arg=None, value=ast.Name(id="_pk_kwargs", ctx=ast.Load()))])
+
+
+def definite_stores_on(body: list, name: str) -> set:
+    """Attributes every pass through ``body`` stores on the local ``name`` (``obj.x = ...`` in the
+    straight line, or in both arms of an ``if``), up to a statement that may leave the body or
+    rebinds ``name``: what ``self.contribute_to_object(self)`` surely stores on the instance."""
+    out: set = set()
+    for st in body:
+        if isinstance(st, (ast.Assign, ast.AnnAssign)):
+            for t in (st.targets if isinstance(st, ast.Assign) else [st.target]):
+                for n in ast.walk(t):
+                    if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == name:
+                        out.add(n.attr)
+                    elif isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store):
+                        return out  # rebound: later stores are on something else
+        elif isinstance(st, ast.If):
+            out |= definite_stores_on(st.body, name) & definite_stores_on(st.orelse, name)
+        elif isinstance(st, ast.Expr) and not isinstance(st.value, (ast.Yield, ast.YieldFrom, ast.Await)):
+            continue
+        elif not isinstance(st, (ast.Pass, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import,
+                                 ast.ImportFrom)):
+            return out  # a loop, a with, a try, a return: what follows may not run
+        if any(isinstance(n, (ast.Return, ast.Raise, ast.Break, ast.Continue)) for n in ast.walk(st)
+               if not isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))):
+            return out
+    return out
 
 
 def _deletes(fn: ast.AST) -> bool:
@@ -79,6 +133,11 @@ def _rebound(fn: ast.AST) -> set:
     return cached
 
 
+#: decorators that hand a method the arguments of its call unchanged
+_PLAIN_DECORATORS = frozenset({"staticmethod", "classmethod", "abstractmethod", "override", "overload", "final",
+                               "setter", "getter", "deleter", "property"})
+
+
 def bind_constants(fn: ast.FunctionDef, call: ast.Call, self_passed: bool) -> dict:
     """Parameter -> value for the parameters a call fixes to a literal (explicitly, or by omitting
     one that has a literal default; ``dict(k=1)`` / ``{"k": 1}`` bind a :class:`DictConst`),
@@ -104,10 +163,12 @@ def bind_constants(fn: ast.FunctionDef, call: ast.Call, self_passed: bool) -> di
         if v is not UNKNOWN and not (isinstance(v, DictConst) and name not in stable_dict_params(fn)):
             out[name] = v
     # ``*args`` / ``**kwargs`` the call leaves empty: a pass-through ``super().__init__(*args,
-    # **kwargs)`` then passes nothing, and the base's defaults hold (neo's BaseRawWithBufferApiIO)
-    if a.vararg is not None and len(args) <= len(params):
+    # **kwargs)`` then passes nothing, and the base's defaults hold (neo's BaseRawWithBufferApiIO).
+    # Not through a decorator: its wrapper may fill them (``f(self, *(args or (640, 480)))``)
+    wrapped = any(decorator_name(d).split(".")[-1] not in _PLAIN_DECORATORS for d in getattr(fn, "decorator_list", ()))
+    if a.vararg is not None and len(args) <= len(params) and not wrapped:
         out[EMPTY + a.vararg.arg] = EMPTY
-    if a.kwarg is not None and all(k.arg in given and k.arg in {p.arg for p in params + a.kwonlyargs}
+    if a.kwarg is not None and not wrapped and all(k.arg in given and k.arg in {p.arg for p in params + a.kwonlyargs}
                                    for k in call.keywords):
         out[EMPTY + EMPTY + a.kwarg.arg] = EMPTY
     if out:

@@ -8,15 +8,16 @@ from dataclasses import replace
 from typing import Optional
 
 from .callargs import _deletes, _forget_locals, as_instance_helper, bind_constants, drop_empty, \
-    facts_name_params, handed_base_init, instance_param, names_bound_in
+    facts_name_params, handed_base_init, instance_param, names_bound_in, \
+    UNKNOWN_ARGS, calls_param, definite_stores_on, partial_of_base_init
 from .deferred import starts_later as _starts_coroutine
 from .conditions import _is_self, conjuncts, norm_test
-from .calltables import NON_ASSIGNING_CALLS, NORETURN_CALLS, REGISTER_METHODS, register_args, setattr_on
+from .calltables import KEEPS_ARGUMENTS, NON_ASSIGNING_CALLS, NORETURN_CALLS, REGISTER_METHODS, register_args, \
+    setattr_on
 from .astutil import built_receiver, dotted, fast_walk, first_param, is_super_call, memo_on, super_member
 from .localconsts import forget_passed
 from .model import ClassInfo
 from .instances import alias_param
-from .initsubclass import stores_on
 from .storeattr import stored_names
 from . import state as _state
 from .state import MAX_DEPTH, Frame, State, _compose, merge
@@ -138,9 +139,14 @@ class CallSemantics:
             st = self.expr(k.value, st, fr)
         if fr.consts:
             forget_passed(c, fr.consts)
-        handed = handed_base_init(c, fr.bound_super)  # f(..., super().__init__): f builds the base with it
-        if handed is not None and st:
-            st = self.call(ast.copy_location(ast.Call(func=handed, args=[], keywords=[]), c), st, fr)
+        handed = handed_base_init(c, fr.bound_super)  # f(..., super().__init__): f may build the base with it
+        if handed is not None and st and partial_of_base_init(c) is None and f.split(".")[-1] not in KEEPS_ARGUMENTS:
+            helper = fr.cls.module.functions.get(c.func.id) if isinstance(c.func, ast.Name) else None
+            if helper is not None:  # a function of the module: it runs it if it calls that parameter
+                if calls_param(helper, handed[1]):
+                    st = self.call(ast.copy_location(ast.Call(func=handed[0], **UNKNOWN_ARGS), c), st, fr)
+            else:  # out of sight: it may run it, or keep it (as a class chosen at run time)
+                self.indirect_init = self.indirect_init or f"{dotted(c.func) or '<expression>'}(..., super().__init__)"
         if not st:
             return st
         # setattr(self, "x", v) / object.__setattr__(self, "x", v) / super().__setattr__("x", v)
@@ -194,7 +200,7 @@ class CallSemantics:
                     # self.contribute_to_object(self): what it stores on that parameter lands on the
                     # instance too (billiard's Worker)
                     handed = alias_param(fn, "class", c, sn)
-                    return [x.add(*sorted(stores_on(fn, handed))) for x in out] if handed else out
+                    return [x.add(*sorted(definite_stores_on(fn.body, handed))) for x in out] if handed else out
                 return self._aliased(cls, fn, kind, c, st, fr)
             # Thread.start() during construction: run() begins now, concurrently with the rest of
             # __init__, so its reads happen here; what it assigns may not have happened yet
@@ -215,6 +221,9 @@ class CallSemantics:
         if isinstance(c.func, ast.Name) and isinstance(fr.bound_super.get(c.func.id), ast.Attribute):
             # superinit = super().__init__; superinit()
             c = ast.copy_location(ast.Call(func=fr.bound_super[c.func.id], args=c.args, keywords=c.keywords), c)
+        elif isinstance(c.func, ast.Name) and partial_of_base_init(fr.bound_super.get(c.func.id)) is not None:
+            # init = functools.partial(super().__init__, parent); init(): the base's, arguments unknown
+            c = ast.copy_location(ast.Call(func=partial_of_base_init(fr.bound_super[c.func.id]), **UNKNOWN_ARGS), c)
         elif isinstance(c.func, ast.Attribute) and isinstance(c.func.value, ast.Name) and \
                 isinstance(fr.bound_super.get(c.func.value.id), ast.Call):
             # super_class = super(); super_class.__call__(root)

@@ -9,6 +9,11 @@ LIBRARY_NORETURN = {"six.raise_from", "six.reraise", "future.utils.raise_from", 
                     "future.utils.raise_with_traceback"}
 NORETURN_CALLS = {"sys.exit", "exit", "quit", "os._exit", "os.abort", "_exit", "abort",
                   "pytest.fail", "pytest.skip", "typing.assert_never", "assert_never"} | LIBRARY_NORETURN
+#: calls that keep, show or inspect what they are given and never call it (``log.debug("%r", f)``,
+#: ``pending.append(f)``): handing them ``super().__init__`` does not run it
+KEEPS_ARGUMENTS = frozenset({"append", "extend", "add", "insert", "put", "debug", "info", "warning", "warn", "error",
+                             "exception", "critical", "log", "print", "repr", "str", "format", "id", "isinstance",
+                             "callable", "getattr", "hasattr", "setattr", "type", "vars", "dir", "hash"})
 REGISTER_METHODS = {"register_buffer", "register_parameter", "add_module", "register_module"}
 #: their keyword names, in positional order (``register_parameter(name=..., param=...)``)
 _REGISTER_KEYWORDS = (("name",), ("tensor", "param", "parameter", "module", "value"))

@@ -179,7 +179,8 @@ def _collect_body(ci: ClassInfo, body: list[ast.stmt], qual: str, under_if: froz
                     if _base_method_wrapped(ci, n, stmt.value):
                         continue  # ``__init__ = deprecated(...)(Base.__init__)``: the base's method runs
                     ci.class_names.add(n)
-                    if n in _LOOKUPS and not ci.dynamic:  # ``__getattr__ = dict.__getitem__`` (an AttrDict)
+                    if n in _LOOKUPS and not ci.dynamic and not isinstance(stmt.value, ast.Constant):
+                        # ``__getattr__ = dict.__getitem__`` (an AttrDict); ``= None`` removes it
                         ci.dynamic, ci.lookup_hook = f"binds {n}", stmt.lineno
                     if n == "__slots__":
                         ci.slots |= _slot_names(stmt.value)

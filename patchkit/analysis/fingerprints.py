@@ -9,9 +9,10 @@ A fingerprint is (size, mtime, ctime, inode, device), all in nanoseconds where t
 Any write to a file changes its ctime, which no tool can set back, so an edit that keeps the size
 and restores the mtime (``cp -p``, ``touch -r``) still reads as changed. The stat is taken
 *before* the file is read, so an edit landing between the two leaves a fingerprint older than the
-file: the next run reads it again. A fingerprint younger than :data:`RACY_NS` when it is taken is
-not recorded at all (a coarse-timestamp filesystem could give a second edit within the same tick
-the same fingerprint: git calls these entries "racily clean").
+file: the next run reads it again. A fingerprint younger than :data:`RACY_NS` when it is taken
+(the time of the stat, not of the recording, which comes after the analysis) is not recorded at
+all: a coarse-timestamp filesystem could give a second edit within the same tick the same
+fingerprint (git calls these entries "racily clean").
 
 Each entry holds the hash of the text as the analyzer reads every file, checked or a base's module
 (``utf-8-sig`` with universal newlines: a leading byte order mark dropped, undecodable bytes
@@ -57,7 +58,7 @@ def read_text(path: str) -> str:
 
 class Fingerprints:
     """The index of one cache folder. ``sha(path)``: the recorded hash while the file's fingerprint
-    is unchanged, else None; ``record(path, st, sha)`` with ``st`` taken before the read;
+    is unchanged, else None; ``record(path, st, sha, seen_ns)`` with ``st`` taken before the read;
     ``save()`` writes the entries recorded since loading."""
 
     def __init__(self, folder: Path):
@@ -83,8 +84,9 @@ class Fingerprints:
                 return None
         return e[5] if e[:5] == stamp(st) else None
 
-    def record(self, path: str, st: os.stat_result, sha: str) -> None:
-        if time.time_ns() - max(st.st_mtime_ns, st.st_ctime_ns) < RACY_NS:
+    def record(self, path: str, st: os.stat_result, sha: str, seen_ns: int) -> None:
+        """``st`` taken at ``seen_ns`` (``time.time_ns()`` right after the stat), before the read."""
+        if seen_ns - max(st.st_mtime_ns, st.st_ctime_ns) < RACY_NS:
             return
         e = stamp(st) + [sha]
         key = os.path.abspath(path)

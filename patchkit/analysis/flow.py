@@ -22,6 +22,7 @@ from .conditions import (EVENT, VALUE, Cond, _catches_attribute_error, _human, _
                          frame_truth, norm_test)
 from .presence import implied_attrs
 from .astutil import dotted, first_param, is_super_call, self_attr, super_member
+from .callargs import partial_of_base_init
 from .model import ClassInfo
 from .state import MAX_DEPTH, MAX_STATES, Budget, BudgetExceeded, Flow, Frame, ReadHook, State, merge  # noqa: F401
 
@@ -136,8 +137,12 @@ class Constructor(CallSemantics, CompoundStatements, ExpressionFlow):
         st = self.expr(s.value, st, fr)
         for t in s.targets:
             if isinstance(t, ast.Name):
-                v = super_member(s.value)  # init = getattr(super(), "__init__") binds super().__init__
-                if isinstance(v, ast.Attribute) and is_super_call(v.value) or is_super_call(v):
+                # init = getattr(super(), "__init__") binds super().__init__; so does
+                # functools.partial(super().__init__, p), kept as the call (its arguments are unknown)
+                v = super_member(s.value)
+                if partial_of_base_init(s.value) is not None:
+                    fr.bound_super[t.id] = s.value
+                elif isinstance(v, ast.Attribute) and is_super_call(v.value) or is_super_call(v):
                     fr.bound_super[t.id] = v
                 else:
                     fr.bound_super.pop(t.id, None)

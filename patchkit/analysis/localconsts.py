@@ -41,17 +41,30 @@ def empty_iterable(it: ast.expr, consts: dict, fn: ast.AST) -> bool:
     return False
 
 
+#: methods of a dict that never add to it
+_READING = frozenset({"get", "pop", "popitem", "items", "keys", "values", "copy", "__contains__"})
+
+
 def _adds_to(fn: ast.AST, name: str) -> bool:
-    """``fn`` stores an item into the dict ``name`` (``name[k] = v``, ``update``, ``setdefault``, ``|=``)."""
+    """``fn`` may add to the dict ``name``: an item store or ``|=``, a method other than a reading
+    one, or the dict itself handed to a call or bound to another name (``apply_defaults(opts)``,
+    ``merged = opts``); ``f(**name)`` copies it."""
     for n in fast_walk(fn):
-        if isinstance(n, (ast.Assign, ast.AugAssign)):
-            for t in (n.targets if isinstance(n, ast.Assign) else [n.target]):
-                if isinstance(t, (ast.Subscript, ast.Name)) and isinstance(getattr(t, "value", t), ast.Name) and \
-                        getattr(t, "value", t).id == name and (isinstance(t, ast.Subscript) or isinstance(n, ast.AugAssign)):
-                    return True
-        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("update", "setdefault") \
-                and isinstance(n.func.value, ast.Name) and n.func.value.id == name:
-            return True
+        if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = n.targets if isinstance(n, ast.Assign) else [n.target]
+            if any(isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and t.value.id == name
+                   for t in targets) or (isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name)
+                                         and n.target.id == name):
+                return True
+            if isinstance(n.value, ast.Name) and n.value.id == name:
+                return True  # an alias of the dict
+        elif isinstance(n, ast.Call):
+            if isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name) and \
+                    n.func.value.id == name and n.func.attr not in _READING:
+                return True
+            if any(isinstance(a, ast.Name) and a.id == name for a in n.args) or \
+                    any(k.arg is not None and isinstance(k.value, ast.Name) and k.value.id == name for k in n.keywords):
+                return True
     return False
 
 

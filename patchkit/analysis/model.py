@@ -244,15 +244,17 @@ def _computed_class_setattrs(mod: ModuleInfo, tree: ast.Module) -> None:
 
 
 def _computed_cls_setattrs(mod: ModuleInfo) -> None:
-    """``setattr(cls, <computed name>, ...)`` in a classmethod or ``__new__`` of the class (circus's
-    ``CircusCtl.__new__`` adds a ``do_<command>`` method per command through ``cls._add_do_cmd``):
-    as ``setattr(Cls, ...)`` above, a pattern of names or every name."""
+    """``setattr(cls, <computed name>, ...)`` in ``__new__`` or in a classmethod the module calls
+    (circus's ``CircusCtl.__new__`` adds a ``do_<command>`` method per command through
+    ``cls._add_do_cmd``): as ``setattr(Cls, ...)`` above, a pattern of names or every name."""
     if "setattr(" not in mod.source:
         return
     for ci in mod.classes.values():
         for name, fn in ci.methods.items():
             if ci.method_kind.get(name) != "class" and name != "__new__" or not fn.args.args:
                 continue
+            if name != "__new__" and not re.search(r"\.%s\s*\(" % re.escape(name), mod.source):
+                continue  # a classmethod nothing here calls opens nothing
             me = fn.args.args[0].arg
             for node in ast.walk(fn):
                 if isinstance(node, ast.Call) and dotted(node.func) == "setattr" and len(node.args) >= 2 and \

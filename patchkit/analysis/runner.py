@@ -12,6 +12,7 @@ import re
 import json
 import os
 import stat
+import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict
 from pathlib import Path
@@ -90,10 +91,11 @@ def _sha(path: str, fps: Fingerprints) -> str:
     """The hash of ``path``'s text: from the fingerprint index while the file is unchanged, else
     read (and recorded)."""
     st = os.stat(path)
+    seen = time.time_ns()
     got = fps.sha(path, st)
     if got is None:
         got = text_sha(read_text(path))
-        fps.record(path, st, got)
+        fps.record(path, st, got, seen)
     return got
 
 
@@ -208,6 +210,7 @@ def _analyse_chunk_inner(args, projects: Optional[dict] = None) -> tuple[list[di
         root, rel = import_root(path)
         try:
             st = os.stat(path)  # before the read: an edit in between leaves a stale stamp, read again next run
+            seen = time.time_ns()
             text = read_text(str(path))
         except OSError as exc:
             out.append({"path": str(path), "error": f"unreadable: {exc}", "findings": []})
@@ -222,7 +225,7 @@ def _analyse_chunk_inner(args, projects: Optional[dict] = None) -> tuple[list[di
                 err = f"syntax error at line {exc.lineno}: {exc.msg}"
             except (ValueError, RecursionError) as exc:
                 err = f"cannot parse: {exc}"
-            out.append({"path": str(path), "findings": [], "error": err, "stamp": (st, sha)})
+            out.append({"path": str(path), "findings": [], "error": err, "stamp": (st, sha, seen)})
             fresh[key] = {"findings": [], "deps": {}, "error": err}
             continue
         project = projects.setdefault(root, Project(root))
@@ -242,7 +245,7 @@ def _analyse_chunk_inner(args, projects: Optional[dict] = None) -> tuple[list[di
         # a finding in a base's module (a read an inherited method makes) keeps its own file
         fds = [dict(f.to_dict(), path=str(path) if f.path == rel else str(root / f.path)) for f in findings]
         deps = {r: _sha_of(project, r) for r in project.touched if r != rel and r in project.deps}
-        out.append({"path": str(path), "findings": fds, "error": err, "stamp": (st, sha)})
+        out.append({"path": str(path), "findings": fds, "error": err, "stamp": (st, sha, seen)})
         if use_cache:
             fresh[key] = {"findings": fds, "deps": deps, "error": err, "self": str(path)}
     if fresh:
@@ -324,9 +327,9 @@ def analyse_paths(paths: Iterable[Path], settings: Settings = Settings(), use_ca
         with ProcessPoolExecutor(jobs) as ex:
             raw = [r for part in ex.map(_analyse_chunk, [(c, settings, use_cache, True) for c in chunks]) for r in part]
     for d in raw:  # what the workers read, fingerprinted before they read it
-        st, sha = d.pop("stamp", (None, None))
+        st, sha, seen = d.pop("stamp", (None, None, None))
         if fps is not None and st is not None:
-            fps.record(d["path"], st, sha)
+            fps.record(d["path"], st, sha, seen)
     if fps is not None:
         fps.save()
     raw += hits

@@ -36,7 +36,8 @@ class Trace:
     escapes: tuple
     #: a library base's ``__init__`` ran (an unreadable one may set anything)
     lib_init_ran: bool
-    #: ``<receiver>.__init__(self, ...)`` on a class chosen at run time, if construction made one
+    #: ``<receiver>.__init__(self, ...)`` on a class chosen at run time, if construction made one,
+    #: or ``f(..., super().__init__)``, a function handed the base's initialiser (indirect_phrase)
     indirect_init: Optional[str]
     #: line of a ``getattr(self, <computed>)`` call during construction
     dynamic_dispatch: Optional[int]
@@ -127,3 +128,10 @@ class ReadSite:
             return ""
         return f" (inherited by {ci.qualname})" if self.owner.module is ci.module else \
             f" (inherited by {ci.qualname} in {ci.module.rel})"
+
+
+def indirect_phrase(call: str) -> str:
+    """What construction did with an initialiser it did not run itself, for a finding's words."""
+    if call.endswith("super().__init__)"):
+        return f"hands super().__init__ to {call.split('(', 1)[0]}(), which may run it"
+    return f"calls {call}(self, ...) on a class chosen at run time"

@@ -91,7 +91,8 @@ def judge(an, t, reads) -> list:
         if t.indirect_init and not strict:
             # an initialiser picked at run time ran on self (parlai's RagAgent: `self._generation_agent
             # .__init__(self, opt)` sets NULL_IDX): it may have stored it, as PK003 says for the base's
-            sev, why = Severity.WARNING, f"{why}; construction calls {t.indirect_init}(self, ...) on a class chosen at run time"
+            from ..trace import indirect_phrase
+            sev, why = Severity.WARNING, f"{why}; construction {indirect_phrase(t.indirect_init)}"
         out.append(finding(rel, node, ci.qualname, attr, f"{why}; read {where}",
                            f"did you mean self.{typo}?" if typo else "", sev))
     return out

@@ -291,9 +291,9 @@ def _init_lookup_reaches_unknown(t) -> bool:
 def indirect(t) -> Optional[str]:
     """Construction called ``<receiver>.__init__(self, ...)`` where the receiver names no class
     (an attribute or a local holding one): it may be the skipped base's initialiser."""
+    from ..trace import indirect_phrase
     call = t.indirect_init
-    return (f"construction of {t.ci.qualname} calls {call}(self, ...) on a class chosen at run time, "
-            f"which may be that base's") if call else None
+    return f"construction of {t.ci.qualname} {indirect_phrase(call)}, which may be that base's" if call else None
 
 
 def only_from_skipped_init(an, ci, locs, inlined) -> Optional[str]:

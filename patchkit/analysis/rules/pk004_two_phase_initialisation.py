@@ -188,14 +188,21 @@ def _one_edit(a: str, b: str) -> bool:
 
 def _overrides_by_mistake(an, t, written):
     """(method, ``Base.hook``) when every assigning method is spelt like a hook construction runs
-    from a base, up to case and underscores (``setUp`` / ``setup``, ``set_up`` / ``setup``), and
-    nothing calls it: the override that does not override. None otherwise."""
+    from a base, up to case and inner underscores (``setUp`` / ``setup``, ``set_up`` / ``setup``;
+    the same leading underscores and the same parameters), and nothing calls it: the override that
+    does not override. None otherwise (``load(self, text)`` beside a base's ``_load(self)``)."""
     def norm(name: str) -> str:
-        return name.replace("_", "").lower()
+        return name[:len(name) - len(name.lstrip("_"))] + name.replace("_", "").lower()
+
+    def arity(cls: str, name: str):
+        k = next((k for k in t.facts.classes if getattr(k, "qualname", None) == cls), None)
+        fn = k.methods.get(name) if k is not None else None
+        return None if fn is None else (len(fn.args.posonlyargs + fn.args.args), fn.args.vararg is None)
     out = None
     for c, m in written:
         meant = next((r for r in sorted(t.inlined) if not r.startswith(c + ".") and r.rsplit(".", 1)[-1] != m
-                      and norm(r.rsplit(".", 1)[-1]) == norm(m) and len(norm(m)) >= 4), None)
+                      and norm(r.rsplit(".", 1)[-1]) == norm(m) and len(norm(m)) >= 4
+                      and arity(*r.rsplit(".", 1)) == arity(c, m) is not None), None)
         if meant is None or _called(an, t, c, m):
             return None
         out = out or (m, meant)

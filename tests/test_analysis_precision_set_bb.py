@@ -1,4 +1,4 @@
-"""Session 40's rules from sets BB/BC (bench/results/analyzer-precision-session40.md), each with the
+"""Session 40's rules from sets BB/BC (analyzer-precision-session40.md in bench/results/analyzer-precision-history.tar.xz), each with the
 cases of the same shape that stay reported.
 
 1. ``Registry().register(self, value)`` calls ``register`` on the object ``Registry()`` returns, with

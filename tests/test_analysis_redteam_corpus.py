@@ -6,7 +6,7 @@ raise AttributeError on its attribute, the fixed twin and the controls must run)
 What is asserted is a floor, per case: the bugs reported as errors when the corpus was committed
 stay errors, those shown as warnings stay shown, no control but three known ones gets an error, no
 fixed twin gets an error on the attribute. The cases the analyzer misses or only warns about are listed in
-``bench/results/analyzer-redteam-session40.md``; a case that improves passes as well.
+``bench/results/analyzer-redteam-session40.md`` and ``-session41.md``; a case that improves passes as well.
 """
 from __future__ import annotations
 
@@ -23,12 +23,17 @@ _spec = importlib.util.spec_from_file_location("analyzer_redteam", ROOT / "bench
 redteam = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(redteam)
 
-#: bug cases shown only as warnings when the corpus was committed (the rest are errors), and missed
-WARNED = {"case13", "case16", "case19", "case20", "case26", "case28", "case30", "case39", "case41"}
-MISSED = {"case22", "case35", "case42"}
+#: bug cases shown only as warnings when the corpus was committed (the rest are errors), and missed;
+#: case101-130 and fp201-260 are session 41's blind batch (analyzer-redteam-session41.md)
+WARNED = {"case13", "case16", "case19", "case20", "case26", "case28", "case30", "case39", "case41",
+          "case101", "case103", "case111", "case115", "case121", "case124", "case126", "case127"}
+MISSED = {"case22", "case35", "case42",
+          "case104", "case105", "case116", "case117", "case120", "case123", "case128", "case129", "case130"}
 #: controls with a false error when the corpus was committed: an owner sets ``child.parent = self``
-#: through a loop variable, a subscript or an object named as the class (PK003)
-FALSE_ERRORS = {"fp093", "fp109", "fp111"}
+#: through a loop variable, a subscript or an object named as the class (PK003); attributes from
+#: ``types.new_class``, an ``__init_subclass__`` that wraps ``__init__``, a ``setattr`` loop in
+#: another module, a metaclass ``__prepare__``
+FALSE_ERRORS = {"fp093", "fp109", "fp111", "fp208", "fp217", "fp236", "fp237"}
 
 
 @pytest.fixture(scope="module")
@@ -45,7 +50,7 @@ def _findings(folder: Path) -> list:
 def test_the_corpus_holds_the_cases_its_report_counts(corpus):
     _folder, bugs, oks = corpus
     names = {c["name"] for c in bugs}
-    assert len(bugs) >= 42 and len(oks) >= 194
+    assert len(bugs) >= 72 and len(oks) >= 254
     assert WARNED | MISSED <= names
 
 

@@ -1,5 +1,5 @@
 """Two bug shapes session 40's red team found unreported or reported as a warning
-(bench/results/analyzer-precision-session40.md), with the look-alikes that stay quiet.
+(analyzer-precision-session40.md in bench/results/analyzer-precision-history.tar.xz), with the look-alikes that stay quiet.
 
 1. A torch submodule, parameter or buffer assigned before ``Module.__init__()`` has run
    (``self.fc = nn.Linear(...)`` above ``super().__init__()``): torch raises

@@ -13,7 +13,11 @@ under the 62.9 MiB carried in session 18, so the budget is 4.5 MiB for the slim 
 
 Session 40: 4.6 MiB, for the analyzer's red-team corpus (bench/redteam_cases.tar.xz). The slim
 bundle is 57.92 MiB (60,734,908 bytes): 57.92 + 4.6 = 62.52 MiB, still under the 62.9 MiB carried in
-session 18, and session 40's two device calls carried the bundle with a 4.49 MiB tree."""
+session 18, and session 40's two device calls carried the bundle with a 4.49 MiB tree.
+
+Session 41: 4.7 MiB, for a second red-team batch and two precision sets: 57.92 + 4.7 = 62.62 MiB,
+under the 62.86 MiB (58.0 + 4.86) the device tool accepted in session 18; the session's device call
+carried the bundle with a 4.52 MiB tree."""
 from __future__ import annotations
 
 import subprocess
@@ -22,7 +26,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-BUDGET_MIB = 4.6
+BUDGET_MIB = 4.7
 
 
 def test_tracked_files_leave_room_for_the_gpu_bundle():

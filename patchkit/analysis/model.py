@@ -212,7 +212,8 @@ def build_module(name: str, rel: str, tree: ast.Module, source: str, is_package:
         elif isinstance(stmt, ast.For):
             _class_stores_in_loop(mod, stmt)
     _computed_class_setattrs(mod, tree)
-    _computed_cls_setattrs(mod)
+    from .clssetattr import computed_cls_setattrs  # beside the class index, its own module
+    computed_cls_setattrs(mod)
     return mod
 
 
@@ -240,30 +241,10 @@ def _computed_class_setattrs(mod: ModuleInfo, tree: ast.Module) -> None:
         key = node.args[1]
         if isinstance(key, ast.Constant) or id(node) in listed:
             continue  # a literal name, or a loop over literal names: the module-level forms above record them
-        mod.classes[node.args[0].id].dyn_patterns.append(_names_of(key))
+        mod.classes[node.args[0].id].dyn_patterns.append(names_of(key))
 
 
-def _computed_cls_setattrs(mod: ModuleInfo) -> None:
-    """``setattr(cls, <computed name>, ...)`` in ``__new__`` or in a classmethod the module calls
-    (circus's ``CircusCtl.__new__`` adds a ``do_<command>`` method per command through
-    ``cls._add_do_cmd``): as ``setattr(Cls, ...)`` above, a pattern of names or every name."""
-    if "setattr(" not in mod.source:
-        return
-    for ci in mod.classes.values():
-        for name, fn in ci.methods.items():
-            if ci.method_kind.get(name) != "class" and name != "__new__" or not fn.args.args:
-                continue
-            if name != "__new__" and not re.search(r"\.%s\s*\(" % re.escape(name), mod.source):
-                continue  # a classmethod nothing here calls opens nothing
-            me = fn.args.args[0].arg
-            for node in ast.walk(fn):
-                if isinstance(node, ast.Call) and dotted(node.func) == "setattr" and len(node.args) >= 2 and \
-                        isinstance(node.args[0], ast.Name) and node.args[0].id == me and \
-                        not isinstance(node.args[1], ast.Constant):
-                    ci.dyn_patterns.append(_names_of(node.args[1]))
-
-
-def _names_of(key: ast.expr) -> re.Pattern:
+def names_of(key: ast.expr) -> re.Pattern:
     """The names a computed ``setattr`` key can give: an f-string's pattern (``f"_{name}"``), else any."""
     parts = [re.escape(str(v.value)) if isinstance(v, ast.Constant) else ".*"
              for v in key.values] if isinstance(key, ast.JoinedStr) else [".*"]

@@ -796,6 +796,31 @@ CODEBASES = {  # name -> (requirement, package folder inside the unpacked releas
     "pycox": ("pycox==0.3.0", "pycox"), "yellowbrick": ("yellowbrick==1.5", "yellowbrick"), "h2o": ("h2o==3.46.0.12", "h2o"),
     "tpot": ("tpot==1.1.0", "tpot"), "hpbandster": ("hpbandster==0.7.4", "hpbandster"), "medpy": ("medpy==0.5.2", "medpy"),
     "wfdb": ("wfdb==4.3.1", "wfdb"),
+    # set BF (session 42), named before any analyzer ran on them
+    "frictionless": ("frictionless==5.21.0", "frictionless"), "prowler": ("prowler==5.46.0", "prowler"),
+    "scoutsuite": ("scoutsuite==5.14.0", "ScoutSuite"), "deepchecks": ("deepchecks==0.19.1", "deepchecks"),
+    "nannyml": ("nannyml==0.13.1", "nannyml"), "snorkel": ("snorkel==0.10.0", "snorkel"),
+    "whylogs": ("whylogs==1.6.4", "whylogs"), "habitat": ("habitat-lab==0.3.320260507", "habitat"),
+    "textworld": ("textworld==1.7.0", "textworld"), "tensorlayer": ("tensorlayer==2.2.5", "tensorlayer"),
+    "lektor": ("lektor==3.3.14", "lektor"), "zodb": ("zodb==6.4", "ZODB"), "pudb": ("pudb==2026.1", "pudb"),
+    "slack_bolt": ("slack-bolt==1.30.0", "slack_bolt"), "cx_freeze": ("cx-freeze==8.7.3", "cx_Freeze"),
+    "motor": ("motor==3.7.1", "motor"), "beanie": ("beanie==2.2.0", "beanie"), "colander": ("colander==2.0", "colander"),
+    "karateclub": ("karateclub==1.3.3", "karateclub"), "kats": ("kats==0.2.0", "kats"),
+    "datasette": ("datasette==0.65.5", "datasette"), "semgrep": ("semgrep==1.187.0", "semgrep"),
+    "smart_open": ("smart-open==9.0.4", "smart_open"), "gcsfs": ("gcsfs==2026.10.1", "gcsfs"),
+    # set BG (session 42), named before any analyzer ran on them, measured on the session's final tree
+    "roundup": ("roundup==2.6.0", "roundup"), "breezy": ("breezy==3.3.23", "breezy"),
+    "offlineimap": ("offlineimap==8.0.3", "offlineimap"), "mailman": ("mailman==3.3.10", "mailman"),
+    "deluge": ("deluge==2.2.0", "deluge"), "veusz": ("veusz==4.2.1", "veusz"), "traitsui": ("traitsui==8.0.0", "traitsui"),
+    "enable": ("enable==6.1.0", "enable"), "zope_component": ("zope.component==7.1", "zope"),
+    "zope_schema": ("zope.schema==8.1", "zope"), "persistent": ("persistent==6.9", "persistent"),
+    "btrees": ("btrees==6.5", "BTrees"), "transaction": ("transaction==5.1", "transaction"),
+    "waitress": ("waitress==3.0.2", "waitress"), "webob": ("webob==1.8.11", "webob"), "paste": ("paste==3.10.1", "paste"),
+    "formencode": ("formencode==2.1.1", "formencode"), "turbogears2": ("turbogears2==2.5.1", "tg"),
+    "pyannote": ("pyannote.audio==4.0.7", "pyannote"), "glumpy": ("glumpy==1.2.1", "glumpy"),
+    "bqplot": ("bqplot==0.13.1", "bqplot"), "pytest_bdd": ("pytest-bdd==9.0.1", "pytest_bdd"),
+    "piptools": ("pip-tools==7.7.0", "piptools"), "odmantic": ("odmantic==1.1.0", "odmantic"),
+    "schematics": ("schematics==2.1.1", "schematics"), "cattrs": ("cattrs==26.2.1", "cattrs"), "vcr": ("vcrpy==9.4.2", "vcr"),
 }
 DEFAULT = ("deepspeed", "diffusers", "ray", "transformers", "vllm")
 # lightning==2.6.6 (266 files) was tried too: 1 error group in all, too few to sample.

@@ -65,7 +65,12 @@ def definite_stores_on(body: list, name: str) -> set:
                     elif isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store):
                         return out  # rebound: later stores are on something else
         elif isinstance(st, ast.If):
-            out |= definite_stores_on(st.body, name) & definite_stores_on(st.orelse, name)
+            # ``if not hasattr(obj, "x"): obj.x = ...``: the other arm already has x
+            there = {k.value for t in [st.test] if isinstance(t, ast.UnaryOp) and isinstance(t.op, ast.Not)
+                     for c in [t.operand] if isinstance(c, ast.Call) and dotted(c.func) == "hasattr"
+                     and len(c.args) == 2 and isinstance(c.args[0], ast.Name) and c.args[0].id == name
+                     for k in [c.args[1]] if isinstance(k, ast.Constant) and isinstance(k.value, str)}
+            out |= definite_stores_on(st.body, name) & (definite_stores_on(st.orelse, name) | there)
         elif isinstance(st, ast.Expr) and not isinstance(st.value, (ast.Yield, ast.YieldFrom, ast.Await)):
             continue
         elif not isinstance(st, (ast.Pass, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import,

@@ -201,7 +201,10 @@ class CallSemantics:
                     # instance too (billiard's Worker)
                     handed = alias_param(fn, "class", c, sn)
                     return [x.add(*sorted(definite_stores_on(fn.body, handed))) for x in out] if handed else out
-                return self._aliased(cls, fn, kind, c, st, fr)
+                out = self._aliased(cls, fn, kind, c, st, fr)
+                # self.setup_class(): what a classmethod surely stores on cls is a class attribute now (snorkel)
+                stored = definite_stores_on(fn.body, first_param(fn) or "cls") if kind == "class" else ()
+                return [x.add(*sorted(stored)) for x in out] if stored else out
             # Thread.start() during construction: run() begins now, concurrently with the rest of
             # __init__, so its reads happen here; what it assigns may not have happened yet
             if name == "start" and any(getattr(b, "kind", None) == "thread" for b in self.mro):

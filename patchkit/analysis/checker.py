@@ -18,6 +18,7 @@ from .dynamic import dynamic_methods, dynamic_only_in_skipped_init
 from .conditions import ALT_CTOR, EVENT, Cond
 from .flow import Budget, BudgetExceeded, Constructor, State
 from .injected import demote_injected
+from .templatebase import demote_template_base
 from .judge import ReadJudge
 from .afterconstruction import AfterConstruction
 from .mangle import as_written
@@ -209,9 +210,13 @@ class Analyzer(ClassModel, ReadJudge, AfterConstruction):
         if f.field_class and init is not None and init[0].field_kind and not _has_explicit_init(init[0]):
             init = None
         terminal = ctor.run(start, (init[0], init[1]) if init else None)
+        # a dataclass's generated __init__ calls __post_init__: not when a plain subclass's own
+        # __init__ runs instead and never reaches it (the red team's case136)
+        generated_ran = init is None or init[0].field_kind or ctor.external_init_ran or \
+            any(f"{c.qualname}.__init__" in ctor.inlined for c in f.classes if c.field_kind)
         for hook in ("__post_init__", "__attrs_post_init__"):
             post = self.resolve_method(mro, hook)
-            if post is not None and (f.field_class or any(c.field_kind for c in f.classes)):
+            if post is not None and generated_ran and (f.field_class or any(c.field_kind for c in f.classes)):
                 terminal = ctor.call_function(post[0], post[1], terminal, 0)
         for name in construction_hooks(f.classes) + tuple(self.settings.initializers):
             m = self.resolve_method(mro, name)
@@ -288,6 +293,7 @@ class Analyzer(ClassModel, ReadJudge, AfterConstruction):
             findings = [replace(x, severity=Severity.INFO, why=f"{x.why} [open class: {f.open}]") for x in findings]
         if not strict and not tmpl:  # an owner, a decorator or a helper sets it on the instance from outside
             findings = demote_injected(self.project, f, findings)
+            findings = demote_template_base(self, ci, findings)  # a base nobody builds: its subclasses give it
         if tmpl:  # a converter template, a TYPE_CHECKING stub or an abstract class: never an instance itself
             findings = [replace(x, severity=Severity.INFO, why=f"{x.why} [{tmpl}]") for x in findings]
         if findings and not f.dynamic and not self.__dict__.get("_handoff_pass") and mark_handoffs(self.project, f):

@@ -147,6 +147,11 @@ def _collect_body(ci: ClassInfo, body: list[ast.stmt], qual: str, under_if: froz
                     ci.abstract_methods.add(stmt.name)
                 elif last in ("setter", "deleter", "getter"):
                     kind = "property"
+                elif last == "default" and d.count(".") == 1 and d.split(".")[0] in ci.annotated_only:
+                    # attrs' ``x = field(init=False)`` then ``@x.default def _x(self)``: the generated
+                    # __init__ stores it, in the order of the fields
+                    del ci.annotated_only[d.split(".")[0]]
+                    ci.fields.add(d.split(".")[0])
             if kind == "method" and not _takes_instance(stmt):
                 kind = "static"  # a JIT kernel, a code template, a missing @staticmethod
             elif kind == "property" and first_param(stmt) in CLASS_NAMES:

@@ -20,7 +20,8 @@ from .compound import CompoundStatements
 from .exprflow import ExpressionFlow
 from .conditions import (EVENT, VALUE, Cond, _catches_attribute_error, _human, _simple_text, conjuncts, const_truth,  # noqa: F401
                          frame_truth, norm_test)
-from .presence import implied_attrs
+from .presence import _hasattr_self, implied_attrs
+from .selfclass import in_class_dict, is_self_class
 from .astutil import dotted, first_param, is_super_call, self_attr, super_member
 from .callargs import partial_of_base_init
 from .model import ClassInfo
@@ -291,7 +292,8 @@ class Constructor(CallSemantics, CompoundStatements, ExpressionFlow):
         """States that survive the fact ``test == pol``, with the fact recorded."""
         out = []
         facts = conjuncts(test, pol)
-        implied = set(implied_attrs(test, pol, fr.selfname)) | implied_by_locals(test, pol, fr)
+        implied = set(implied_attrs(test, pol, fr.selfname)) | implied_by_locals(test, pol, fr) | \
+            in_class_dict(test, pol, fr.selfname, fr.fn)
         implied |= {x for a in implied for x in self._getter_returns(a)}
         for node, p in facts:
             if p and self.implies:
@@ -300,8 +302,8 @@ class Constructor(CallSemantics, CompoundStatements, ExpressionFlow):
             ok = True
             for node, p in facts:
                 key = norm_test(node, fr.selfname)
-                if x.contradicts(key, p):
-                    ok = False
+                if x.contradicts(key, p) or (not p and _hasattr_self(node, fr.selfname) in x.assigned):
+                    ok = False  # ``if not hasattr(self, "g"):`` on a path that has stored g
                     break
             if not ok:
                 continue
@@ -359,6 +361,8 @@ class Constructor(CallSemantics, CompoundStatements, ExpressionFlow):
             if st:  # self.__dict__["x"] = v stores x, past any __setattr__
                 self.seen.add(t.slice.value)
             return [x.add(t.slice.value) for x in st]
+        if isinstance(t, ast.Attribute) and is_self_class(t.value, fr.selfname, fr.fn):
+            return [x.add(t.attr) for x in st]  # ``type(self).x = v``: a class attribute the instance sees
         if isinstance(t, (ast.Attribute, ast.Subscript)):
             return self.expr_children(t, st, fr)
         return st

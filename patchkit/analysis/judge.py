@@ -53,7 +53,7 @@ def place(an, site: ReadSite) -> Placement:
     for c, m, ln in t.assigned_anywhere[site.attr]:
         idx = order.index(c) if c in order else 0
         overriders = [d for d in order[:idx] if m in an._cls_by_name(ci, d).methods]
-        if m == "__init__":
+        if m in ("__init__", "__post_init__", "__attrs_post_init__"):  # initialisers, not a two-phase set-up
             if f"{c}.{m}" not in t.inlined:
                 init_not_run.append((c, m, ln))
             continue

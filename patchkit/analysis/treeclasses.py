@@ -12,13 +12,14 @@ from typing import Optional
 
 from .astutil import bfs_walk, dotted
 from .fastre import Bounded
+from .typefactory import classes_passed, factory_subclasses
 
 MAX_FILES = 30000
 #: a class statement whose bases hold a comma (two or more bases; keywords too, the AST decides)
 _MULTI_BASE = Bounded(r"class\s+\w+\s*\([^)]*,", line_start=True)
 _WORD = re.compile(r"[A-Za-z_]\w*")
 #: a three-argument type() call: ``type(name, (Base,), {...})``, ``type(name, bases, dct)``, ``type(base)(...)``
-_TYPE_FACTORY = Bounded(r"type\s*\(\s*[^,()]+,\s*(?:\(|\w+\s*,)|type\s*\(\s*[\w.]+\s*\)\s*\(")
+_TYPE_FACTORY = Bounded(r"type\s*\(\s*(?:[^,()]|\([^()]*\))+,\s*(?:\(|\w+\s*,)|type\s*\(\s*[\w.]+\s*\)\s*\(")
 
 
 class TreeClasses:
@@ -174,6 +175,10 @@ class TreeClasses:
                                 name = (dotted(b) or "").split(".")[-1]
                                 for key in keys:
                                     self._type_built.setdefault(name, {}).setdefault(key, f"{rel}:{call.lineno}")
+                # ``new = type(name, (cls,), {}); new.attr = ...`` in a factory handed ``cls`` (motor)
+                for name, key, line in factory_subclasses(tree, lambda f, pos, p: classes_passed(
+                        self.texts(), self.parsed, f, pos, p)):
+                    self._type_built.setdefault(name, {}).setdefault(key, f"{rel}:{line}")
         return self._type_built.get(short, {})
 
     def class_files(self, name: str) -> list[str]:

@@ -67,7 +67,7 @@ def skipped_base_init(an, site):
     if p is None or not p.skipped_init:
         return NEXT
     ci, rel = t.ci, site.rel
-    c, _m, ln = p.init_not_run[0]
+    c, m0, ln = p.init_not_run[0]
     skipped = {k for k, _m2, _ln in p.init_not_run}
     also = [(k, m, n) for k, m, n in p.live if k in skipped]
     implicit = site.mname.startswith("__") and site.mname.endswith("__") and site.mname not in _NOT_PROTOCOL
@@ -76,7 +76,7 @@ def skipped_base_init(an, site):
     reset = "; otherwise only in " + ", ".join(f"{k}.{mm} ({an._at(ci, k, rel, n)})" for k, mm, n in also[:2]) \
         + ", which construction never calls" if also else ""
     return finding(rel, site.node, ci.qualname, site.attr,
-                   f"assigned in {c}.__init__ ({an._at(ci, c, rel, ln)}), which construction of {ci.qualname} "
+                   f"assigned in {c}.{m0} ({an._at(ci, c, rel, ln)}), which construction of {ci.qualname} "
                    f"never runs (missing super().__init__()?)" + reset + site.inherited + (f"; {excuse}" if excuse else ""),
                    "", Severity.WARNING if excuse else Severity.ERROR)
 

@@ -272,7 +272,8 @@ class Analyzer(ClassModel, ReadJudge, AfterConstruction):
                 if not strict:  # a later read of a name no code can give
                     findings += unnamed_reads(self, t, assigned_anywhere)
         else:
-            findings += pk006.check(t) + pk006.assigned_early(t, early_stores)
+            findings += pk006.check(t) or pk006.library_init_skipped(t)
+            findings += pk006.assigned_early(t, early_stores)
             findings += pk002.judge(self, t, construction_reads)
             findings += pk005.check(self, t)  # __del__ runs even when __init__ raised part-way
             findings += pk007.check(self, t)  # unpickling fills the instance without __init__

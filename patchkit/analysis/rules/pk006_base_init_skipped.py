@@ -94,3 +94,39 @@ def module_valued(project, cls, value, facts) -> str:
         if k is not None and not isinstance(k, str) and any(e.kind == "module" for e in facts(k).externals):
             return "module"
     return ""
+
+
+def library_init_skipped(t) -> list:
+    """The PK006 finding of ``t`` when its construction never runs the ``__init__`` of a library
+    base read from source (``logging.Handler``, ``json.JSONEncoder``) and a method of that base the
+    tree does not override reads what that ``__init__`` would have stored (the red team's
+    case135: a ``Handler`` subclass without ``super().__init__()`` fails in ``Logger.callHandlers``)."""
+    from ..model import ClassInfo
+    from ..scan import ensure_scanned
+    init = t.init
+    if init is None or init[0].module.external or t.lib_init_ran or t.unknown or t.indirect_init or t.facts.open \
+            or t.facts.dynamic:
+        return []
+    classes = [c for c in t.facts.classes if isinstance(c, ClassInfo)]
+    lib = next((c for c in classes if c.module.external and "__init__" in c.methods), None)
+    if lib is None or f"{lib.qualname}.__init__" in t.inlined:
+        return []
+    own = [c for c in classes if not c.module.external]
+    overridden = set().union(*(c.methods for c in own)) if own else set()
+    given = set().union(*(x.assigned for x in t.terminal)) if t.terminal else set()
+    given |= set().union(*(c.class_names for c in own)) if own else set()
+    stored = {a for a, locs in ensure_scanned(lib).assigned_in.items() if any(m == "__init__" for m, _ln in locs)}
+    missing = stored - given
+    reads: set = set()
+    for c in classes[classes.index(lib):]:
+        if not c.module.external:
+            break
+        for m, refs in ensure_scanned(c).self_refs.items():
+            if m not in overridden and m != "__init__" and not m.startswith("__"):
+                reads |= refs & missing
+    if not reads:
+        return []
+    names = ", ".join(f"self.{a}" for a in sorted(reads)[:3]) + (", ..." if len(reads) > 3 else "")
+    why = f"{lib.qualname}'s methods read what its __init__ stores ({names}), from {lib.module.rel}"
+    return [finding(init[0].module.rel, init[1], t.ci.qualname, lib.qualname, why,
+                    "call super().__init__() in __init__")]

@@ -212,8 +212,9 @@ class Analyzer(ClassModel, ReadJudge, AfterConstruction):
         terminal = ctor.run(start, (init[0], init[1]) if init else None)
         # a dataclass's generated __init__ calls __post_init__: not when a plain subclass's own
         # __init__ runs instead and never reaches it (the red team's case136)
+        first = next((i for i, c in enumerate(f.classes) if c.field_kind), len(f.classes))
         generated_ran = init is None or init[0].field_kind or ctor.external_init_ran or \
-            any(f"{c.qualname}.__init__" in ctor.inlined for c in f.classes if c.field_kind)
+            any(f"{c.qualname}.__init__" in ctor.inlined for c in f.classes[first:])
         for hook in ("__post_init__", "__attrs_post_init__"):
             post = self.resolve_method(mro, hook)
             if post is not None and generated_ran and (f.field_class or any(c.field_kind for c in f.classes)):

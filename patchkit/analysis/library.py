@@ -58,6 +58,14 @@ register_step_pre_hook register_step_post_hook register_state_dict_pre_hook regi
 register_load_state_dict_pre_hook register_load_state_dict_post_hook profile_hook_step""".split())
 _LR_SCHEDULER = frozenset("""optimizer base_lrs last_epoch verbose get_lr get_last_lr step state_dict load_state_dict
 print_lr _last_lr _step_count _get_lr_called_within_step _initial_step""".split())
+#: numpy's ndarray (C, no source): what an instance of a subclass has from it
+_NDARRAY = frozenset("""T base ctypes data device dtype flags flat imag itemsize mT nbytes ndim real shape size
+strides all any argmax argmin argpartition argsort astype byteswap choose clip compress conj conjugate copy
+cumprod cumsum diagonal dot dump dumps fill flatten getfield item itemset max mean min newbyteorder nonzero
+partition prod ptp put ravel repeat reshape resize round searchsorted setfield setflags sort squeeze std sum
+swapaxes take tobytes tofile tolist tostring trace transpose var view to_device __array__ __array_finalize__
+__array_function__ __array_interface__ __array_priority__ __array_struct__ __array_ufunc__ __array_wrap__
+__array_namespace__ __dlpack__ __dlpack_device__ __len__ __getitem__ __setitem__ __iter__""".split()) | OBJECT_ATTRS
 #: builtin types a class may derive from: no source to read, and an instance holds only what their
 #: type gives it (a ``namedtuple(...)`` base is a tuple)
 _BUILTIN_TYPES = ("tuple", "list", "dict", "set", "frozenset", "str", "bytes", "bytearray", "int", "float", "complex")
@@ -69,6 +77,7 @@ CLOSED_BASES = {
     "torch.utils.data.Sampler": frozenset(), "torch.utils.data.sampler.Sampler": frozenset(),
     "torch.optim.Optimizer": _OPTIMIZER, "torch.optim.optimizer.Optimizer": _OPTIMIZER,
     "torch.optim.lr_scheduler.LRScheduler": _LR_SCHEDULER, "torch.optim.lr_scheduler._LRScheduler": _LR_SCHEDULER,
+    "numpy.ndarray": _NDARRAY, "np.ndarray": _NDARRAY,
 }
 
 

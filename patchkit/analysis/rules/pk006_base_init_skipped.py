@@ -1,8 +1,9 @@
-"""PK006 base-init-skipped (default: error). A subclass of `nn.Module` or `threading.Thread` never runs the base class's `__init__()`.
+"""PK006 base-init-skipped (default: error). A subclass of `nn.Module`, `threading.Thread` or a library class read from source never runs the base class's `__init__()`.
 
 Logic: ``check`` runs once per class, after the construction walk: a base that keeps its state in
 what its own ``__init__`` sets up (``nn.Module``'s registries, ``Thread``'s) and a construction that
-never ran it."""
+never ran it; ``library_init_skipped``: a library base read from source (``logging.Handler``)
+whose methods, where the tree does not override them, read what its skipped ``__init__`` stores."""
 from __future__ import annotations
 
 import ast
@@ -16,7 +17,8 @@ from .examples import pk006 as _examples
 
 RULE = Rule(
     'PK006', 'base-init-skipped', 'error',
-    summary="A subclass of `nn.Module` or `threading.Thread` never runs the base class's `__init__()`, "
+    summary="A subclass of `nn.Module`, `threading.Thread` or a library class whose methods read what its "
+            "`__init__()` stores never runs the base class's `__init__()`, "
             "or assigns a submodule or parameter before `Module.__init__()` has run.",
     text=(
         '`torch.nn.Module.__init__()` creates the registries that attribute assignment uses, and '
@@ -100,9 +102,12 @@ def library_init_skipped(t) -> list:
     """The PK006 finding of ``t`` when its construction never runs the ``__init__`` of a library
     base read from source (``logging.Handler``, ``json.JSONEncoder``) and a method of that base the
     tree does not override reads what that ``__init__`` would have stored (the red team's
-    case135: a ``Handler`` subclass without ``super().__init__()`` fails in ``Logger.callHandlers``)."""
+    case135: a ``Handler`` subclass without ``super().__init__()`` fails in ``Logger.callHandlers``).
+    An error when the subclass only adds hooks (``emit``); a warning when it overrides some of the
+    base's methods that read that state (drf's test adapter replaces ``HTTPAdapter.send`` and
+    ``close``: it may never reach the rest)."""
     from ..model import ClassInfo
-    from ..scan import ensure_scanned
+    from ...ftypes import Severity
     init = t.init
     if init is None or init[0].module.external or t.lib_init_ran or t.unknown or t.indirect_init or t.facts.open \
             or t.facts.dynamic:
@@ -112,21 +117,97 @@ def library_init_skipped(t) -> list:
     if lib is None or f"{lib.qualname}.__init__" in t.inlined:
         return []
     own = [c for c in classes if not c.module.external]
+    if any(_runs_an_init(fn) for c in own for m, fn in c.methods.items() if m != "__init__"):
+        return []  # a later set-up runs it (ray's _RemotePdb.listen calls Pdb.__init__): two-phase
     overridden = set().union(*(c.methods for c in own)) if own else set()
     given = set().union(*(x.assigned for x in t.terminal)) if t.terminal else set()
     given |= set().union(*(c.class_names for c in own)) if own else set()
-    stored = {a for a, locs in ensure_scanned(lib).assigned_in.items() if any(m == "__init__" for m, _ln in locs)}
-    missing = stored - given
-    reads: set = set()
+    libs = [c for c in classes[classes.index(lib):] if c.module.external]
+    ran = _construction(lib, libs)  # the library's own construction: __init__, its helpers and base initialisers
+    stored = set().union(*(_self_stores(fn) for fn in ran)) - given
+    reads, replaced = set(), False
     for c in classes[classes.index(lib):]:
         if not c.module.external:
             break
-        for m, refs in ensure_scanned(c).self_refs.items():
-            if m not in overridden and m != "__init__" and not m.startswith("__"):
-                reads |= refs & missing
+        for m, fn in c.methods.items():
+            if m in ("__init__", "__new__", "__init_subclass__", "__class_getitem__", "__set_name__", "__del__"):
+                continue
+            got = _self_reads(fn) & stored
+            if got and m in overridden:
+                replaced = True
+            elif got:
+                reads |= got
     if not reads:
         return []
+    # what another method of the library also stores (setLevel, a resolve() context) may be set up
+    # that way instead: only a read of what nothing but __init__ stores is sure to fail
+    elsewhere = set().union(*(_self_stores(fn) for c in libs for fn in c.methods.values()
+                              if all(fn is not r for r in ran)))
     names = ", ".join(f"self.{a}" for a in sorted(reads)[:3]) + (", ..." if len(reads) > 3 else "")
     why = f"{lib.qualname}'s methods read what its __init__ stores ({names}), from {lib.module.rel}"
-    return [finding(init[0].module.rel, init[1], t.ci.qualname, lib.qualname, why,
-                    "call super().__init__() in __init__")]
+    if replaced:
+        why += "; the subclass overrides some of the methods that read it (it may never reach the others)"
+    elif reads <= elsewhere:
+        why += f"; other methods of {lib.qualname} store them too (set up another way?)"
+    return [finding(init[0].module.rel, init[1], t.ci.qualname, lib.qualname, why, "call super().__init__() in __init__",
+                    Severity.WARNING if replaced or reads <= elsewhere else None)]
+
+
+def _self_param(fn):
+    a = fn.args.posonlyargs + fn.args.args
+    return a[0].arg if a else None
+
+
+def _self_stores(fn) -> set:
+    me = _self_param(fn)
+    return {n.attr for n in ast.walk(fn) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store)
+            and isinstance(n.value, ast.Name) and n.value.id == me}
+
+
+def _self_reads(fn) -> set:
+    me = _self_param(fn)
+    return {n.attr for n in ast.walk(fn) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load)
+            and isinstance(n.value, ast.Name) and n.value.id == me}
+
+
+def _runs_an_init(fn) -> bool:
+    """``fn`` calls ``Base.__init__(self, ...)`` or ``super().__init__(...)``."""
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "__init__":
+            v = n.func.value
+            if isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id == "super":
+                return True
+            if n.args and isinstance(n.args[0], ast.Name) and n.args[0].id == _self_param(fn):
+                return True
+    return False
+
+
+def _construction(lib, libs: list, depth: int = 3) -> list:
+    """``lib.__init__`` and what it runs on the instance: ``self.m()`` helpers and base
+    initialisers (``Filterer.__init__(self)``, ``super().__init__()``), looked up in ``libs``."""
+    out, todo = [], [(lib, lib.methods["__init__"], 0)]
+    while todo:
+        owner, fn, d = todo.pop()
+        if any(fn is f for f in out):
+            continue
+        out.append(fn)
+        if d >= depth:
+            continue
+        me = _self_param(fn)
+        for n in ast.walk(fn):
+            if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)):
+                continue
+            v, name = n.func.value, n.func.attr
+            if isinstance(v, ast.Name) and v.id == me:  # self.createLock()
+                k = next((c for c in libs if name in c.methods), None)
+            elif name == "__init__" and (isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id == "super"
+                                          or n.args and isinstance(n.args[0], ast.Name) and n.args[0].id == me):
+                short = (v.attr if isinstance(v, ast.Attribute) else v.id if isinstance(v, ast.Name) else "")
+                after = libs[libs.index(owner) + 1:] if owner in libs else []
+                k = next((c for c in after if "__init__" in c.methods and
+                          (not short or c.qualname.split(".")[-1] == short)), None)
+            else:
+                continue
+            if k is not None:
+                todo.append((k, k.methods[name], d + 1))
+    return out

@@ -28,6 +28,21 @@ class Head(Base):
     def forward(self, x):
         return self.proj(x)
 """),
+    E("a logging.Handler subclass that runs Handler.__init__()", """
+import logging
+class ListHandler(logging.Handler):
+    def __init__(self, sink):
+        super().__init__()
+        self.sink = sink
+    def emit(self, record):
+        self.sink.append(self.format(record))
+"""),
+    E("a json.JSONEncoder subclass that keeps the base's __init__ (none of its own)", """
+import json
+class Enc(json.JSONEncoder):
+    def default(self, o):
+        return str(o)
+"""),
 )
 
 INVALID = (
@@ -61,4 +76,20 @@ class Outer(Base):
         self.inner = Inner()
         super().__init__()
 """, (("PK006", "torch.nn.Module"),)),
+    E("a logging.Handler subclass whose __init__ never runs Handler.__init__(): Logger.callHandlers reads its level", """
+import logging
+class ListHandler(logging.Handler):
+    def __init__(self, sink):
+        self.sink = sink
+    def emit(self, record):
+        self.sink.append(self.format(record))
+""", (("PK006", "Handler"),)),
+    E("a json.JSONEncoder subclass with its own __init__ and no super call: encode() reads the options", """
+import json
+class Enc(json.JSONEncoder):
+    def __init__(self, precision):
+        self.precision = precision
+    def default(self, o):
+        return round(o, self.precision)
+""", (("PK006", "JSONEncoder"),)),
 )

@@ -178,3 +178,24 @@ class Collect(ContentHandler):
         self.names.append(name)
 """
     assert not {c for c in _codes(src) if c[0] == "PK006"}
+
+
+def test_a_base_initialiser_called_with_starred_arguments_is_not_pk006():
+    """PyOpenGL 3.1.10's ``Opengl.__init__`` runs ``RawOpengl.__init__(*(self, master, cnf), **kw)``."""
+    src = """
+import logging
+
+
+class Raw(logging.Handler):
+    def __init__(self, level=0):
+        logging.Handler.__init__(self, level)
+
+
+class Cooked(Raw):
+    def __init__(self, *args):
+        Raw.__init__(*(self,) + args)
+
+    def emit(self, record):
+        return record
+"""
+    assert not {c for c in _codes(src) if c[0] == "PK006"}

@@ -119,6 +119,8 @@ def library_init_skipped(t) -> list:
     own = [c for c in classes if not c.module.external]
     if any(_runs_an_init(fn) for c in own for m, fn in c.methods.items() if m != "__init__"):
         return []  # a later set-up runs it (ray's _RemotePdb.listen calls Pdb.__init__): two-phase
+    if any(_starred_init(fn) for c in own for fn in c.methods.values()):
+        return []  # ``RawOpengl.__init__(*(self, master, cnf))`` (pyopengl): a base initialiser out of the walk's sight
     overridden = set().union(*(c.methods for c in own)) if own else set()
     given = set().union(*(x.assigned for x in t.terminal)) if t.terminal else set()
     given |= set().union(*(c.class_names for c in own)) if own else set()
@@ -211,3 +213,9 @@ def _construction(lib, libs: list, depth: int = 3) -> list:
             if k is not None:
                 todo.append((k, k.methods[name], d + 1))
     return out
+
+
+def _starred_init(fn) -> bool:
+    """``X.__init__(*args, ...)``: the receiver and the class it runs are not known."""
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "__init__"
+               and n.args and isinstance(n.args[0], ast.Starred) for n in ast.walk(fn))

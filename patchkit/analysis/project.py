@@ -258,12 +258,22 @@ class Project:
             if m is None:
                 continue
             for c in m.classes.values():
-                if c.key != ci.key and any(self._is(self.resolve_class(m, b), ci) for b in c.bases):
+                if c.key != ci.key and any(self._is(self._base_of(m, c, b), ci) for b in c.bases):
                     out.append(c)
             for c in local_classes(m):  # a factory function's subclass: see local_subclass
                 if self._local_subclass(m, c, ci):
                     out.append(c)
         return out
+
+    def _base_of(self, m: ModuleInfo, c: ClassInfo, base: str):
+        """``base`` as ``c``'s class statement means it: a sibling in the enclosing class body first
+        (``class utc_timezone(fixed_timezone)`` inside ``DateTimeType``, as classmodel's MRO reads it)."""
+        parent = c.qualname.rpartition(".")[0]
+        if parent and parent in m.classes:
+            nested = m.classes.get(f"{parent}.{base}")
+            if nested is not None and nested.key != c.key:
+                return nested
+        return self.resolve_class(m, base)
 
     def _local_subclass(self, m: ModuleInfo, c: ClassInfo, ci: ClassInfo) -> bool:
         """``c``, defined in a function of ``m``, completes ``ci`` for the analyzer when every base

@@ -12,7 +12,7 @@ twin and every control must run cleanly), then ``patchkit check`` on each packag
 
 The cases (``bench/redteam_cases.tar.xz``: cases_bug*.py, cases_ok*.py) were written by helpers of
 session 40 from shapes named in the issue and the field notes, before the analyzer was changed for
-any of them; see bench/results/analyzer-redteam-session40.md.
+any of them; see analyzer-redteam-session40.md in bench/results/analyzer-precision-history.tar.xz.
 """
 from __future__ import annotations
 

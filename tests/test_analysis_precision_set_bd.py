@@ -1,4 +1,4 @@
-"""Session 41's rules from set BD (bench/results/analyzer-precision-session41.md), each with the
+"""Session 41's rules from set BD (analyzer-precision-session41.md in bench/results/analyzer-precision-history.tar.xz), each with the
 cases of the same shape that stay reported.
 
 1. ``f(..., super().__init__)`` hands the base's initialiser to a function that may build the

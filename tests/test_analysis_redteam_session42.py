@@ -199,3 +199,58 @@ class Cooked(Raw):
         return record
 """
     assert not {c for c in _codes(src) if c[0] == "PK006"}
+
+
+def test_a_dataclass_behind_an_unreadable_base_keeps_its_post_init(tmp_path):
+    """datasette 0.65.5's vendored pint: ``@dataclass class UnitDefinition(PintParsedStatement,
+    definitions.UnitDefinition)`` with ``flexparser`` (not installed here) in the MRO before the
+    base whose ``__post_init__`` sets ``_is_base``: the generated ``__init__`` runs it."""
+    keys = package_keys(tmp_path, {"defs.py": """
+        from dataclasses import dataclass
+
+
+        @dataclass(frozen=True)
+        class UnitDefinition:
+            name: str
+
+            def __post_init__(self):
+                object.__setattr__(self, "_is_base", not self.name)
+
+            @property
+            def is_base(self):
+                return self._is_base
+    """, "parser.py": """
+        from dataclasses import dataclass
+
+        import not_installed_parser_lib as fp
+
+        from pkg import defs
+
+
+        class Statement(fp.ParsedStatement):
+            pass
+
+
+        @dataclass(frozen=True)
+        class UnitDefinition(Statement, defs.UnitDefinition):
+            pass
+    """})
+    assert not {k for k in keys if k[3] == "error"}
+
+
+def test_a_plain_class_with_a_mixin_post_init_is_no_missing_super():
+    src = """
+class Validated:
+    def __post_init__(self):
+        self._errors = []
+
+    def is_valid(self):
+        return not self._errors
+
+
+class Form(Validated):
+    def __init__(self, email):
+        self.email = email
+"""
+    got = {(f.code, f.attr, f.severity.value) for f in analyse_source("m.py", textwrap.dedent(src))}
+    assert ("PK003", "_errors", "error") not in got

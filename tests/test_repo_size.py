@@ -17,7 +17,11 @@ session 18, and session 40's two device calls carried the bundle with a 4.49 MiB
 
 Session 41: 4.7 MiB, for a second red-team batch and two precision sets: 57.92 + 4.7 = 62.62 MiB,
 under the 62.86 MiB (58.0 + 4.86) the device tool accepted in session 18; the session's device call
-carried the bundle with a 4.52 MiB tree."""
+carried the bundle with a 4.52 MiB tree.
+
+Session 42: 4.75 MiB, for a third red-team batch and two more precision sets (older reports moved
+into the history archive first): 57.92 + 4.75 = 62.67 MiB, still under the 62.86 MiB accepted in
+session 18. No device call of the session started (no machine), so none carried this tree."""
 from __future__ import annotations
 
 import subprocess
@@ -26,7 +30,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-BUDGET_MIB = 4.7
+BUDGET_MIB = 4.75
 
 
 def test_tracked_files_leave_room_for_the_gpu_bundle():

@@ -244,7 +244,8 @@ class Analyzer(ClassModel, ReadJudge, AfterConstruction):
         t = Trace(ci, f, tuple(terminal), assigned_anywhere, frozenset(ctor.inlined), frozenset(ctor.seen),
                   frozenset(ctor.deleted), tuple(escapes), ctor.external_init_ran, ctor.indirect_init,
                   ctor.dynamic_dispatch, f.unknown_base is not None, strict, contracts, init,
-                  frozenset(ctor.external_init_kw))
+                  frozenset(ctor.external_init_kw),
+                  post_init_skipped=not generated_ran and any(c.field_kind for c in f.classes))
         if construction_only:
             if t.dynamic_dispatch or (ctor.external_init_ran and f.unknown_base is not None):
                 return []  # a method picked at run time, or an unreadable library __init__, ran first

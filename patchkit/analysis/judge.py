@@ -50,11 +50,10 @@ def place(an, site: ReadSite) -> Placement:
     ci = t.ci
     order = [c.qualname for c in t.facts.classes]
     live, init_not_run, shadowed = [], [], []
-    dataclassed = any(c.field_kind for c in t.facts.classes if isinstance(c, ClassInfo))
     for c, m, ln in t.assigned_anywhere[site.attr]:
         idx = order.index(c) if c in order else 0
         overriders = [d for d in order[:idx] if m in an._cls_by_name(ci, d).methods]
-        if m == "__init__" or (m in ("__post_init__", "__attrs_post_init__") and dataclassed):
+        if m == "__init__" or (m in ("__post_init__", "__attrs_post_init__") and t.post_init_skipped):
             # initialisers (a dataclass's __post_init__ runs with its generated __init__), not a two-phase set-up
             if f"{c}.{m}" not in t.inlined:
                 init_not_run.append((c, m, ln))

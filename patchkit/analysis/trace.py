@@ -51,6 +51,9 @@ class Trace:
     init: Optional[tuple] = None
     #: keyword names construction handed to a library ``__init__`` it cannot read
     lib_init_kw: frozenset = frozenset()
+    #: a dataclass's generated ``__init__`` (and so its ``__post_init__``) never ran: a plain
+    #: subclass's own ``__init__`` replaced it
+    post_init_skipped: bool = False
 
     @property
     def ever_in_ctor(self) -> frozenset:

@@ -216,6 +216,8 @@ class CallSemantics:
                 # ModelInfo): it sets every attrs field of the MRO, init=False ones included
                 got = frozenset().union(*(k.fields for k in self.mro
                                           if isinstance(k, ClassInfo) and k.field_kind == "attrs"))
+                # the generated initialiser ran (its __attrs_post_init__ runs too)
+                self.inlined.update(f"{k.qualname}.__init__" for k in self.mro if isinstance(k, ClassInfo) and k.field_kind)
                 if got:
                     return [x.add(*sorted(got)) for x in st]
             # not a known method: a read of self.<name> (maybe a callable attribute)

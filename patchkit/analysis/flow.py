@@ -20,7 +20,7 @@ from .compound import CompoundStatements
 from .exprflow import ExpressionFlow
 from .conditions import (EVENT, VALUE, Cond, _catches_attribute_error, _human, _simple_text, conjuncts, const_truth,  # noqa: F401
                          frame_truth, norm_test)
-from .presence import _hasattr_self, implied_attrs
+from .presence import _hasattr_self, implied_attrs, may_drop_attributes
 from .selfclass import in_class_dict, is_self_class
 from .astutil import dotted, first_param, is_super_call, self_attr, super_member
 from .callargs import partial_of_base_init
@@ -302,7 +302,8 @@ class Constructor(CallSemantics, CompoundStatements, ExpressionFlow):
             ok = True
             for node, p in facts:
                 key = norm_test(node, fr.selfname)
-                if x.contradicts(key, p) or (not p and _hasattr_self(node, fr.selfname) in x.assigned):
+                if x.contradicts(key, p) or (not p and _hasattr_self(node, fr.selfname) in x.assigned
+                                             and not may_drop_attributes(self.mro)):
                     ok = False  # ``if not hasattr(self, "g"):`` on a path that has stored g
                     break
             if not ok:

@@ -65,7 +65,12 @@ cumprod cumsum diagonal dot dump dumps fill flatten getfield item itemset max me
 partition prod ptp put ravel repeat reshape resize round searchsorted setfield setflags sort squeeze std sum
 swapaxes take tobytes tofile tolist tostring trace transpose var view to_device __array__ __array_finalize__
 __array_function__ __array_interface__ __array_priority__ __array_struct__ __array_ufunc__ __array_wrap__
-__array_namespace__ __dlpack__ __dlpack_device__ __len__ __getitem__ __setitem__ __iter__""".split()) | OBJECT_ATTRS
+__array_namespace__ __dlpack__ __dlpack_device__ __len__ __getitem__ __setitem__ __iter__ __contains__ __bool__
+__int__ __float__ __complex__ __index__ __copy__ __deepcopy__ __setstate__ __reduce__ __reduce_ex__ __class_getitem__
+__delitem__ __buffer__ __matmul__ __rmatmul__ __imatmul__ __abs__ __neg__ __pos__ __invert__""".split()) | OBJECT_ATTRS | \
+    frozenset(f"__{p}{op}__" for op in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "lshift", "rshift",
+                                          "and", "or", "xor", "divmod") for p in ("", "r", "i")) | \
+    frozenset(f"__{op}__" for op in ("lt", "le", "eq", "ne", "gt", "ge"))
 #: builtin types a class may derive from: no source to read, and an instance holds only what their
 #: type gives it (a ``namedtuple(...)`` base is a tuple)
 _BUILTIN_TYPES = ("tuple", "list", "dict", "set", "frozenset", "str", "bytes", "bytearray", "int", "float", "complex")

@@ -190,3 +190,21 @@ def presence_oracle(project, ci, f):
             or bool(idx.files_storing(name)))
     absent.own_only = own_only
     return absent
+
+
+def may_drop_attributes(classes) -> bool:
+    """A class of ``classes`` can take an attribute away where the walk does not follow it: its
+    own ``__setattr__``, or a method touching ``__dict__`` / ``__delattr__`` / ``delattr`` (a
+    ``self.__dict__.pop(name)`` helper): ``not hasattr(self, "g")`` may then hold after a store."""
+    def compute(c) -> bool:
+        if "__setattr__" in c.methods:
+            return True
+        for fn in c.methods.values():
+            for n in ast.walk(fn):
+                if isinstance(n, ast.Attribute) and n.attr in ("__dict__", "__delattr__"):
+                    return True
+                if isinstance(n, ast.Call) and dotted(n.func) == "delattr":
+                    return True
+        return False
+    from .astutil import memo_on
+    return any(memo_on(c, "_pk_may_drop", lambda c=c: compute(c)) for c in classes if hasattr(c, "methods"))

@@ -20,16 +20,17 @@ def _is_class_expr(node: ast.AST, selfname: str) -> bool:
 def class_aliases(fn: ast.AST, selfname: str) -> frozenset:
     """Locals of ``fn`` bound to the instance's class and to nothing else."""
     def compute() -> frozenset:
-        good, bad = set(), set()
+        good, simple = set(), set()
         for n in ast.walk(fn):
-            if isinstance(n, ast.Assign):
-                for t in n.targets:
-                    if isinstance(t, ast.Name):
-                        (good if _is_class_expr(n.value, selfname) else bad).add(t.id)
-            elif isinstance(n, (ast.AugAssign, ast.AnnAssign, ast.For, ast.NamedExpr)):
-                t = n.target
-                if isinstance(t, ast.Name):
-                    bad.add(t.id)
+            if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) \
+                    and _is_class_expr(n.value, selfname):
+                good.add(n.targets[0].id)
+                simple.add(id(n.targets[0]))
+        # any other binding of the name (a parameter, a tuple target, a loop or ``with ... as``)
+        bad = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+               and id(n) not in simple}
+        a = fn.args
+        bad |= {x.arg for x in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg] if x is not None}
         return frozenset(good - bad)
     return memo_on(fn, f"_pk_class_aliases_{selfname}", compute)
 

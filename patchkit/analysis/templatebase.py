@@ -33,8 +33,8 @@ def demote_template_base(an, ci: ClassInfo, findings: list) -> list:
     if not todo:
         return findings
     leaves = sorted((d for d in an._descendants(ci) if not an._direct_subclasses(d)), key=lambda d: d.qualname)
-    if not leaves or built_in_tree(an, ci) or _handed_as_value(an.project, ci):
-        return findings
+    if not leaves or built_in_tree(an, ci) or _handed_as_value(an.project, ci) or ci.node.decorator_list:
+        return findings  # a class decorator may register it, and a registry may build it
     # only a base initialiser it skips sets it: a template's own __init__ that forgets an attribute
     # no class of its MRO sets is the field bug's shape (EAGLEWorkerV2), and stays an error
     bases = [k for k in an.facts(ci).classes if k is not ci]

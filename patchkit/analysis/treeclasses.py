@@ -176,8 +176,8 @@ class TreeClasses:
                                 for key in keys:
                                     self._type_built.setdefault(name, {}).setdefault(key, f"{rel}:{call.lineno}")
                 # ``new = type(name, (cls,), {}); new.attr = ...`` in a factory handed ``cls`` (motor)
-                for name, key, line in factory_subclasses(tree, lambda f, pos, p: classes_passed(
-                        self.texts(), self.parsed, f, pos, p)):
+                for name, key, line in factory_subclasses(tree, lambda f, pos, p, rel=rel: classes_passed(
+                        self.texts(), self.parsed, f, pos, p, home=rel)):
                     self._type_built.setdefault(name, {}).setdefault(key, f"{rel}:{line}")
         return self._type_built.get(short, {})
 

@@ -21,9 +21,11 @@ def _is_type3(v: ast.expr) -> bool:
 
 
 def _stored_on(fn: ast.AST, local: str) -> set[str]:
-    """Attributes ``fn`` stores on the local ``local`` (``local.x = ...``, ``setattr(local, "x", ...)``)."""
+    """Attributes ``fn`` stores on the local ``local`` in statements of its own body, not under a
+    branch (``local.x = ...``, ``setattr(local, "x", ...)``)."""
     out = set()
-    for n in ast.walk(fn):
+    for n in (x for st in fn.body if not isinstance(st, (ast.If, ast.For, ast.While, ast.Try, ast.With))
+              for x in ast.walk(st)):
         if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store) and isinstance(n.value, ast.Name) \
                 and n.value.id == local:
             out.add(n.attr)
@@ -40,6 +42,8 @@ def factory_subclasses(tree: ast.Module, passed: Callable[[str, int, str], set])
     function then stores on ``local`` or puts in the literal dict, and each class some call hands
     that parameter (``passed(function name, position, parameter)``)."""
     for fn, method in _functions(tree.body, False):
+        if method:
+            continue  # a method's callers are not found by name alone
         params = [a.arg for a in fn.args.posonlyargs + fn.args.args]
         for n in ast.walk(fn):
             if not (isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
@@ -77,7 +81,7 @@ def _functions(body: list, in_class: bool) -> Iterator[tuple[ast.AST, bool]]:
 
 
 def classes_passed(texts: dict[str, str], parsed: Callable[[str], Optional[ast.Module]],
-                   fname: str, pos: int, param: str, depth: int = 2) -> set[str]:
+                   fname: str, pos: int, param: str, depth: int = 2, home: Optional[str] = None) -> set[str]:
     """Short names of the classes (CamelCase names) handed as argument ``pos`` or keyword
     ``param`` to a call of ``fname`` anywhere in the tree; through a wrapper that forwards its own
     parameter (motor's ``create_asyncio_class(cls)``), the classes handed to the wrapper."""
@@ -86,6 +90,8 @@ def classes_passed(texts: dict[str, str], parsed: Callable[[str], Optional[ast.M
     for rel, text in texts.items():
         if fname not in text or not pat.search(text):
             continue
+        if home is not None and rel != home and not _imports(text, home, fname):
+            continue  # another function of that name (engines.create_class, not frameworks.create_class)
         tree = parsed(rel)
         if tree is None:
             continue
@@ -105,5 +111,13 @@ def classes_passed(texts: dict[str, str], parsed: Callable[[str], Optional[ast.M
                     fn, method = owners[id(c)]
                     params = [a.arg for a in fn.args.posonlyargs + fn.args.args]
                     if g.id in params and fn.name != fname:
-                        out |= classes_passed(texts, parsed, fn.name, params.index(g.id) - method, g.id, depth - 1)
+                        out |= classes_passed(texts, parsed, fn.name, params.index(g.id) - method, g.id, depth - 1, rel)
     return out
+
+
+def _imports(text: str, home: str, fname: str) -> bool:
+    """``text`` imports ``fname`` from the module of the file ``home`` (or calls ``<module>.fname``)."""
+    mod = home[:-3].replace("/", ".") if home.endswith(".py") else home
+    last = mod.split(".")[-1] if not mod.endswith("__init__") else mod.split(".")[-2] if "." in mod else mod
+    return bool(re.search(rf"from\s+[\w.]*\b{re.escape(last)}\s+import\s[^\n]*\b{re.escape(fname)}\b", text)
+                or re.search(rf"\b{re.escape(last)}\.{re.escape(fname)}\s*\(", text))

@@ -123,7 +123,7 @@ def library_init_skipped(t) -> list:
         return []  # ``RawOpengl.__init__(*(self, master, cnf))`` (pyopengl): a base initialiser out of the walk's sight
     overridden = set().union(*(c.methods for c in own)) if own else set()
     given = set().union(*(x.assigned for x in t.terminal)) if t.terminal else set()
-    given |= set().union(*(c.class_names for c in own)) if own else set()
+    given |= set().union(*(c.class_names for c in classes))  # class-level defaults, the library's too (getopt's msg)
     libs = [c for c in classes[classes.index(lib):] if c.module.external]
     ran = _construction(lib, libs)  # the library's own construction: __init__, its helpers and base initialisers
     stored = set().union(*(_self_stores(fn) for fn in ran)) - given
@@ -132,8 +132,9 @@ def library_init_skipped(t) -> list:
         if not c.module.external:
             break
         for m, fn in c.methods.items():
-            if m in ("__init__", "__new__", "__init_subclass__", "__class_getitem__", "__set_name__", "__del__"):
-                continue
+            if m in ("__init__", "__new__", "__init_subclass__", "__class_getitem__", "__set_name__", "__del__") \
+                    or c.method_kind.get(m) not in ("method", "property") or any(fn is r for r in ran):
+                continue  # a static or class method's first parameter is no instance; construction's own helpers
             got = _self_reads(fn) & stored
             if got and m in overridden:
                 replaced = True
@@ -151,8 +152,12 @@ def library_init_skipped(t) -> list:
         why += "; the subclass overrides some of the methods that read it (it may never reach the others)"
     elif reads <= elsewhere:
         why += f"; other methods of {lib.qualname} store them too (set up another way?)"
+    from ..severity import _STAND_IN
+    if _STAND_IN.match(t.ci.qualname.split(".")[-1]):
+        why += f"; {t.ci.qualname} looks like a test double (it may use none of them)"
     return [finding(init[0].module.rel, init[1], t.ci.qualname, lib.qualname, why, "call super().__init__() in __init__",
-                    Severity.WARNING if replaced or reads <= elsewhere else None)]
+                    Severity.WARNING if replaced or reads <= elsewhere or _STAND_IN.match(t.ci.qualname.split(".")[-1])
+                    else None)]
 
 
 def _self_param(fn):
@@ -167,9 +172,18 @@ def _self_stores(fn) -> set:
 
 
 def _self_reads(fn) -> set:
+    """What ``fn`` loads from its instance, outside ``try:`` blocks that catch AttributeError."""
     me = _self_param(fn)
+    guarded = {id(n) for t in ast.walk(fn) if isinstance(t, ast.Try) and any(_catches_attr(h.type) for h in t.handlers)
+               for st in t.body for n in ast.walk(st)}
     return {n.attr for n in ast.walk(fn) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load)
-            and isinstance(n.value, ast.Name) and n.value.id == me}
+            and isinstance(n.value, ast.Name) and n.value.id == me and id(n) not in guarded}
+
+
+def _catches_attr(t) -> bool:
+    names = [t] if not isinstance(t, ast.Tuple) else list(t.elts)
+    return t is None or any((dotted(x) or "").split(".")[-1] in ("AttributeError", "Exception", "BaseException")
+                            for x in names)
 
 
 def _runs_an_init(fn) -> bool:

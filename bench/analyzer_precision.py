@@ -822,6 +822,20 @@ CODEBASES = {  # name -> (requirement, package folder inside the unpacked releas
     "bqplot": ("bqplot==0.13.1", "bqplot"), "pytest_bdd": ("pytest-bdd==9.0.1", "pytest_bdd"),
     "piptools": ("pip-tools==7.7.0", "piptools"), "odmantic": ("odmantic==1.1.0", "odmantic"),
     "schematics": ("schematics==2.1.1", "schematics"), "cattrs": ("cattrs==26.2.1", "cattrs"), "vcr": ("vcrpy==9.4.2", "vcr"),
+    # set BH (session 43, named before any run; owlready2 0.51 dropped: its sdist has no package folder)
+    "cliff": ("cliff==4.17.0", "cliff"), "typer": ("typer==0.29.2", "typer"), "curio": ("curio==1.6", "curio"),
+    "joblib": ("joblib==1.6.0", "joblib"), "awkward": ("awkward==2.14.0", "awkward"), "hist": ("hist==2.12.1", "hist"),
+    "sqlparse": ("sqlparse==0.6.1", "sqlparse"), "ormar": ("ormar==0.26.0", "ormar"), "piccolo": ("piccolo==1.38.0", "piccolo"),
+    "pymodm": ("pymodm==0.4.3", "pymodm"), "walrus": ("walrus==0.9.8", "walrus"), "rocketry": ("rocketry==2.5.1", "rocketry"),
+    "pyshacl": ("pyshacl==0.40.1", "pyshacl"), "textblob": ("textblob==0.20.1", "textblob"),
+    "sqlalchemy_utils": ("sqlalchemy-utils==0.43.0", "sqlalchemy_utils"), "pynndescent": ("pynndescent==0.7.0", "pynndescent"), "meshio": ("meshio==5.3.5", "meshio"),
+    "sfepy": ("sfepy==2026.3", "sfepy"), "galois": ("galois==0.4.11", "galois"), "anyio": ("anyio==4.16.0", "anyio"),
+    "ccdproc": ("ccdproc==2.5.1", "ccdproc"), "multiqc": ("multiqc==1.35", "multiqc"), "snakemake": ("snakemake==9.27.1", "snakemake"),
+    "cwltool": ("cwltool==3.3.20260925135507", "cwltool"), "toil": ("toil==9.6.0", "toil"), "bioblend": ("bioblend==1.9.0", "bioblend"),
+    "pyteomics": ("pyteomics==5.0.1", "pyteomics"), "matchms": ("matchms==0.33.1", "matchms"),
+    "theano": ("theano==1.0.5", "theano"), "pyx": ("pyx==0.18", "pyx"), "nipy": ("nipy==0.6.1", "nipy"),
+    "control": ("control==0.10.2", "control"), "pybrain": ("pybrain==0.3", "pybrain"), "mdp": ("mdp==3.6", "mdp"),
+    "deeptools": ("deeptools==3.5.6", "deeptools"), "pygsp": ("pygsp==0.6.1", "pygsp"),
 }
 DEFAULT = ("deepspeed", "diffusers", "ray", "transformers", "vllm")
 # lightning==2.6.6 (266 files) was tried too: 1 error group in all, too few to sample.

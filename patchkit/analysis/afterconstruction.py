@@ -22,6 +22,7 @@ from .presence import implied_by_exclusion
 from .reach import forward_bypassed
 from .rules import pk001_maybe_unassigned as pk001
 from .severity import _excluded, _private
+from .shadowed import shadowed_methods
 from .torchscript import compiled_exclusion
 from .trace import ReadSite, Trace
 
@@ -40,12 +41,13 @@ class AfterConstruction:
         seen_methods: set[str] = set()
         called_later = (self._referenced_outside(f.classes, t.inlined)
                         if any(not x.endswith(".__init__") for x in t.inlined) else set())
+        hidden = shadowed_methods(f.classes, always)  # an instance attribute stored on every path hides them
         for c in f.classes:
             for mname, fn in c.methods.items():
                 if mname in seen_methods:
                     continue
                 seen_methods.add(mname)
-                if mname in NOT_CHECKED_METHODS or c.method_kind.get(mname) in ("static", "class"):
+                if mname in NOT_CHECKED_METHODS or c.method_kind.get(mname) in ("static", "class") or mname in hidden:
                     continue
                 if mname in exported_methods(c):
                     continue  # handed to other code in the class body: bound to other objects

@@ -146,6 +146,7 @@ class Analyzer(ClassModel, ReadJudge, AfterConstruction):
             b.split(".")[-1] in ("ABC", "Protocol") for b in ci.bases)) else frozenset()
 
         construction_reads: list[tuple] = []
+        mro_keys = {c.key for c in f.classes}
         dyn_set = dynamic_methods(f) if construction_only else frozenset()
         before_dyn: set[int] = set()  # reads made before construction ran any computed store
 
@@ -153,6 +154,9 @@ class Analyzer(ClassModel, ReadJudge, AfterConstruction):
             if attr in f.class_level or attr in f.provided or attr in contracts or \
                     any(p.match(attr) for p in f.dyn_patterns):
                 return
+            if f.unknown_base is not None and frame.cls.key not in mro_keys and \
+                    attr in self.facts(frame.cls).class_level:
+                return  # `Module.__init__(self)` of a class behind the unreadable base: its class names are ours
             missing = [s for s in states if attr not in s.assigned]
             if missing:
                 if dyn_set and not dyn_set & ctor.inlined:

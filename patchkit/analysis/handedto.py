@@ -4,7 +4,8 @@ annotation, and some call in the tree hands it an instance built as the class. u
 ``e.add_script(SmoothFollow(target=player))``, so ``SmoothFollow``'s reads of ``self.entity`` are set
 up by its owner after construction (an ordering question, not a hole).
 
-What counts as handing an instance of ``C``: the argument is ``C(...)`` or ``copy(C(...))``, or a
+What counts as handing an instance of ``C``: the argument is ``C(...)`` (``m.C(...)``; a lowercase
+class name too) or ``copy(C(...))``, or a
 name that the calling function (or the module, for top-level code) binds to ``C(...)``. The callee is
 matched by name: ``obj.name(...)`` for a method (the first argument fills the parameter after the
 instance), ``name(...)`` for a function; ``name(p=C(...))`` by keyword. A call whose callee has
@@ -35,8 +36,9 @@ def _class_of(arg: ast.AST, local_ctors: dict[str, str]) -> Optional[str]:
         f = dotted(arg.func) or ""
         if f in _COPIES and len(arg.args) == 1:
             return _class_of(arg.args[0], local_ctors)
-        short = f.split(".")[-1]
-        return short if short[:1].isupper() else None
+        # any case: it only ever matches the reading class's own name (deeptools' lowercase
+        # ``heatmapper.heatmapper()`` handed to ``plotMatrix(hm, ...)``, which sets ``hm.startLabel``)
+        return f.split(".")[-1] or None
     if isinstance(arg, ast.Name):
         return local_ctors.get(arg.id)
     return None

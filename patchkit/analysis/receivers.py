@@ -66,6 +66,8 @@ def is_instance(recv, fn, cls, outer, names, torch_module, decorators, ctors) ->
             if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == recv.id for t in n.targets) \
                     and (built_as(n.value) in names or built_by_factory(n.value) in names):
                 return True
+        if cls is not None and cls.name in names and (_classmethod_built(recv.id, fn) or _copy_of_self(recv.id, fn, selfname)):
+            return True
 
             if torch_module and isinstance(n, ast.For) and isinstance(n.iter, ast.Call) and \
                     isinstance(n.iter.func, ast.Attribute) and n.iter.func.attr in _MODULE_ITER and \
@@ -82,6 +84,57 @@ def is_instance(recv, fn, cls, outer, names, torch_module, decorators, ctors) ->
                              or class_attr_built(cls, n.value, selfname) & names):
                         return True
         return bool(factory_built(cls, recv.attr, ctors) & names) or param_owned(cls, recv.attr, names)
+    return False
+
+
+_COPY_CALLS = frozenset({"copy.copy", "copy.deepcopy", "copy", "deepcopy"})
+
+
+def _copy_of_self(name: str, fn, selfname) -> bool:
+    """In a method, ``name = copy.copy(self)`` (``deepcopy``, ``self.copy()``, ``self.__copy__()``):
+    another instance of the class, set up by the method that copies it (rocketry's
+    ``TaskCond._set_task``: ``new_self = copy.copy(self); new_self.task = ...; return new_self``)."""
+    if not selfname:
+        return False
+    for n in ast.walk(fn):
+        if not (isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
+                and n.targets[0].id == name and isinstance(n.value, ast.Call)):
+            continue
+        f, args = n.value.func, n.value.args
+        if (dotted(f) or "") in _COPY_CALLS and len(args) == 1 and isinstance(args[0], ast.Name) and args[0].id == selfname:
+            return True
+        if isinstance(f, ast.Attribute) and f.attr in ("copy", "__copy__", "__deepcopy__") and \
+                isinstance(f.value, ast.Name) and f.value.id == selfname:
+            return True
+    return False
+
+
+def _classmethod_built(name: str, fn) -> bool:
+    """In a classmethod, ``name`` is bound (alone, or first of a tuple) to ``cls(...)``,
+    ``cls.<m>(...)`` or ``super().<m>(...)``: the instance the factory builds and sets up (joblib's
+    ``MemmappingExecutor.get_memmapping_executor``: ``_executor, reused =
+    super().get_reusable_executor(...)``, then ``_executor._temp_folder_manager = manager``)."""
+    if not any(isinstance(d, ast.Name) and d.id == "classmethod" for d in fn.decorator_list):
+        return False
+    args = fn.args.posonlyargs + fn.args.args
+    if not args:
+        return False
+    me = args[0].arg
+    for n in ast.walk(fn):
+        if not isinstance(n, ast.Assign) or len(n.targets) != 1 or not isinstance(n.value, ast.Call):
+            continue
+        t = n.targets[0]
+        if isinstance(t, ast.Tuple) and t.elts:
+            t = t.elts[0]
+        if not (isinstance(t, ast.Name) and t.id == name):
+            continue
+        f = n.value.func
+        if isinstance(f, ast.Name) and f.id == me:
+            return True
+        if isinstance(f, ast.Attribute) and (isinstance(f.value, ast.Name) and f.value.id == me or
+                                             isinstance(f.value, ast.Call) and isinstance(f.value.func, ast.Name)
+                                             and f.value.func.id == "super"):
+            return True
     return False
 
 

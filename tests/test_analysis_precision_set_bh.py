@@ -5,8 +5,8 @@ cases of the same shape that stay reported.
    so the inherited ``m`` (and what it reads) never runs (pyx 0.18's ``flexlineaxispos_pt``).
 2. ``Base.__init__(self)`` of a class behind an unreadable base: the class-level names of that
    class are the instance's (pybrain 0.3's ``Module.bufferlist = None``, read by ``Module.__init__``).
-3. A base nobody builds whose every subclass overrides the method holding the read (pybrain's
-   ``MaskedParameters`` overriding ``TopologyEvolvable``'s ``paramdim`` and ``mutate``): a warning.
+3. Not a rule (measured): a base nobody builds whose subclasses override the method holding the
+   read keeps its error (labelled false in pybrain, latent in salesforce-lavis).
 4. Call-site evidence for an injection takes lowercase class names (deeptools 3.5.6's
    ``hm = heatmapper.heatmapper()`` handed to ``plotMatrix(hm, ...)``, which sets ``hm.startLabel``).
 5. A classmethod factory's ``obj = cls(...)`` / ``obj, reused = super().make(...)`` is an instance
@@ -162,16 +162,15 @@ class MaskedParameters(TopologyEvolvable):
 """
 
 
-@pytest.mark.parametrize("override, expected", [
-    ("def mutate(self):\n        return self.inner", ("TopologyEvolvable", "_params", "PK003", "warning")),
-    # the subclass keeps the base's mutate: its instances fail there
-    ("def other(self):\n        return 1", ("MaskedParameters", "_params", "PK003", "error")),
-])
-def test_a_base_nobody_builds_whose_subclasses_override_the_reader(tmp_path, override, expected):
+@pytest.mark.parametrize("override", ["def mutate(self):\n        return self.inner", "def other(self):\n        return 1"])
+def test_a_base_nobody_builds_keeps_its_error_whatever_its_subclasses_override(tmp_path, override):
+    """Not a rule: the same shape was labelled false in pybrain (TopologyEvolvable) and latent in
+    salesforce-lavis 1.0.2 (GPTVideoFeatureBaseProcessor, whose only subclass overrides
+    ``__call__``); the labelled diff lost the latent group, so the error stays. What the test pins:
+    ``TopologyEvolvable.__init__(self, ...)`` in a subclass is no use of the class as a value."""
     got = findings(tmp_path, {"container.py": CONTAINER, "topology.py": TOPOLOGY,
                               "masked.py": MASKED.format(override=override)})
-    assert expected in got, got
-    assert not _errors(got) & {("TopologyEvolvable", "_params")}, got
+    assert {g for g in _errors(got) if g[1] == "_params"}, got
 
 
 def test_a_base_built_by_name_keeps_its_error(tmp_path):
@@ -278,3 +277,117 @@ class TaskCond:
 def test_a_copy_of_self_set_up_by_its_own_class(tmp_path, copy, reported):
     got = findings(tmp_path, {"cond.py": TASKCOND.format(copy=copy)})
     assert (("TaskCond", "task") in _errors(got)) == reported, got
+
+
+LAUNCH = """
+class ReferenceEntity:
+    def __init__(self, name):
+        self.name = name
+
+
+class LaunchPlan:
+    def __init__(self, name):
+        self.name = name
+        self._raw = {}
+
+    @classmethod
+    def create(cls, name, fixed):
+        lp = cls(name)
+        lp._raw = fixed
+        return lp
+
+    def fixed_inputs(self):
+        return self._raw.copy()
+
+
+class ReferenceLaunchPlan(ReferenceEntity, LaunchPlan):
+    pass
+
+
+def make():
+    return ReferenceLaunchPlan("ref")
+"""
+
+
+def test_a_base_classmethod_factory_does_not_set_up_a_subclass_built_directly(tmp_path):
+    """flytekit 1.16.31 (the labelled diff caught the first version): ``LaunchPlan.create`` sets up
+    what it builds, but a ``ReferenceLaunchPlan`` is built directly and never gets ``_raw``."""
+    got = findings(tmp_path, {"launch_plan.py": LAUNCH})
+    assert ("ReferenceLaunchPlan", "_raw") in _errors(got), got
+
+
+BACKEND = """
+class Struct:
+    def __init__(self, **kwargs):
+        self.__dict__.update(kwargs)
+
+
+class Term(Struct):
+    def __init__(self, name):
+        self.name = name
+
+
+class ETerm(Term):
+    def __init__(self, name, **kwargs):
+        Term.__init__(self, name)
+        self.set_backend(**kwargs)
+
+    def set_backend(self, backend="numpy", layout=None):
+        if hasattr(self, "backend") and layout == self.layout:
+            return
+        {stores}
+        self.backend = backend
+"""
+
+
+@pytest.mark.parametrize("stores, reported", [
+    # both arms of the if/else store layout before backend: hasattr(backend) implies layout
+    ("if layout is not None:\n            self.layout = layout\n        else:\n            self.layout = 'cq'", False),
+    # one arm only: a backend without a layout is possible
+    ("if layout is not None:\n            self.layout = layout", True),
+])
+def test_a_store_in_both_arms_before_the_guard_store_counts(tmp_path, stores, reported):
+    """sfepy 2026.3's ``ETermBase.set_backend``."""
+    got = findings(tmp_path, {"terms.py": BACKEND.format(stores=stores)})
+    assert (("ETerm", "layout") in _errors(got)) == reported, got
+
+
+FRESH = """
+class Struct:
+    def __init__(self, **kwargs):
+        self.__dict__.update(kwargs)
+
+
+class Term(Struct):
+    def __init__(self, name):
+        self.name = name
+
+
+class Cache({base}):
+    def __init__(self, flag):
+        {init}
+        self.flag = flag
+        self.setup(flag)
+
+    def setup(self, flag):
+        {guard}
+            print(self.size)
+        self.cache = {{}}
+        if flag:
+            self.size = 1
+"""
+
+
+@pytest.mark.parametrize("base, init", [
+    ("Struct", "pass"),                        # no base initialiser runs: closed
+    ("Term", "Term.__init__(self, 'c')"),      # one runs, never Struct's: fresh until a computed store
+])
+@pytest.mark.parametrize("guard, reported", [
+    ('if hasattr(self, "cache"):', False),   # Struct.__init__ never runs: the instance is fresh, no cache yet
+    ("if self.flag:", True),                 # a guard that can hold on the fresh instance
+])
+def test_hasattr_on_a_fresh_instance_of_a_class_with_computed_stores(tmp_path, base, init, guard, reported):
+    """A class whose only computed store (``self.__dict__.update``) sits in a base initialiser it
+    never runs is judged as a closed class: ``hasattr`` on the fresh instance is false."""
+    got = findings(tmp_path, {"cache.py": FRESH.format(base=base, init=init, guard=guard)})
+    assert (("Cache", "size") in _errors(got) | _warnings(got)) == reported, got

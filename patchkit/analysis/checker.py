@@ -22,7 +22,7 @@ from .templatebase import demote_template_base
 from .judge import ReadJudge
 from .afterconstruction import AfterConstruction
 from .mangle import as_written
-from .presence import presence_oracle
+from .presence import fresh_presence_oracle, presence_oracle
 from .mixins import ClassConstants, ClassDefaults, awaits_host, implicit_mixin
 from .model import ClassInfo, ModuleInfo
 from .project import Project
@@ -185,10 +185,13 @@ class Analyzer(ClassModel, ReadJudge, AfterConstruction):
             entry_calls(self.project, cls.module, fn)
         if not strict and not f.open and not f.dyn_patterns:
             ctor.class_consts = ClassConstants(self.project, [c for c in f.classes if not c.module.external], f.linear)
-            if not f.unknown_base and not f.dynamic:
+            if not f.unknown_base and not construction_only:  # dynamic only in a skipped base init: closed
                 ctor.never_present = presence_oracle(self.project, ci, f)
                 ctor.instance_only = lambda name: not (name in f.class_level or name in f.provided or
                                                        name in f.fields)
+            elif not f.unknown_base and dyn_set:  # a fresh instance, until a computed store runs
+                ctor.never_present = fresh_presence_oracle(presence_oracle(self.project, ci, f),
+                                                           lambda: bool(dyn_set & ctor.inlined))
         early_stores: list = []
         if any(e.kind == "module" for e in f.externals):
             def before_base_init(attr, node, value, frame):

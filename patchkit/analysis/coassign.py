@@ -131,6 +131,21 @@ def _stores(st: ast.stmt, selfname: str) -> list[tuple[str, Optional[ast.expr]]]
     return []
 
 
+def _both_arms(st: ast.stmt, selfname: str) -> list[tuple[str, Optional[ast.expr]]]:
+    """(attribute, None) for what an ``if``/``else`` stores in both arms (nested ones too): a
+    store of the block it sits in (sfepy's ``set_backend``: ``if layout is not None: self.layout =
+    layout`` / ``else: self.layout = self.layout_letters``, then ``self.backend = backend``)."""
+    if not isinstance(st, ast.If) or not st.orelse:
+        return []
+
+    def arm(block) -> set:
+        got = set()
+        for x in block:
+            got |= {a for a, _v in _stores(x, selfname) + _both_arms(x, selfname)}
+        return got
+    return [(a, None) for a in sorted(arm(st.body) & arm(st.orelse))]
+
+
 def _class_block_stores(c: ClassInfo) -> list:
     """The ``self.a = v`` stores of each statement block of each method of ``c`` (blocks that store
     nothing left out), computed once per class: the judge asks about many guards of one class."""
@@ -140,7 +155,7 @@ def _class_block_stores(c: ClassInfo) -> list:
             args = fn.args.posonlyargs + fn.args.args
             selfname = args[0].arg if args else "self"
             for block in _blocks(fn):
-                stored = [s for st in block for s in _stores(st, selfname)]
+                stored = [s for st in block for s in _stores(st, selfname) + _both_arms(st, selfname)]
                 if stored:
                     got.append(stored)
         return got

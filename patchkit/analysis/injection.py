@@ -24,7 +24,7 @@ from .astutil import MODULE_BLOCKS, SCOPE_NODES, block_statements, dotted, own_n
 from .fastre import Bounded
 from .handedto import HandedIndex
 from .setterhelpers import bulk, has_literal_loop, helper_store, looped_stores, setter_helpers
-from .receivers import derived_class, is_instance, module_ctors
+from .receivers import derived_class, is_instance, module_ctors, set_up_by_own_class
 from .treeclasses import TreeClasses
 
 #: attributes of the class (besides the one asked about) that one function must store on a local
@@ -92,7 +92,8 @@ class InjectionIndex(TreeClasses):
         for rel in self.files_storing(attr):
             for recv, fn, cls, outer, line, ctors in self._stores(rel).get(attr, ()):
                 if is_instance(recv, fn, cls, outer, names, torch_module, decorators, _Ctors(ctors, self, rel)) or \
-                        (own and self._duck(rel, recv, fn, cls, attr, own)) or self._handed(recv, fn, cls, outer, exact):
+                        (own and self._duck(rel, recv, fn, cls, attr, own)) or self._handed(recv, fn, cls, outer, exact) \
+                        or set_up_by_own_class(recv, fn, cls, exact):
                     self._memo[key] = f"{rel}:{line}"
                     return self._memo[key]
         return None

@@ -192,6 +192,24 @@ def presence_oracle(project, ci, f):
     return absent
 
 
+def fresh_presence_oracle(base, computed_ran):
+    """:func:`presence_oracle` for a class with computed stores (``setattr(self, k, v)``,
+    ``self.__dict__.update(kw)``), during construction and only until one of them runs
+    (``computed_ran()``): until then the instance holds what the walk stored and nothing else.
+    sfepy's ``ETermBase.__init__`` runs ``Term.__init__``, which never runs ``Struct.__init__``
+    (its ``__dict__.update``), then ``set_backend``, whose ``hasattr(self, 'backend') and ... and
+    layout == self.layout`` is false on the fresh instance. It never says a name is absent for
+    good (a method summary may be reused after a computed store ran); only the construction-time
+    ``hasattr`` test (unstored_attr_truth, never while summarising) consults it."""
+    def absent(name: str):
+        return False
+
+    def own_only(name: str) -> bool:
+        return not computed_ran() and base.own_only(name)
+    absent.own_only = own_only
+    return absent
+
+
 def may_drop_attributes(classes) -> bool:
     """A class of ``classes`` can take an attribute away where the walk does not follow it: its
     own ``__setattr__``, or a method touching ``__dict__`` / ``__delattr__`` / ``delattr`` (a

@@ -66,8 +66,6 @@ def is_instance(recv, fn, cls, outer, names, torch_module, decorators, ctors) ->
             if isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == recv.id for t in n.targets) \
                     and (built_as(n.value) in names or built_by_factory(n.value) in names):
                 return True
-        if cls is not None and cls.name in names and (_classmethod_built(recv.id, fn) or _copy_of_self(recv.id, fn, selfname)):
-            return True
 
             if torch_module and isinstance(n, ast.For) and isinstance(n.iter, ast.Call) and \
                     isinstance(n.iter.func, ast.Attribute) and n.iter.func.attr in _MODULE_ITER and \
@@ -90,7 +88,19 @@ def is_instance(recv, fn, cls, outer, names, torch_module, decorators, ctors) ->
 _COPY_CALLS = frozenset({"copy.copy", "copy.deepcopy", "copy", "deepcopy"})
 
 
-def _copy_of_self(name: str, fn, selfname) -> bool:
+def set_up_by_own_class(recv, fn, cls, exact) -> bool:
+    """``recv`` is an instance that a method of the reading class itself (``exact``: its short name;
+    a base's factory builds the base's instances, not this class's: flytekit's ``LaunchPlan.create``
+    and ``ReferenceLaunchPlan``) builds or copies and then sets up: :func:`classmethod_built`,
+    :func:`copy_of_self`."""
+    if cls is None or cls.name not in exact or not isinstance(recv, ast.Name):
+        return False
+    args = fn.args.posonlyargs + fn.args.args
+    selfname = args[0].arg if args else None
+    return classmethod_built(recv.id, fn) or copy_of_self(recv.id, fn, selfname)
+
+
+def copy_of_self(name: str, fn, selfname) -> bool:
     """In a method, ``name = copy.copy(self)`` (``deepcopy``, ``self.copy()``, ``self.__copy__()``):
     another instance of the class, set up by the method that copies it (rocketry's
     ``TaskCond._set_task``: ``new_self = copy.copy(self); new_self.task = ...; return new_self``)."""
@@ -109,7 +119,7 @@ def _copy_of_self(name: str, fn, selfname) -> bool:
     return False
 
 
-def _classmethod_built(name: str, fn) -> bool:
+def classmethod_built(name: str, fn) -> bool:
     """In a classmethod, ``name`` is bound (alone, or first of a tuple) to ``cls(...)``,
     ``cls.<m>(...)`` or ``super().<m>(...)``: the instance the factory builds and sets up (joblib's
     ``MemmappingExecutor.get_memmapping_executor``: ``_executor, reused =

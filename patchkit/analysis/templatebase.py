@@ -26,29 +26,6 @@ def _gives(an, leaf: ClassInfo, base: ClassInfo, attr: str) -> bool:
     return False
 
 
-def _method_at(an, ci: ClassInfo, path: str, line: int) -> str:
-    """The name of the method of ``ci``'s MRO, in the module at ``path``, that holds ``line``."""
-    for k in an.facts(ci).classes:
-        if k.module.rel != path:
-            continue
-        for m, fn in k.methods.items():
-            if fn.lineno <= line <= (fn.end_lineno or fn.lineno):
-                return m
-    return ""
-
-
-def _overrides(an, leaf: ClassInfo, base: ClassInfo, method: str) -> bool:
-    """A class of ``leaf``'s MRO before ``base`` defines ``method``: the read in the base's
-    definition never runs on the leaf (pybrain's ``MaskedParameters`` overrides the ``paramdim``,
-    ``mutate`` and ``randomize`` of ``TopologyEvolvable``, which never runs ``ParameterContainer.__init__``)."""
-    for k in an.facts(leaf).classes:
-        if k is base:
-            return False
-        if method in k.methods or method in k.class_names:
-            return True
-    return False
-
-
 def demote_template_base(an, ci: ClassInfo, findings: list) -> list:
     from ..ftypes import Severity
     from .mixins import _handed_as_value, built_in_tree
@@ -63,17 +40,9 @@ def demote_template_base(an, ci: ClassInfo, findings: list) -> list:
     bases = [k for k in an.facts(ci).classes if k is not ci]
     out = []
     for x in findings:
-        if x not in todo or not any(x.attr in k.assigned_in for k in bases):
-            out.append(x)
-            continue
-        names = ", ".join(d.qualname for d in leaves[:3]) + (f", +{len(leaves) - 3} more" if len(leaves) > 3 else "")
-        method = _method_at(an, ci, x.path, x.line)
-        if all(_gives(an, d, ci, x.attr) for d in leaves):
+        if x in todo and any(x.attr in k.assigned_in for k in bases) and all(_gives(an, d, ci, x.attr) for d in leaves):
+            names = ", ".join(d.qualname for d in leaves[:3]) + (f", +{len(leaves) - 3} more" if len(leaves) > 3 else "")
             x = replace(x, severity=Severity.WARNING,
                         why=f"{x.why}; no code in view builds {ci.qualname}, and each of its subclasses ({names}) assigns it")
-        elif method and method != "__init__" and all(_overrides(an, d, ci, method) for d in leaves):
-            x = replace(x, severity=Severity.WARNING,
-                        why=f"{x.why}; no code in view builds {ci.qualname}, and each of its subclasses ({names}) "
-                            f"overrides {method}")
         out.append(x)
     return out

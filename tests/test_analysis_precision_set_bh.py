@@ -166,8 +166,7 @@ class MaskedParameters(TopologyEvolvable):
 def test_a_base_nobody_builds_keeps_its_error_whatever_its_subclasses_override(tmp_path, override):
     """Not a rule: the same shape was labelled false in pybrain (TopologyEvolvable) and latent in
     salesforce-lavis 1.0.2 (GPTVideoFeatureBaseProcessor, whose only subclass overrides
-    ``__call__``); the labelled diff lost the latent group, so the error stays. What the test pins:
-    ``TopologyEvolvable.__init__(self, ...)`` in a subclass is no use of the class as a value."""
+    ``__call__``); the labelled diff lost the latent group, so the error stays."""
     got = findings(tmp_path, {"container.py": CONTAINER, "topology.py": TOPOLOGY,
                               "masked.py": MASKED.format(override=override)})
     assert {g for g in _errors(got) if g[1] == "_params"}, got

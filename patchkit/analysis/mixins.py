@@ -155,10 +155,9 @@ def _built(project, ci: ClassInfo) -> bool:
 def _handed_as_value(project, ci: ClassInfo) -> bool:
     """``ci``'s name appears in the tree as a value: in a list, a call's arguments, an assignment
     (``scores = [NormalLogScore, NormalCRPScore]``), not only in its own ``class`` statement, a
-    base list, an import or a call that builds it, nor ``Name.__init__(self, ...)`` (a subclass running
-    one of its methods on its own instance: pybrain's ``MaskedParameters``)."""
+    base list, an import or a call that builds it."""
     name = ci.qualname.split(".")[-1]
-    use = re.compile(rf"(?<![\w.]){re.escape(name)}(?![\w(]|\.\w+\(\s*self\b)")
+    use = re.compile(rf"(?<![\w.]){re.escape(name)}(?![\w(])")
     texts = [ci.module.source, *_index_for(project, ci).texts().values()]
     for text in texts:
         if name not in text:

@@ -18,6 +18,10 @@ Configurations (identical server flags otherwise; each its own server, one after
                 admitted there; the run-up to a resume runs the extend)
   patched-skip-decode  as patched, with PATCHKIT_SPEC_DISABLE_DRAFT_EXTEND=skip-decode (decode-step
                 extends only: patch 2.4's skip, prompts admitted above T keep their draft prefill)
+  patched-kv    as patched, with PATCHKIT_SPEC_DISABLE_DRAFT_EXTEND=kv (decode-step extends above T
+                replaced by a write of the draft's KV cache alone: no holes, no draft forward)
+  patched-kv-check  as patched-kv, with PATCHKIT_SPEC_DISABLE_KV_CHECK=64: the first 64 such steps also
+                run the full extend and log how its KV rows compare with the KV-only ones
   patched-skip  as patched, with upstream's SGLANG_SPEC_SKIP_ZERO_STEP_DRAFT_EXTEND=1 (0.5.14+)
   patched-lens-off  as patched, with PATCHKIT_SPEC_DISABLE_HOST_LENS=off (the scheduler waits for the
                 device's lengths after a disabled step, patch 2.2's behaviour)
@@ -65,12 +69,14 @@ from patchkit.smoke.run import free_port  # noqa: E402
 from patchkit.smoke.server import Server, gpu_memory_used_mib, http_json, wait_gpu_released  # noqa: E402
 from patchkit.smoke.stages.acceptance import accept  # noqa: E402
 
-CONFIGS = ("nospec", "eagle", "patched", "patched-keep", "patched-skip-above-t", "patched-skip-decode", "patched-skip",
+CONFIGS = ("nospec", "eagle", "patched", "patched-keep", "patched-skip-above-t", "patched-skip-decode", "patched-kv",
+           "patched-kv-check", "patched-skip",
            "patched-lens-off", "adaptive", "patched-inert", "eagle-again")
 #: configurations whose threshold flag is left off (they never disable drafting)
 NO_THRESHOLD = ("patched-inert",)
 #: PATCHKIT_SPEC_DISABLE_DRAFT_EXTEND per patched configuration (absent: the patch's default)
-DRAFT_EXTEND = {"patched-keep": "keep", "patched-skip-above-t": "skip", "patched-skip-decode": "skip-decode"}
+DRAFT_EXTEND = {"patched-keep": "keep", "patched-skip-above-t": "skip", "patched-skip-decode": "skip-decode",
+                "patched-kv": "kv", "patched-kv-check": "kv"}
 #: PATCHKIT_SPEC_DISABLE_HOST_LENS per patched configuration: ``patched-lens-off`` is 2.3.0 with the
 #: host lengths off, i.e. 2.2.0's disabled step (the control for what they are worth in the same run)
 HOST_LENS = {"patched-lens-off": "off"}
@@ -251,6 +257,8 @@ def server_command(args, name: str, threshold: int | None, port: int, folder: Pa
         env["PATCHKIT_SPEC_DISABLE_DRAFT_EXTEND"] = DRAFT_EXTEND[name]
     if name in HOST_LENS:
         env["PATCHKIT_SPEC_DISABLE_HOST_LENS"] = HOST_LENS[name]
+    if name == "patched-kv-check":
+        env["PATCHKIT_SPEC_DISABLE_KV_CHECK"] = "64"
     if name == "adaptive":
         conf = folder / f"adaptive-T{threshold}.json"
         conf.write_text(json.dumps({"1": {"candidate_steps": [3]}, str(threshold + 1): {"candidate_steps": [0]}}))
@@ -281,6 +289,7 @@ def serve(args, name: str, threshold: int | None, folder: Path, out: dict, body)
         text = log.read_text(errors="replace") if log.exists() else ""
         out["switch_lines"] = text.count("patchkit-spec-disable: OFF") + text.count("patchkit-spec-disable: ON")
         out["upstream_switch_lines"] = text.count("Switch adaptive runtime state")
+        out["kv_check"] = [ln.split("kv-check ", 1)[1].strip() for ln in text.splitlines() if "patchkit-spec-disable: kv-check" in ln]
         out["launch"] = launch_facts(text)
         out["teardown"] = srv.stop()
         wait_gpu_released(base_mem)

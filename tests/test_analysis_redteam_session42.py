@@ -1,4 +1,4 @@
-"""Session 42's blind red team (bench/results/analyzer-redteam-session42.md): the shapes it found
+"""Session 42's blind red team (analyzer-redteam-session42.md in bench/results/analyzer-precision-history.tar.xz): the shapes it found
 that the analyzer now judges right, each with its counterpart.
 
 1. A plain subclass of a dataclass with its own ``__init__`` never runs the generated ``__init__``,

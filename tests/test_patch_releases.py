@@ -34,7 +34,7 @@ def test_apply_idempotent_revert_on_real_release(sglang_scratch, version, strate
     planned = p.plan(version, engine.reader(t)).files
     originals = {f: t.file(f).read_bytes() for f in planned if t.file(f).exists()}
     created = [f for f in planned if f not in originals]
-    assert created == ["sglang/srt/speculative/patchkit_spec_disable.py"]
+    assert created == ["sglang/srt/speculative/patchkit_spec_disable.py", "sglang/srt/speculative/patchkit_spec_disable_kv.py"]
     r = engine.apply(p, t)
     assert r.outcome is Outcome.APPLIED and r.strategy == strategy
     text = t.file(WORKER).read_text()
@@ -60,6 +60,7 @@ def test_apply_idempotent_revert_on_real_release(sglang_scratch, version, strate
         assert isinstance(method.body[1], ast.If) and "_patchkit_resolve_on_host" in ast.unparse(method.body[1].test)
     # the runtime module is the shipped file, byte for byte, and passes pyflakes in the target
     assert t.file(created[0]).read_text() == RUNTIME.read_text()
+    assert t.file(created[1]).read_text() == RUNTIME.with_name("draft_kv.py").read_text()
     compile(text, WORKER, "exec")
     assert [f for f in analyse_source(WORKER, text, t.root) if f.cls == "EAGLEWorkerV2" and f.severity.value == "error"] == []
     # after -> after: a second apply is a skip detected from the code, not a second copy
@@ -67,7 +68,7 @@ def test_apply_idempotent_revert_on_real_release(sglang_scratch, version, strate
     assert t.file(WORKER).read_text() == text
     assert engine.revert(p, t).outcome is Outcome.REVERTED
     assert {f: t.file(f).read_bytes() for f in originals} == originals
-    assert not t.file(created[0]).exists()
+    assert not any(t.file(f).exists() for f in created)
     assert ("sglang/srt/managers/overlap_utils.py" in originals) == (strategy == "reuse-upstream-zero-step")
 
 

@@ -856,7 +856,7 @@ def test_a_bad_draft_extend_setting_is_refused_at_start_up_in_one_line(monkeypat
     monkeypatch.setenv(rt.DRAFT_EXTEND_ENV, "sometimes")
     with pytest.raises(rt.SpecDisableConfigError) as info:
         rt.check_server_args(_server_args(speculative_disable_batch_threshold=8))
-    assert str(info.value) == f"{rt.DRAFT_EXTEND_ENV}='sometimes': expected one of keep, skip, skip-decode"
+    assert str(info.value) == f"{rt.DRAFT_EXTEND_ENV}='sometimes': expected one of keep, skip, skip-decode, kv"
 
 
 def test_the_draft_extend_flag_wins_over_the_variable_and_a_bad_value_names_the_flag(monkeypatch):
@@ -868,7 +868,7 @@ def test_the_draft_extend_flag_wins_over_the_variable_and_a_bad_value_names_the_
     assert rt.resolve_draft_extend(_server_args()) == (False, False)  # neither: keep
     with pytest.raises(rt.SpecDisableConfigError) as info:
         rt.check_server_args(_server_args(speculative_disable_batch_threshold=8, speculative_disable_draft_extend="Skip"))
-    assert str(info.value) == f"{rt.DRAFT_EXTEND_FLAG}='Skip': expected one of keep, skip, skip-decode"
+    assert str(info.value) == f"{rt.DRAFT_EXTEND_FLAG}='Skip': expected one of keep, skip, skip-decode, kv"
 
 
 def test_the_draft_extend_flag_arms_the_skip_at_start_up(upstream, caplog):

@@ -53,6 +53,8 @@ SPEC_INFO = "sglang/srt/speculative/spec_info.py"
 OVERLAP = "sglang/srt/managers/overlap_utils.py"
 RUNTIME = "sglang/srt/speculative/patchkit_spec_disable.py"
 RUNTIME_SOURCE = Path(__file__).with_name("runtime.py")
+RUNTIME_KV = "sglang/srt/speculative/patchkit_spec_disable_kv.py"
+RUNTIME_KV_SOURCE = Path(__file__).with_name("draft_kv.py")
 CLS = "EAGLEWorkerV2"
 FLAG = "--speculative-disable-batch-threshold"
 FIELD = "speculative_disable_batch_threshold"
@@ -302,23 +304,38 @@ def _branch_edit() -> Edit:
 
 
 UPSTREAM_SKIP = "SGLANG_SPEC_SKIP_ZERO_STEP_DRAFT_EXTEND"
-SKIP_HOOK = f"{ALIAS}.skip_draft_extend(self)"
+SKIP_HOOK = f"{ALIAS}.skip_draft_extend(self"
+STUB_CALL = "self._stub_skipped_draft_extend"
 
 
 class _OrSkipHook(cst.CSTTransformer):
     """``envs.SGLANG_SPEC_SKIP_ZERO_STEP_DRAFT_EXTEND.get()`` -> ``(hook or <that call>)``: the hook
     runs first, so it sees every zero-step decode step."""
 
-    def __init__(self) -> None:
+    def __init__(self, hook: str) -> None:
         self.done = 0
+        self.hook = hook
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
         func = original.func
         if (isinstance(func, cst.Attribute) and func.attr.value == "get"
                 and cm.code(func.value).endswith(UPSTREAM_SKIP)):
             self.done += 1
-            return cst.parse_expression(f"({SKIP_HOOK} or {cm.code(updated)})")
+            return cst.parse_expression(f"({self.hook} or {cm.code(updated)})")
         return updated
+
+
+def _stub_args(branch: cst.If) -> Optional[tuple[str, str]]:
+    """The two arguments of the branch's ``self._stub_skipped_draft_extend(batch, batch_output)``:
+    the step and its result, which the hook hands the runtime (``kv`` writes the draft's KV from them)."""
+    for s in branch.body.body:
+        if isinstance(s, cst.SimpleStatementLine):
+            for part in s.body:
+                call = getattr(part, "value", None)
+                if isinstance(call, cst.Call) and cm.code(call.func) == STUB_CALL and len(call.args) == 2 and \
+                        all(a.keyword is None and not a.star for a in call.args):
+                    return cm.code(call.args[0].value), cm.code(call.args[1].value)
+    return None
 
 
 def _skip_condition(fn: cst.FunctionDef) -> Optional[cst.If]:
@@ -339,7 +356,11 @@ def _skip_extend_edit() -> Edit:
         if target is None:
             raise AnchorNotFound(f"{WORKER}: {CLS}.{meth} has no 'if self.speculative_num_steps == 0 and "
                                  f"envs.{UPSTREAM_SKIP}.get():' (upstream drifted?)")
-        t = _OrSkipHook()
+        args = _stub_args(target)
+        if args is None:
+            raise AnchorNotFound(f"{WORKER}: {CLS}.{meth}: the zero-step branch does not call {STUB_CALL}(batch, "
+                                 f"result) (upstream drifted?)")
+        t = _OrSkipHook(f"{SKIP_HOOK}, {args[0]}, {args[1]})")
         new_test = target.test.visit(t)
         if t.done != 1:
             raise AnchorNotFound(f"{WORKER}: {CLS}.{meth}: expected one call of envs.{UPSTREAM_SKIP}.get() "
@@ -665,7 +686,10 @@ def select(version: Version, read: Reader, init_class: str = CLS) -> Strategy:
                       f"the zero-step state cannot be built")
     rel, fcls = _field_class(read)
     annotated = "speculative_num_steps: A[" in (read(rel) or "")
-    edits = [new_file_edit(RUNTIME, runtime_text(), "add the runtime module", id="create:runtime-module")]
+    edits = [new_file_edit(RUNTIME, runtime_text(), "add the runtime module", id="create:runtime-module"),
+             new_file_edit(RUNTIME_KV, RUNTIME_KV_SOURCE.read_text(encoding="utf-8"),
+                           "add the KV-only draft write (--speculative-disable-draft-extend kv)",
+                           id="create:runtime-kv-module")]
     after_field, after_flag = "speculative_num_steps", "--speculative-num-steps"
     for flag, name, help_text, kind, _ in OPTIONS:  # each after the previous one
         edits.append(_field_edit(rel, fcls, annotated, name, help_text, after_field, kind))
@@ -710,7 +734,7 @@ def select(version: Version, read: Reader, init_class: str = CLS) -> Strategy:
     lens = "; host lengths after a disabled step: no GPU sync" if resolve is not None else ""
     extend = (f"draft extend every step ({DRAFT_EXTEND_FLAG} skip: only in the run-up to a resume"
               + (", and no draft prefill above T" if skip_prefill else "")
-              + ")"
+              + "; kv: the draft's KV cache alone above T)"
               if skip_extend else "draft extend every step")
     if has_upstream_zero:
         name = "reuse-upstream-zero-step"
@@ -793,7 +817,7 @@ EXAMPLES = (
 
 PATCH = Patch(
     name="dynamic-spec-disable",
-    version="2.6.0",
+    version="2.7.0",
     description="Skip EAGLE-3 draft+verify for decode batches above --speculative-disable-batch-threshold",
     distribution="sglang",
     specifier=SpecifierSet(">=0.5.6,<0.6"),

@@ -9,12 +9,14 @@ HYSTERESIS_HELP = ("patchkit dynamic-spec-disable: resume drafting only after th
                    "steps at or below the threshold (the first step above it disables drafting). Default: "
                    "$SGLANG_SPEC_DISABLE_HYSTERESIS, else 8.")
 #: the values of --speculative-disable-draft-extend (runtime.DRAFT_EXTEND_MODES has their meaning)
-DRAFT_EXTEND_CHOICES = ("keep", "skip", "skip-decode")
+DRAFT_EXTEND_CHOICES = ("keep", "skip", "skip-decode", "kv")
 DRAFT_EXTEND_HELP = ("patchkit dynamic-spec-disable: draft-model work while drafting is disabled above the "
                      "threshold: keep (extend every step: the draft's KV cache stays complete), skip (none: "
                      "neither decode-step extends nor the prefill of prompts admitted there; holes in the "
-                     "draft's KV cache may cost acceptance after a resume) or skip-decode (decode-step "
-                     "extends only). Default: $PATCHKIT_SPEC_DISABLE_DRAFT_EXTEND, else keep.")
+                     "draft's KV cache may cost acceptance after a resume), skip-decode (decode-step "
+                     "extends only) or kv (decode-step extends replaced by a write of the draft's KV "
+                     "cache alone: no holes; EAGLE-3 drafts). Default: $PATCHKIT_SPEC_DISABLE_DRAFT_EXTEND, "
+                     "else keep.")
 
 
 def field_plain(name: str, kind: str = "int") -> str:

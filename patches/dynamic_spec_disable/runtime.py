@@ -33,7 +33,10 @@ the next-token seed are fresh when drafting resumes; a resume due right after a 
 one step for that (``hysteresis`` 1). The tokens decoded above the threshold, and under ``skip`` the
 prompts admitted there, stay holes in the draft's KV cache: whether that costs acceptance depends on
 the draft (vLLM measured an EAGLE-3 draft losing nearly all of it), so skipping is opt-in and the
-smoke test's resume-acceptance stage measures it on the user's own checkpoint.
+smoke test's resume-acceptance stage measures it on the user's own checkpoint. ``kv`` (0.5.14+,
+EAGLE-3 drafts) is ``skip-decode`` without the holes: each skipped decode-step extend writes the
+draft's KV for its tokens from the draft's first-layer projections alone (draft_kv.py, copied as
+``patchkit_spec_disable_kv.py``); only the seed is stale, and the run-up refreshes it as under ``skip``.
 
 Importing this module is cheap and imports nothing from SGLang or torch: SGLang's own modules
 import it while they load. Everything that needs them imports it lazily.
@@ -55,6 +58,7 @@ DECODE_ATTENTION_ENV = "PATCHKIT_SPEC_DISABLE_DECODE_ATTENTION"
 DRAFT_EXTEND_FLAG = "--speculative-disable-draft-extend"
 DRAFT_EXTEND_ENV = "PATCHKIT_SPEC_DISABLE_DRAFT_EXTEND"
 HOST_LENS_ENV = "PATCHKIT_SPEC_DISABLE_HOST_LENS"
+KV_CHECK_ENV = "PATCHKIT_SPEC_DISABLE_KV_CHECK"
 HOST_LENS_MODES = ("on", "off", "check")
 #: consecutive decode steps at or below the threshold before drafting resumes (disabling is at once)
 DEFAULT_HYSTERESIS = 8
@@ -249,6 +253,12 @@ class SpecDisable:
     skipped_steps: int = 0
     #: prefill batches whose draft extend was skipped (:func:`skip_draft_prefill`)
     skipped_prefills: int = 0
+    #: ``kv``: the KV-only write's plan (draft_kv.KVPlan); the skipped extends write the draft's KV
+    kv_plan: Any = None
+    #: ``kv``: disabled steps whose extend was replaced by the KV-only write
+    kv_steps: int = 0
+    #: ``kv``: steps left to check against the full extend ($PATCHKIT_SPEC_DISABLE_KV_CHECK)
+    kv_check_left: int = 0
     lens: "HostLens" = field(default_factory=lambda: HostLens())
 
 
@@ -314,7 +324,15 @@ def on_init(worker: Any, owner: type) -> None:
     extra = None if before is None or after is None else max(0.0, after - before)
     worker.apply_runtime_state(full)
     _set_fields(sa, sizing)
-    skip, skip_prefill = resolve_draft_extend(sa)
+    mode = resolve_draft_extend_mode(sa)
+    skip, skip_prefill = DRAFT_EXTEND_MODES[mode]
+    kv_plan = None
+    if mode == "kv" and callable(getattr(worker, "_stub_skipped_draft_extend", None)):
+        kv_plan = _kv_module().plan(worker._draft_worker.draft_runner)
+        if isinstance(kv_plan, str):
+            logger.warning("patchkit-spec-disable: kv (%s or $%s) runs the full draft extend instead: %s",
+                           DRAFT_EXTEND_FLAG, DRAFT_EXTEND_ENV, kv_plan)
+            kv_plan, skip = None, False
     if skip and not callable(getattr(worker, "_stub_skipped_draft_extend", None)):
         # 0.5.12-0.5.13: no upstream stub, so apply added no skip hook; say so rather than claim it
         logger.warning("patchkit-spec-disable: the draft-extend skip (%s or $%s) is ignored: this release cannot "
@@ -327,7 +345,8 @@ def on_init(worker: Any, owner: type) -> None:
                        DRAFT_EXTEND_FLAG, DRAFT_EXTEND_ENV, why)
         skip_prefill = False
     ctl = SpecDisable(Switch(threshold, resolve_hysteresis(sa)), full, zero, sizing, converted, extra,
-                      skip_extend=skip, skip_prefill=skip_prefill, lens=HostLens(resolve_host_lens()))
+                      skip_extend=skip, skip_prefill=skip_prefill, lens=HostLens(resolve_host_lens()),
+                      kv_plan=kv_plan, kv_check_left=resolve_kv_check() if kv_plan is not None else 0)
     setattr(worker, STATE_ATTR, ctl)
     global _ACTIVE
     _ACTIVE = ctl
@@ -335,7 +354,7 @@ def on_init(worker: Any, owner: type) -> None:
         "patchkit-spec-disable: ready threshold=%d hysteresis=%d steps=%d decode_attention=%s "
         "draft_extend=%s host_lens=%s extra_memory_mib=%s worker=%s",
         threshold, ctl.switch.hysteresis, full.speculative_num_steps, converted,
-        ("skip-above-T" + ("" if ctl.skip_prefill else "-decode-only")) if ctl.skip_extend else "every-step",
+        _extend_label(ctl),
         ctl.lens.mode,
         "?" if extra is None else f"{extra:.0f}", type(worker).__name__,
     )
@@ -357,17 +376,73 @@ def on_decode(worker: Any, batch: Any) -> None:
         _int64_bonus_tokens(batch)
 
 
-def skip_draft_extend(worker: Any) -> bool:
-    """Called on a zero-step decode step after its verify: True skips the draft model's extend
-    (upstream stubs the draft's outputs). Skips only while disabled and above the threshold, so the
-    run-up to a resume (at or below it) refreshes the draft's KV cache and seed."""
+def _extend_label(ctl: SpecDisable) -> str:
+    if ctl.kv_plan is not None:
+        return "kv-only-above-T" + (f"-check{ctl.kv_check_left}" if ctl.kv_check_left else "")
+    if ctl.skip_extend:
+        return "skip-above-T" + ("" if ctl.skip_prefill else "-decode-only")
+    return "every-step"
+
+
+def skip_draft_extend(worker: Any, batch: Any = None, output: Any = None) -> bool:
+    """Called on a zero-step decode step after its verify (``batch`` and its result ``output``):
+    True skips the draft model's extend (upstream stubs the draft's outputs). Skips only while
+    disabled and above the threshold, so the run-up to a resume (at or below it) refreshes the
+    draft's KV cache and seed. Under ``kv`` a skipped extend still writes the draft's KV for the
+    step's tokens (draft_kv.py), so the cache has no holes; only the seed is stale."""
     ctl = getattr(worker, STATE_ATTR, None)
     if ctl is None:
         return False
     skip = ctl.skip_extend and ctl.switch.disabled and ctl.step_bs > ctl.switch.threshold
+    if skip and ctl.kv_plan is not None:
+        if batch is None or output is None:
+            skip = False  # a hook from an older apply hands no step: run the full extend
+        else:
+            _kv_step(worker, ctl, batch, output)
     ctl.stale = skip
     ctl.skipped_steps += skip
     return skip
+
+
+def _kv_step(worker: Any, ctl: SpecDisable, batch: Any, output: Any) -> None:
+    """The KV-only write of one disabled step; while $PATCHKIT_SPEC_DISABLE_KV_CHECK steps are left,
+    the full extend runs too and the rows it wrote are compared with the KV-only ones (logged)."""
+    kv = _kv_module()
+    dw = worker._draft_worker
+    ctx = getattr(dw, "draft_tp_context", None)
+    with (ctx(dw.draft_runner.tp_group) if callable(ctx) else _null()):
+        if ctl.kv_check_left > 0:
+            ctl.kv_check_left -= 1
+            got = kv.check(ctl.kv_plan, batch, output, lambda: dw._draft_extend_for_decode(batch, output))
+            if got.agrees():
+                logger.info("patchkit-spec-disable: kv-check step=%d %s", ctl.kv_steps + 1, got.line())
+            else:  # the smoke test's log-scan fails the cell on this line
+                logger.error("patchkit-spec-disable: ERROR kv-check step=%d %s: the KV-only write differs from "
+                             "the draft extend's", ctl.kv_steps + 1, got.line())
+        else:
+            kv.write(ctl.kv_plan, batch, output)
+    ctl.kv_steps += 1
+
+
+def _null():
+    import contextlib
+    return contextlib.nullcontext()
+
+
+def _kv_module():
+    """draft_kv.py, as apply copies it into the target (or from patchkit's source tree)."""
+    try:
+        from . import patchkit_spec_disable_kv as kv  # type: ignore[attr-defined]
+    except ImportError:
+        from . import draft_kv as kv  # type: ignore[no-redef]
+    return kv
+
+
+def resolve_kv_check() -> int:
+    """``$PATCHKIT_SPEC_DISABLE_KV_CHECK``: how many ``kv`` steps also run the full extend and
+    compare (0 when unset or not a count)."""
+    raw = os.environ.get(KV_CHECK_ENV, "").strip()
+    return int(raw) if raw.isdigit() else 0
 
 
 def skip_draft_prefill(worker: Any, batch: Any, next_token_ids: Any) -> Any:
@@ -448,23 +523,31 @@ class _Result:
     next_draft_input: Any
 
 
-#: ``--speculative-disable-draft-extend`` values: (skip decode-step extends, skip prompt prefills)
-DRAFT_EXTEND_MODES = {"keep": (False, False), "skip": (True, True), "skip-decode": (True, False)}
+#: ``--speculative-disable-draft-extend`` values: (skip decode-step extends, skip prompt prefills);
+#: ``kv`` skips the decode-step extends but writes the draft's KV for their tokens (draft_kv.py)
+DRAFT_EXTEND_MODES = {"keep": (False, False), "skip": (True, True), "skip-decode": (True, False),
+                      "kv": (True, False)}
 
 
 def resolve_draft_extend(server_args: Any = None) -> tuple[bool, bool]:
+    """(skip decode-step extends, skip prompt prefills) of :func:`resolve_draft_extend_mode`."""
+    return DRAFT_EXTEND_MODES[resolve_draft_extend_mode(server_args)]
+
+
+def resolve_draft_extend_mode(server_args: Any = None) -> str:
     """``--speculative-disable-draft-extend``, else ``$PATCHKIT_SPEC_DISABLE_DRAFT_EXTEND``, else
     ``keep``: ``keep`` (the draft extends every disabled step), ``skip`` (no draft-model work above
     the threshold: neither decode-step extends nor the prefill of prompts admitted there) or
     ``skip-decode`` (decode-step extends only; prompts admitted above the threshold still get their
-    draft prefill). Raises SpecDisableConfigError naming the flag or the variable."""
+    draft prefill) or ``kv`` (as ``skip-decode``, but each skipped extend writes the draft's KV for
+    its tokens, so the cache has no holes). Raises SpecDisableConfigError naming the flag or the variable."""
     value = getattr(server_args, "speculative_disable_draft_extend", None)
     source = DRAFT_EXTEND_FLAG
     if value is None:
         value, source = os.environ.get(DRAFT_EXTEND_ENV, "").strip().lower() or "keep", DRAFT_EXTEND_ENV
     if value not in DRAFT_EXTEND_MODES:
         raise SpecDisableConfigError(f"{source}={value!r}: expected one of {', '.join(DRAFT_EXTEND_MODES)}")
-    return DRAFT_EXTEND_MODES[value]
+    return value
 
 
 def _int64_bonus_tokens(batch: Any) -> None:
@@ -482,9 +565,9 @@ def _log_switch(ctl: SpecDisable, due: bool, bs: int) -> None:
     sw = ctl.switch
     logger.info(
         "patchkit-spec-disable: %s batch_size=%d threshold=%d switches=%d disabled_steps=%d enabled_steps=%d "
-        "skipped_draft_extends=%d skipped_draft_prefills=%d host_lens=%d/%d",
+        "skipped_draft_extends=%d skipped_draft_prefills=%d kv_only_extends=%d host_lens=%d/%d",
         "OFF" if due else "ON", bs, sw.threshold, sw.switches, sw.disabled_steps, sw.enabled_steps, ctl.skipped_steps,
-        ctl.skipped_prefills,
+        ctl.skipped_prefills, ctl.kv_steps,
         ctl.lens.resolved, ctl.lens.resolved + ctl.lens.fallbacks,
     )
 

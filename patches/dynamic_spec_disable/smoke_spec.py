@@ -2,8 +2,8 @@
 
 Default matrix: the speculative algorithms whose worker class is ``EAGLEWorkerV2`` or inherits it
 (read from the release's worker factory), x overlap schedule on / off, x CUDA graphs on / off,
-x topk 1 / 2, x page size 1 / 16, x the draft model's work while disabled (keep / skip), x the flag
-on / off, covered pairwise (skip only with the flag on). With the flag set, a cell
+x topk 1 / 2, x page size 1 / 16, x the draft model's work while disabled (keep / skip / kv), x the flag
+on / off, covered pairwise (skip and kv only with the flag on). With the flag set, a cell
 whose worker class does not inherit ``EAGLEWorkerV2`` (0.5.12 without overlap, or with topk > 1,
 runs spec v1) must be refused at start-up: such cells prove only the refusal.
 """
@@ -36,7 +36,9 @@ AXES = (
     # prompt admitted above T: resume-equivalence scores such requests)
     # keep is passed too: a PATCHKIT_SPEC_DISABLE_DRAFT_EXTEND in the caller's environment must not
     # turn a keep cell into a skip one (the flag wins over the variable)
-    Axis("draft-extend", (("keep", (DRAFT_EXTEND_FLAG, "keep")), ("skip", (DRAFT_EXTEND_FLAG, "skip")))),
+    # kv: the draft's KV cache alone above T (EAGLE-3 drafts; others fall back to keep with a warning)
+    Axis("draft-extend", (("keep", (DRAFT_EXTEND_FLAG, "keep")), ("skip", (DRAFT_EXTEND_FLAG, "skip")),
+                          ("kv", (DRAFT_EXTEND_FLAG, "kv")))),
 )
 
 
@@ -49,7 +51,8 @@ def _draft_extend_inert(cell: dict, facts: dict) -> Optional[str]:
     if cell.get("flag") == "off":
         return f"{DRAFT_EXTEND_FLAG} does nothing with the flag off (not a configuration)"
     if not facts.get("can_skip_draft_extend", True):
-        return f"{DRAFT_EXTEND_FLAG} skip is ignored by this release (no upstream draft-extend stub before 0.5.14)"
+        return (f"{DRAFT_EXTEND_FLAG} {cell['draft-extend']} is ignored by this release (no upstream draft-extend stub "
+                f"before 0.5.14)")
     return None
 
 
@@ -125,8 +128,10 @@ SPEC = SmokeSpec(
         admitted_off=(r"skipped_draft_prefills=(\d+)", "draft_extend", r"^skip-above-T$"),
     ),
     # the last: the patch's own check that its host lengths equal the device's (runtime.HostLens)
+    # and, on kv cells, the first 16 KV-only writes checked against the full draft extend (an ERROR line
+    # when they differ, which log-scan fails)
     checker_env=(("SGLANG_ENABLE_STRICT_MEM_CHECK_DURING_BUSY", "1"), ("SGLANG_CHECK_KV_PAGE_INVARIANTS", "1"),
-                 ("PATCHKIT_SPEC_DISABLE_HOST_LENS", "check")),
+                 ("PATCHKIT_SPEC_DISABLE_HOST_LENS", "check"), ("PATCHKIT_SPEC_DISABLE_KV_CHECK", "16")),
     forced_acceptance_env=(("SGLANG_SIMULATE_ACC_LEN", "3"),),
     refusals=(Refusal("the flag on a worker that does not inherit the patched class", _unpatched_worker),
               Refusal("the flag with topk > 1", _topk_above_one)),

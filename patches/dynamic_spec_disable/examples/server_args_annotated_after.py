@@ -20,7 +20,7 @@ class ServerArgs:
     ] = None
     speculative_disable_draft_extend: A[  # patchkit: dynamic-spec-disable
         Optional[str],
-        "patchkit dynamic-spec-disable: draft-model work while drafting is disabled above the threshold: keep (extend every step: the draft's KV cache stays complete), skip (none: neither decode-step extends nor the prefill of prompts admitted there; holes in the draft's KV cache may cost acceptance after a resume) or skip-decode (decode-step extends only). Default: $PATCHKIT_SPEC_DISABLE_DRAFT_EXTEND, else keep.",
+        "patchkit dynamic-spec-disable: draft-model work while drafting is disabled above the threshold: keep (extend every step: the draft's KV cache stays complete), skip (none: neither decode-step extends nor the prefill of prompts admitted there; holes in the draft's KV cache may cost acceptance after a resume), skip-decode (decode-step extends only) or kv (decode-step extends replaced by a write of the draft's KV cache alone: no holes; EAGLE-3 drafts). Default: $PATCHKIT_SPEC_DISABLE_DRAFT_EXTEND, else keep.",
     ] = None
     speculative_eagle_topk: A[Optional[int], "Top-k of the draft."] = None
 

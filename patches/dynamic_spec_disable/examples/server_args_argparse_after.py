@@ -35,9 +35,9 @@ class ServerArgs:
         parser.add_argument(  # patchkit: dynamic-spec-disable
             "--speculative-disable-draft-extend",
             type=str,
-            choices=['keep', 'skip', 'skip-decode'],
+            choices=['keep', 'skip', 'skip-decode', 'kv'],
             default=ServerArgs.speculative_disable_draft_extend,
-            help="patchkit dynamic-spec-disable: draft-model work while drafting is disabled above the threshold: keep (extend every step: the draft's KV cache stays complete), skip (none: neither decode-step extends nor the prefill of prompts admitted there; holes in the draft's KV cache may cost acceptance after a resume) or skip-decode (decode-step extends only). Default: $PATCHKIT_SPEC_DISABLE_DRAFT_EXTEND, else keep.",
+            help="patchkit dynamic-spec-disable: draft-model work while drafting is disabled above the threshold: keep (extend every step: the draft's KV cache stays complete), skip (none: neither decode-step extends nor the prefill of prompts admitted there; holes in the draft's KV cache may cost acceptance after a resume), skip-decode (decode-step extends only) or kv (decode-step extends replaced by a write of the draft's KV cache alone: no holes; EAGLE-3 drafts). Default: $PATCHKIT_SPEC_DISABLE_DRAFT_EXTEND, else keep.",
         )
         parser.add_argument("--speculative-eagle-topk", type=int, default=ServerArgs.speculative_eagle_topk)
 

@@ -74,7 +74,7 @@ class EAGLEWorkerV2:
             batch_output = self.verify(batch)
             if (
                 self.speculative_num_steps == 0
-                and (_patchkit_sd.skip_draft_extend(self) or envs.SGLANG_SPEC_SKIP_ZERO_STEP_DRAFT_EXTEND.get())
+                and (_patchkit_sd.skip_draft_extend(self, batch, batch_output) or envs.SGLANG_SPEC_SKIP_ZERO_STEP_DRAFT_EXTEND.get())
             ):
                 self._stub_skipped_draft_extend(batch, batch_output)
             else:

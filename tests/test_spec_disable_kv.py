@@ -1,0 +1,169 @@
+"""``--speculative-disable-draft-extend kv``: disabled decode steps above the threshold write the
+draft's KV cache alone (patches/dynamic_spec_disable/draft_kv.py) instead of running the draft's
+extend. CPU: which model gets a plan (and why not), and how the runtime drives the write and its
+check against the full extend. The write itself (torch) is proven on the GPU: the
+``patched-kv-check`` configuration of bench/spec_throughput.py logs, for the first 64 such steps, how
+the rows it wrote compare with those the full extend writes for the same step."""
+from __future__ import annotations
+
+import logging
+from types import SimpleNamespace
+
+import pytest
+
+from patches.dynamic_spec_disable import draft_kv
+from patches.dynamic_spec_disable import runtime as rt
+from test_spec_disable_runtime import EAGLEWorkerV2, Worker, _batch, _install_upstream, _server_args
+
+
+def _eagle3_runner(layers=1, **over):
+    radix = SimpleNamespace(layer_id=32, tp_k_head_num=8, tp_v_head_num=8, qk_head_dim=128, v_head_dim=128)
+    attn = SimpleNamespace(qkv_proj=object(), rotary_emb=object(), attn=radix, q_size=4096, kv_size=1024)
+    layer = SimpleNamespace(is_input_layer=True, hidden_norm=object(), input_layernorm=object(), self_attn=attn)
+    inner = SimpleNamespace(embed_tokens=object(), fc=object(), fc_norm=None, is_mrope_enabled=False,
+                            layers=[layer] * layers)
+    pool = SimpleNamespace(set_kv_buffer=lambda *a: None, get_key_buffer=lambda i: None,
+                           is_quantized_kv_cache=False, use_hnd=False)
+    runner = SimpleNamespace(model=SimpleNamespace(model=inner), token_to_kv_pool=pool)
+    for k, v in over.items():
+        obj, _, name = k.rpartition("__")
+        target = {"inner": inner, "layer": layer, "attn": attn, "pool": pool, "runner": runner}[obj]
+        if v is None:
+            delattr(target, name)
+        else:
+            setattr(target, name, v)
+    return runner
+
+
+def test_an_eagle3_draft_gets_a_plan():
+    got = draft_kv.plan(_eagle3_runner())
+    assert isinstance(got, draft_kv.KVPlan)
+    assert got.radix.layer_id == 32
+
+
+@pytest.mark.parametrize("over, says", [
+    ({"layers": 2}, "2 decoder layers"),
+    ({"inner__fc": None}, "not an EAGLE-3 draft"),
+    ({"inner__is_mrope_enabled": True}, "M-RoPE"),
+    ({"layer__is_input_layer": False}, "does not take [embeds, hidden]"),
+    ({"attn__rotary_emb": None}, "self_attn.rotary_emb"),
+    ({"pool__is_quantized_kv_cache": True}, "quantised"),
+    ({"runner__token_to_kv_pool": None}, "no token_to_kv_pool"),
+])
+def test_other_drafts_get_a_reason(over, says):
+    over = dict(over)
+    layers = over.pop("layers", 1)
+    got = draft_kv.plan(_eagle3_runner(layers, **over))
+    assert isinstance(got, str) and says in got, got
+
+
+class FakeKV:
+    """draft_kv as the runtime calls it: records the writes and checks."""
+
+    def __init__(self, plan):
+        self._plan = plan
+        self.writes: list = []
+        self.checks: list = []
+
+    def plan(self, runner):
+        return self._plan
+
+    def write(self, plan, batch, output):
+        self.writes.append((plan, batch, output))
+
+    result = draft_kv.CheckResult(rows=4, identical=4, max_abs_diff=0.0, max_abs=3.5)
+
+    def check(self, plan, batch, output, run_full_extend):
+        run_full_extend()
+        self.checks.append((plan, batch, output))
+        return self.result
+
+
+PLAN = SimpleNamespace(what="a KVPlan")
+
+
+@pytest.fixture
+def kv_worker(monkeypatch, caplog):
+    caplog.set_level(logging.INFO, logger=rt.logger.name)
+    _install_upstream(monkeypatch)
+
+    def make(plan=PLAN, check=None):
+        fake = FakeKV(plan)
+        monkeypatch.setattr(rt, "_kv_module", lambda: fake)
+        if check is not None:
+            monkeypatch.setenv(rt.KV_CHECK_ENV, str(check))
+        w = Worker(_server_args(speculative_disable_hysteresis=1, speculative_disable_draft_extend="kv"), threshold=8)
+        extends: list = []
+        w._draft_worker._draft_extend_for_decode = lambda b, o: extends.append((b, o))
+        rt.on_init(w, EAGLEWorkerV2)
+        return w, fake, extends
+    return make
+
+
+def test_kv_writes_the_draft_kv_on_disabled_steps_above_the_threshold(kv_worker, caplog):
+    w, fake, extends = kv_worker()
+    ctl = getattr(w, rt.STATE_ATTR)
+    assert (ctl.skip_extend, ctl.skip_prefill, ctl.kv_plan) == (True, False, PLAN)
+    assert "draft_extend=kv-only-above-T" in caplog.text
+    rt.on_decode(w, _batch(9))  # above T: disabled
+    batch, out = object(), object()
+    assert rt.skip_draft_extend(w, batch, out) is True  # upstream stubs the draft's outputs
+    assert fake.writes == [(PLAN, batch, out)] and extends == []
+    assert ctl.stale and ctl.kv_steps == 1
+    rt.on_decode(w, _batch(8))  # at T, still disabled (the run-up to a resume): the full extend
+    assert rt.skip_draft_extend(w, batch, out) is False
+    assert len(fake.writes) == 1 and not ctl.stale
+
+
+def test_kv_check_runs_the_full_extend_and_logs_the_comparison(kv_worker, caplog):
+    w, fake, extends = kv_worker(check=2)
+    assert "draft_extend=kv-only-above-T-check2" in caplog.text
+    for _ in range(3):
+        rt.on_decode(w, _batch(9))
+        assert rt.skip_draft_extend(w, "b", "o") is True
+    assert len(fake.checks) == 2 and len(extends) == 2 and len(fake.writes) == 1
+    assert caplog.text.count("kv-check step=") == 2
+    assert "rows=4 identical=4 max_abs_diff=0 max_abs=3.5 rel=0" in caplog.text
+    assert w._draft_worker.tp_entered >= 3  # in the draft's TP context, as the extend runs
+
+
+def test_kv_without_a_plan_runs_the_full_extend_and_says_why(kv_worker, caplog):
+    w, fake, extends = kv_worker(plan="the draft model X has 2 decoder layers (the KV-only write covers one)")
+    ctl = getattr(w, rt.STATE_ATTR)
+    assert "runs the full draft extend instead: the draft model X has 2 decoder layers" in caplog.text
+    assert ctl.kv_plan is None and not ctl.skip_extend
+    rt.on_decode(w, _batch(9))
+    assert rt.skip_draft_extend(w, "b", "o") is False and fake.writes == []
+
+
+def test_a_hook_from_an_older_apply_runs_the_full_extend(kv_worker):
+    w, fake, _ = kv_worker()
+    rt.on_decode(w, _batch(9))
+    assert rt.skip_draft_extend(w) is False and fake.writes == []
+
+
+def test_the_check_count_is_a_count():
+    import os
+    for raw, want in (("", 0), ("64", 64), ("yes", 0), ("-3", 0)):
+        os.environ[rt.KV_CHECK_ENV] = raw
+        assert rt.resolve_kv_check() == want
+    del os.environ[rt.KV_CHECK_ENV]
+
+
+def test_a_kv_check_that_differs_logs_an_error_line_the_smoke_log_scan_fails(kv_worker, caplog):
+    from patchkit.smoke.logscan import ERROR
+    w, fake, _ = kv_worker(check=1)
+    fake.result = draft_kv.CheckResult(rows=4, identical=1, max_abs_diff=2.5, max_abs=3.5)
+    rt.on_decode(w, _batch(9))
+    rt.skip_draft_extend(w, "b", "o")
+    line = next(r.getMessage() for r in caplog.records if "kv-check" in r.getMessage())
+    assert "ERROR kv-check step=1 rows=4 identical=1" in line and ERROR.search(line)
+
+
+@pytest.mark.parametrize("identical, diff, agrees", [
+    (256, 0.0, True),       # bit for bit (what the H100 run logged for 64 steps)
+    (200, 0.01, True),      # bf16 rounding of another GEMM schedule
+    (200, 1.0, False),      # a wrong token, position, slot or hidden state
+])
+def test_what_agrees(identical, diff, agrees):
+    assert draft_kv.CheckResult(256, identical, diff, 7.0).agrees() is agrees

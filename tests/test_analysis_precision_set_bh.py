@@ -315,11 +315,14 @@ def test_a_base_classmethod_factory_does_not_set_up_a_subclass_built_directly(tm
     assert ("ReferenceLaunchPlan", "_raw") in _errors(got), got
 
 
-BACKEND = """
+#: a base whose initialiser makes computed stores (sfepy's ``Struct``)
+STRUCT = """
 class Struct:
     def __init__(self, **kwargs):
         self.__dict__.update(kwargs)
+"""
 
+BACKEND = STRUCT + """
 
 class Term(Struct):
     def __init__(self, name):
@@ -351,11 +354,7 @@ def test_a_store_in_both_arms_before_the_guard_store_counts(tmp_path, stores, re
     assert (("ETerm", "layout") in _errors(got)) == reported, got
 
 
-FRESH = """
-class Struct:
-    def __init__(self, **kwargs):
-        self.__dict__.update(kwargs)
-
+FRESH = STRUCT.replace("{", "{{").replace("}", "}}") + """
 
 class Term(Struct):
     def __init__(self, name):

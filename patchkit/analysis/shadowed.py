@@ -10,21 +10,9 @@ from __future__ import annotations
 
 import ast
 
-from .astutil import fast_walk, first_param, memo_on
+from .astutil import decorator_name, fast_walk, first_param, memo_on
 
 _HARMLESS_DECORATORS = {"abstractmethod", "abc.abstractmethod"}
-
-
-def _decorator_name(d: ast.expr) -> str:
-    while isinstance(d, ast.Call):
-        d = d.func
-    parts = []
-    while isinstance(d, ast.Attribute):
-        parts.append(d.attr)
-        d = d.value
-    if isinstance(d, ast.Name):
-        parts.append(d.id)
-    return ".".join(reversed(parts))
 
 
 def _uses(classes: list) -> dict[str, bool]:
@@ -65,7 +53,7 @@ def shadowed_methods(classes: list, always: frozenset) -> frozenset:
         for m, fn in c.methods.items():
             first.setdefault(m, (c, fn))
     names = {m for m in names if not first[m][0].module.external and
-             all(_decorator_name(d) in _HARMLESS_DECORATORS for d in first[m][1].decorator_list)}
+             all(decorator_name(d) in _HARMLESS_DECORATORS for d in first[m][1].decorator_list)}
     if not names:
         return frozenset()
     uses = memo_on(classes[0], "_pk_shadow_uses", lambda: _uses(classes))

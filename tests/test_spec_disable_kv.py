@@ -49,6 +49,7 @@ def test_an_eagle3_draft_gets_a_plan():
     ({"attn__rotary_emb": None}, "self_attn.rotary_emb"),
     ({"pool__is_quantized_kv_cache": True}, "quantised"),
     ({"runner__token_to_kv_pool": None}, "no token_to_kv_pool"),
+    ({"pool__requires_physical_write_loc": True}, "needs physical write slots"),  # 0.5.23 --enable-unified-memory
 ])
 def test_other_drafts_get_a_reason(over, says):
     over = dict(over)

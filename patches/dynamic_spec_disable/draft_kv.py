@@ -16,7 +16,8 @@ modules the extend calls. The layer's attention, its MLP, the LM head and the to
 about a quarter of the draft's weights are read instead of all of them (8B shape: fc and QKV,
 200 of 850 MB).
 
-Any other draft (EAGLE-1, MTP, multi-layer, M-RoPE, quantised KV) gets no plan: the runtime says so
+Any other draft (EAGLE-1, MTP, multi-layer, M-RoPE, quantised KV, 0.5.23's fused draft pool that
+needs physical write slots) gets no plan: the runtime says so
 once at start-up and runs the full extend (``keep``). :func:`check` compares what this writes with
 what the full extend writes for the same step, on the real server
 (``$PATCHKIT_SPEC_DISABLE_KV_CHECK``: the first N disabled steps above the threshold).
@@ -71,8 +72,13 @@ def plan(draft_runner: Any) -> Union[KVPlan, str]:
     pool = getattr(draft_runner, "token_to_kv_pool", None)
     if pool is None or not callable(getattr(pool, "set_kv_buffer", None)):
         return "the draft runner has no token_to_kv_pool with set_kv_buffer"
-    if getattr(pool, "is_quantized_kv_cache", False) or getattr(pool, "use_hnd", False):
+    if getattr(pool, "is_quantized_kv_cache", False) or getattr(pool, "use_hnd", False) or \
+            "FP4" in type(pool).__name__.upper():
         return f"the draft's KV pool {type(pool).__name__} is quantised or paged head-major"
+    if getattr(pool, "requires_physical_write_loc", False):
+        # 0.5.23's fused draft pool (--enable-unified-memory): writes need the verify's physical
+        # slot plan, which the extend gets from upstream and this write does not
+        return f"the draft's KV pool {type(pool).__name__} needs physical write slots"
     if not callable(getattr(pool, "get_key_buffer", None)):
         return f"the draft's KV pool {type(pool).__name__} has no get_key_buffer"
     return KVPlan(inner, layer, attn, radix, pool)
@@ -86,6 +92,9 @@ def kv_of(p: KVPlan, token_ids: Any, positions: Any, hidden: Any) -> tuple[Any, 
     embeds = inner.embed_tokens(token_ids)
     h = hidden
     if h.shape[-1] != embeds.shape[-1]:
+        pre = getattr(inner, "input_norm", None)  # 0.5.17+: norm_before_fc
+        if pre is not None:
+            h = pre(h)
         norms = getattr(inner, "fc_norm", None)
         if norms is not None:
             h = torch.cat([norm(chunk) for norm, chunk in zip(norms, h.chunk(len(norms), dim=-1))], dim=-1)
@@ -112,6 +121,18 @@ def write(p: KVPlan, batch: Any, output: Any) -> None:
     ids, pos, loc, hidden = _inputs(batch, output)
     k, v = kv_of(p, ids, pos, hidden)
     p.pool.set_kv_buffer(p.radix, loc, k, v, getattr(p.radix, "k_scale", None), getattr(p.radix, "v_scale", None))
+
+
+def _as_stored(p: KVPlan, x: Any, scale: Any) -> Any:
+    """``x`` as the pool stores it (``set_kv_buffer``: divided by the layer's scale when the pool's
+    dtype differs, then cast), in float32 for the comparison."""
+    import torch
+    dtype = getattr(p.pool, "dtype", x.dtype)
+    if x.dtype != dtype:
+        if scale is not None:
+            x = x / scale
+        x = x.to(dtype)
+    return x.to(torch.float32)
 
 
 @dataclass(frozen=True)
@@ -150,8 +171,7 @@ def check(p: KVPlan, batch: Any, output: Any, run_full_extend) -> CheckResult:
     lid = p.radix.layer_id
     kb = p.pool.get_key_buffer(lid)[loc].to(torch.float32)
     vb = p.pool.get_value_buffer(lid)[loc].to(torch.float32)
-    kf = k.to(p.pool.dtype).to(torch.float32) if hasattr(p.pool, "dtype") else k.to(torch.float32)
-    vf = v.to(p.pool.dtype).to(torch.float32) if hasattr(p.pool, "dtype") else v.to(torch.float32)
+    kf, vf = _as_stored(p, k, getattr(p.radix, "k_scale", None)), _as_stored(p, v, getattr(p.radix, "v_scale", None))
     kb, vb = kb.reshape(kf.shape), vb.reshape(vf.shape)
     same = ((kb == kf).flatten(1).all(dim=1) & (vb == vf).flatten(1).all(dim=1))
     diff = torch.maximum((kb - kf).abs().amax(), (vb - vf).abs().amax())

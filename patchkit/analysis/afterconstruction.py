@@ -41,7 +41,9 @@ class AfterConstruction:
         seen_methods: set[str] = set()
         called_later = (self._referenced_outside(f.classes, t.inlined)
                         if any(not x.endswith(".__init__") for x in t.inlined) else set())
-        hidden = shadowed_methods(f.classes, always)  # an instance attribute stored on every path hides them
+        # an instance attribute stored on every path hides them (not behind a library or unreadable base)
+        hidden = shadowed_methods(f.classes, always, f.unknown_base is None and all(
+            e.name.split(".")[-1] in ("object", "ABC", "Generic", "Protocol") for e in f.externals))
         for c in f.classes:
             for mname, fn in c.methods.items():
                 if mname in seen_methods:

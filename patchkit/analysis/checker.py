@@ -155,8 +155,9 @@ class Analyzer(ClassModel, ReadJudge, AfterConstruction):
                     any(p.match(attr) for p in f.dyn_patterns):
                 return
             if f.unknown_base is not None and frame.cls.key not in mro_keys and \
+                    frame.cls.qualname.split(".")[-1] == str(f.unknown_base).split(".")[-1] and \
                     attr in self.facts(frame.cls).class_level:
-                return  # `Module.__init__(self)` of a class behind the unreadable base: its class names are ours
+                return  # `Module.__init__(self)` of the class the unreadable base names: its class names are ours
             missing = [s for s in states if attr not in s.assigned]
             if missing:
                 if dyn_set and not dyn_set & ctor.inlined:
@@ -185,13 +186,13 @@ class Analyzer(ClassModel, ReadJudge, AfterConstruction):
             entry_calls(self.project, cls.module, fn)
         if not strict and not f.open and not f.dyn_patterns:
             ctor.class_consts = ClassConstants(self.project, [c for c in f.classes if not c.module.external], f.linear)
-            if not f.unknown_base and not construction_only:  # dynamic only in a skipped base init: closed
+            if not f.unknown_base and not f.dynamic:
                 ctor.never_present = presence_oracle(self.project, ci, f)
                 ctor.instance_only = lambda name: not (name in f.class_level or name in f.provided or
                                                        name in f.fields)
-            elif not f.unknown_base and dyn_set:  # a fresh instance, until a computed store runs
+            elif not f.unknown_base and (computed := dynamic_methods(f)):  # fresh until a computed store runs
                 ctor.never_present = fresh_presence_oracle(presence_oracle(self.project, ci, f),
-                                                           lambda: bool(dyn_set & ctor.inlined))
+                                                           lambda: bool(computed & ctor.inlined))
         early_stores: list = []
         if any(e.kind == "module" for e in f.externals):
             def before_base_init(attr, node, value, frame):

@@ -12,7 +12,7 @@ import ast
 import re
 from typing import Optional
 
-from .astutil import dotted, memo_on, self_attr
+from .astutil import FUNCTION_NODES, dotted, memo_on, own_nodes, self_attr
 from .calltables import REGISTER_METHODS, register_args
 from .conditions import VALUE, _is_self
 from .model import ClassInfo
@@ -131,6 +131,10 @@ def _stores(st: ast.stmt, selfname: str) -> list[tuple[str, Optional[ast.expr]]]
     return []
 
 
+#: statements after which an arm goes on elsewhere without its store (a ``raise`` ends the path)
+_EXITS = (ast.Return, ast.Break, ast.Continue)
+
+
 def _both_arms(st: ast.stmt, selfname: str) -> list[tuple[str, Optional[ast.expr]]]:
     """(attribute, None) for what an ``if``/``else`` stores in both arms (nested ones too): a
     store of the block it sits in (sfepy's ``set_backend``: ``if layout is not None: self.layout =
@@ -141,6 +145,8 @@ def _both_arms(st: ast.stmt, selfname: str) -> list[tuple[str, Optional[ast.expr
     def arm(block) -> set:
         got = set()
         for x in block:
+            if isinstance(x, _EXITS) or any(isinstance(n, _EXITS) for n in own_nodes(x, FUNCTION_NODES)):
+                return set()  # ``if ...: return`` before the store: the arm may end without it
             got |= {a for a, _v in _stores(x, selfname) + _both_arms(x, selfname)}
         return got
     return [(a, None) for a in sorted(arm(st.body) & arm(st.orelse))]

@@ -100,7 +100,8 @@ def demote_injected(project, facts, findings: list) -> list:
         elif x in todo:
             if x.attr not in memo:
                 where = escape_assigns(project, classes, x.attr) or idx.injected(x.attr, names, torch_module, decorators, own,
-                                                                                   frozenset({classes[0].qualname.split(".")[-1]}))
+                                                                                   frozenset({classes[0].qualname.split(".")[-1]}),
+                                                                                   classes[0].module.rel)
                 if not where and x.attr not in own and any(x.attr in c.slots for c in classes):
                     # a slot the class reserves and never fills: the object it is handed to fills it
                     # (imgaug's SweepLine.queue, stored by the EventQueue built with the sweep line)

@@ -78,14 +78,14 @@ class InjectionIndex(TreeClasses):
         self._via_helper: set[tuple[str, int, str]] = set()
 
     def injected(self, attr: str, names: set[str], torch_module: bool, decorators: set[str],
-                 own: frozenset = frozenset(), exact: frozenset = frozenset()) -> Optional[str]:
+                 own: frozenset = frozenset(), exact: frozenset = frozenset(), home: str = "") -> Optional[str]:
         """``path:line`` of a store of ``attr`` on an object of one of the classes ``names``
         (short names of the class and its bases), or None. ``own``: the attributes the class's
         methods assign; a local that one function gives ``attr`` and DUCK_MIN of them is taken
         for an instance (Orange's ``Learner.__call__``: ``model = self._fit_model(data);
         model.domain = ...; model.original_domain = ...; model.used_vals = ...``)."""
         names = {n for n in names if n not in GENERIC}
-        key = (attr, frozenset(names), torch_module, frozenset(decorators), own, exact)
+        key = (attr, frozenset(names), torch_module, frozenset(decorators), own, exact, home)
         if key in self._memo:
             return self._memo[key]
         self._memo[key] = None
@@ -93,7 +93,7 @@ class InjectionIndex(TreeClasses):
             for recv, fn, cls, outer, line, ctors in self._stores(rel).get(attr, ()):
                 if is_instance(recv, fn, cls, outer, names, torch_module, decorators, _Ctors(ctors, self, rel)) or \
                         (own and self._duck(rel, recv, fn, cls, attr, own)) or self._handed(recv, fn, cls, outer, exact) \
-                        or set_up_by_own_class(recv, fn, cls, exact):
+                        or (("/" + home).endswith("/" + rel) and set_up_by_own_class(recv, fn, cls, exact, self)):
                     self._memo[key] = f"{rel}:{line}"
                     return self._memo[key]
         return None

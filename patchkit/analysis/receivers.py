@@ -88,16 +88,36 @@ def is_instance(recv, fn, cls, outer, names, torch_module, decorators, ctors) ->
 _COPY_CALLS = frozenset({"copy.copy", "copy.deepcopy", "copy", "deepcopy"})
 
 
-def set_up_by_own_class(recv, fn, cls, exact) -> bool:
+def set_up_by_own_class(recv, fn, cls, exact, index) -> bool:
     """``recv`` is an instance that a method of the reading class itself (``exact``: its short name;
-    a base's factory builds the base's instances, not this class's: flytekit's ``LaunchPlan.create``
-    and ``ReferenceLaunchPlan``) builds or copies and then sets up: :func:`classmethod_built`,
-    :func:`copy_of_self`."""
+    the caller checks the store sits in the class's own module; a base's factory builds the base's
+    instances, not this class's: flytekit's ``LaunchPlan.create`` and ``ReferenceLaunchPlan``)
+    builds or copies and then sets up: :func:`classmethod_built`, :func:`copy_of_self`. ``index``
+    (a TreeClasses) tells which classmethods of the tree build their ``cls``."""
     if cls is None or cls.name not in exact or not isinstance(recv, ast.Name):
         return False
     args = fn.args.posonlyargs + fn.args.args
     selfname = args[0].arg if args else None
-    return classmethod_built(recv.id, fn) or copy_of_self(recv.id, fn, selfname)
+    return classmethod_built(recv.id, fn, lambda m: builds_cls(index, m)) or copy_of_self(recv.id, fn, selfname)
+
+
+def builds_cls(index, name: str) -> bool:
+    """Some classmethod of the tree named ``name`` calls its own ``cls(...)`` (loky's
+    ``get_reusable_executor``): what it returns is (or holds) an instance of the class it is called on."""
+    memo = index.__dict__.setdefault("_pk_builds_cls", {})
+    if name not in memo:
+        memo[name] = False
+        pat = re.compile(r"def\s+%s\b" % re.escape(name))
+        for rel, text in index.texts().items():
+            tree = index.parsed(rel) if pat.search(text) else None
+            for n in ast.walk(tree) if tree is not None else ():
+                if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name and n.args.args and \
+                        any(isinstance(d, ast.Name) and d.id == "classmethod" for d in n.decorator_list):
+                    me = n.args.args[0].arg
+                    if any(isinstance(c, ast.Call) and isinstance(c.func, ast.Name) and c.func.id == me for c in ast.walk(n)):
+                        memo[name] = True
+                        return True
+    return memo[name]
 
 
 def copy_of_self(name: str, fn, selfname) -> bool:
@@ -119,7 +139,7 @@ def copy_of_self(name: str, fn, selfname) -> bool:
     return False
 
 
-def classmethod_built(name: str, fn) -> bool:
+def classmethod_built(name: str, fn, builds=lambda m: False) -> bool:
     """In a classmethod, ``name`` is bound (alone, or first of a tuple) to ``cls(...)``,
     ``cls.<m>(...)`` or ``super().<m>(...)``: the instance the factory builds and sets up (joblib's
     ``MemmappingExecutor.get_memmapping_executor``: ``_executor, reused =
@@ -141,9 +161,10 @@ def classmethod_built(name: str, fn) -> bool:
         f = n.value.func
         if isinstance(f, ast.Name) and f.id == me:
             return True
+        # ``cls.make(...)`` / ``super().make(...)``: only a classmethod known to build its ``cls``
         if isinstance(f, ast.Attribute) and (isinstance(f.value, ast.Name) and f.value.id == me or
                                              isinstance(f.value, ast.Call) and isinstance(f.value.func, ast.Name)
-                                             and f.value.func.id == "super"):
+                                             and f.value.func.id == "super") and builds(f.attr):
             return True
     return False
 

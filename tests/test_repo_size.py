@@ -25,8 +25,8 @@ session 18. The session's one device call that got a machine carried the bundle 
 
 Session 43: 4.82 MiB, for the draft-KV mode's module, tests and GPU results and a precision set
 (older reports moved into the history archive first): 57.92 + 4.82 = 62.74 MiB, under the 62.86 MiB
-accepted in session 18; the session's two device calls that carried the bundle (60,723,312 bytes) did so with a 4.79 MiB tree (5,025,589 bytes of tracked
-and untracked files): 62.70 MiB, accepted."""
+accepted in session 18; the session's two device calls that carried the bundle (60,723,312 bytes)
+did so with a 4.79 MiB tree (5,025,589 bytes of tracked and untracked files): 62.70 MiB, accepted."""
 from __future__ import annotations
 
 import subprocess

@@ -43,6 +43,7 @@ import it while they load. Everything that needs them imports it lazily.
 """
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 from dataclasses import dataclass, field
@@ -410,7 +411,7 @@ def _kv_step(worker: Any, ctl: SpecDisable, batch: Any, output: Any) -> None:
     kv = _kv_module()
     dw = worker._draft_worker
     ctx = getattr(dw, "draft_tp_context", None)
-    with (ctx(dw.draft_runner.tp_group) if callable(ctx) else _null()):
+    with (ctx(dw.draft_runner.tp_group) if callable(ctx) else contextlib.nullcontext()):
         if ctl.kv_check_left > 0:
             ctl.kv_check_left -= 1
             got = kv.check(ctl.kv_plan, batch, output, lambda: dw._draft_extend_for_decode(batch, output))
@@ -422,11 +423,6 @@ def _kv_step(worker: Any, ctl: SpecDisable, batch: Any, output: Any) -> None:
         else:
             kv.write(ctl.kv_plan, batch, output)
     ctl.kv_steps += 1
-
-
-def _null():
-    import contextlib
-    return contextlib.nullcontext()
 
 
 def _kv_module():

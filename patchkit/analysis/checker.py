@@ -124,7 +124,8 @@ class Analyzer(ClassModel, ReadJudge, AfterConstruction):
             return []
         # computed stores outside construction: only the reads construction itself makes are judged
         construction_only = bool(f.dynamic) and not dynamic_only_in_skipped_init(self, f)
-        if construction_only and not dynamic_methods(f):
+        computed = dynamic_methods(f) if f.dynamic else frozenset()  # methods making computed stores
+        if construction_only and not computed:
             return []
         tmpl = template_of(self.project.root, ci.module.rel, self.project.__dict__.setdefault("_templates", {}))
         if tmpl is None and type_checking_only(ci.module, ci.node):
@@ -147,7 +148,7 @@ class Analyzer(ClassModel, ReadJudge, AfterConstruction):
 
         construction_reads: list[tuple] = []
         mro_keys = {c.key for c in f.classes}
-        dyn_set = dynamic_methods(f) if construction_only else frozenset()
+        dyn_set = computed if construction_only else frozenset()
         before_dyn: set[int] = set()  # reads made before construction ran any computed store
 
         def on_read(attr, node, frame, states):
@@ -190,7 +191,7 @@ class Analyzer(ClassModel, ReadJudge, AfterConstruction):
                 ctor.never_present = presence_oracle(self.project, ci, f)
                 ctor.instance_only = lambda name: not (name in f.class_level or name in f.provided or
                                                        name in f.fields)
-            elif not f.unknown_base and (computed := dynamic_methods(f)):  # fresh until a computed store runs
+            elif not f.unknown_base and computed:  # fresh until a computed store runs
                 ctor.never_present = fresh_presence_oracle(presence_oracle(self.project, ci, f),
                                                            lambda: bool(computed & ctor.inlined))
         early_stores: list = []

@@ -23,9 +23,9 @@ Session 42: 4.75 MiB, for a third red-team batch and two more precision sets (ol
 into the history archive first): 57.92 + 4.75 = 62.67 MiB, still under the 62.86 MiB accepted in
 session 18. The session's one device call that got a machine carried the bundle with a 4.73 MiB tree.
 
-Session 43: 4.82 MiB, for the draft-KV mode's module, tests and GPU results and a precision set
-(older reports moved into the history archive first): 57.92 + 4.82 = 62.74 MiB, under the 62.86 MiB
-accepted in session 18; the session's two device calls that carried the bundle (60,723,312 bytes)
+Session 43: 4.85 MiB, for the draft-KV mode's module, tests, GPU results and server logs and a
+precision set (older reports moved into the history archive first): 57.92 + 4.85 = 62.77 MiB,
+under the 62.86 MiB accepted in session 18; the session's two device calls that carried the bundle (60,723,312 bytes)
 did so with a 4.79 MiB tree (5,025,589 bytes of tracked and untracked files): 62.70 MiB, accepted."""
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-BUDGET_MIB = 4.82
+BUDGET_MIB = 4.85
 
 
 def test_tracked_files_leave_room_for_the_gpu_bundle():

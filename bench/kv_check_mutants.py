@@ -3,7 +3,10 @@
 write? On the CPU (torch, no SGLang): a toy draft of the EAGLE-3 shape (embedding, fc over three aux
 hidden states, the layer's two RMSNorms, a fused QKV projection, neox rotary) and a bf16 KV pool.
 The "full extend" is written independently here, from the layer's order of operations; the
-KV-only side is draft_kv.kv_of, unmutated and then with one input or step wrong at a time.
+KV-only side is draft_kv.kv_of, unmutated and then with one input or step wrong at a time. The
+same for a prompt batch (three requests with prefixes): the "full prefill" builds its inputs as
+upstream's ``_draft_extend_for_prefill`` and ``compute_position_torch`` do, one request at a time;
+the KV-only side is draft_kv.prefill_rows, unmutated and then with its shift, tail or positions wrong.
 
     pip install torch==2.13.0 && python3 bench/kv_check_mutants.py
 
@@ -109,9 +112,79 @@ MUTANTS = {
 }
 
 
+EXTEND, PREFIX = [5, 1, 4], [0, 7, 3]
+
+
+def prompt():
+    n = sum(EXTEND)
+    batch = SimpleNamespace(forward_mode=SimpleNamespace(name="EXTEND"), input_embeds=None, multimodal_inputs=None,
+                            input_ids=torch.randint(0, VOCAB, (n,)), out_cache_loc=torch.randperm(SLOTS)[:n],
+                            extend_lens=list(EXTEND), prefix_lens=list(PREFIX))
+    return batch, torch.randint(0, VOCAB, (len(EXTEND),)), torch.randn(n, 3 * H)
+
+
+def full_prefill(p, batch, tails, hidden):
+    """The draft layer's K/V over a prompt batch as upstream builds its inputs: per request, the
+    extend tokens shifted left with the tail token last, at prefix + arange(extend)."""
+    ids, pos, pt = [], [], 0
+    for i, (e, pre) in enumerate(zip(batch.extend_lens, batch.prefix_lens)):
+        ids.append(torch.cat((batch.input_ids[pt + 1: pt + e], tails[i].reshape(1))))
+        pos.append(torch.arange(pre, pre + e))
+        pt += e
+    inner, layer, attn = p.inner, p.layer, p.attn
+    h = inner.fc(inner.input_norm(hidden))
+    x = torch.cat([layer.input_layernorm(inner.embed_tokens(torch.cat(ids))), layer.hidden_norm(h)], -1)
+    q, k, v = attn.qkv_proj(x)[0].split([attn.q_size, attn.kv_size, attn.kv_size], -1)
+    q, k = rope(torch.cat(pos), q, k)
+    p.pool.set_kv_buffer(None, batch.out_cache_loc, k.view(-1, KV_HEADS, D), v.view(-1, KV_HEADS, D))
+
+
+def _unshifted(batch, tails, hidden):
+    ids, pos, loc, hid = draft_kv.prefill_rows(batch, tails, hidden)
+    return batch.input_ids.clone(), pos, loc, hid
+
+
+def _no_prefix(batch, tails, hidden):
+    ids, pos, loc, hid = draft_kv.prefill_rows(batch, tails, hidden)
+    return ids, torch.cat([torch.arange(e) for e in batch.extend_lens]), loc, hid
+
+
+def _across_requests(batch, tails, hidden):  # one shift over the whole batch: each tail is the next prompt's first token
+    ids, pos, loc, hid = draft_kv.prefill_rows(batch, tails, hidden)
+    ids = torch.cat((batch.input_ids[1:], tails[-1:]))
+    return ids, pos, loc, hid
+
+
+PREFILL_MUTANTS = {
+    "prompt not shifted": _unshifted,
+    "positions without the prefix": _no_prefix,
+    "shifted across requests (tails lost)": _across_requests,
+    "tail tokens of other requests": lambda b, t, h: draft_kv.prefill_rows(b, t.roll(1), h),
+}
+
+
+def run_prefill() -> int:
+    bad = 0
+    p = toy_plan()
+    batch, tails, hidden = prompt()
+    rows = draft_kv.prefill_rows(batch, tails, hidden)
+    got = draft_kv.check_rows(p, rows, lambda: full_prefill(p, batch, tails, hidden))
+    print(f"prefill unmutated: {got.line()} agrees={got.agrees()}")
+    bad += not (got.agrees() and got.identical == got.rows)
+    for name, rows_of in PREFILL_MUTANTS.items():
+        p = toy_plan()
+        batch, tails, hidden = prompt()
+        got = draft_kv.check_rows(p, rows_of(batch, tails, hidden), lambda: full_prefill(p, batch, tails, hidden))
+        caught = not got.agrees()
+        print(f"prefill mutant {name}: {got.line()} caught={caught}")
+        bad += not caught
+    return bad
+
+
 def run() -> int:
     bad = 0
     with torch.no_grad():
+        bad += run_prefill()
         p = toy_plan()
         batch, output = step()
         got = draft_kv.check(p, batch, output, lambda: full_extend(p, batch, output))

@@ -13,7 +13,9 @@ import pytest
 
 from patches.dynamic_spec_disable import draft_kv
 from patches.dynamic_spec_disable import runtime as rt
-from test_spec_disable_runtime import EAGLEWorkerV2, Worker, _batch, _install_upstream, _server_args
+from hypothesis import given, settings, strategies as st
+from test_spec_disable_runtime import (EAGLEWorkerV2, EagleDraftInput, PrefillWorker, Worker, _batch,
+                                     _install_upstream, _server_args)
 
 
 def _eagle3_runner(layers=1, **over):
@@ -72,6 +74,21 @@ class FakeKV:
     def write(self, plan, batch, output):
         self.writes.append((plan, batch, output))
 
+    #: what prefill_rows returns (a reason: the full prefill runs)
+    rows = ("ids", "pos", "loc", "hidden")
+
+    def prefill_rows(self, batch, tail, hidden):
+        self.prefill_args = (batch, tail, hidden)
+        return self.rows
+
+    def write_rows(self, plan, rows):
+        self.writes.append((plan, rows))
+
+    def check_rows(self, plan, rows, run_full_extend):
+        run_full_extend()
+        self.checks.append((plan, rows))
+        return self.result
+
     result = draft_kv.CheckResult(rows=4, identical=4, max_abs_diff=0.0, max_abs=3.5)
 
     def check(self, plan, batch, output, run_full_extend):
@@ -88,12 +105,12 @@ def kv_worker(monkeypatch, caplog):
     caplog.set_level(logging.INFO, logger=rt.logger.name)
     _install_upstream(monkeypatch)
 
-    def make(plan=PLAN, check=None):
+    def make(plan=PLAN, check=None, cls=Worker):
         fake = FakeKV(plan)
         monkeypatch.setattr(rt, "_kv_module", lambda: fake)
         if check is not None:
             monkeypatch.setenv(rt.KV_CHECK_ENV, str(check))
-        w = Worker(_server_args(speculative_disable_hysteresis=1, speculative_disable_draft_extend="kv"), threshold=8)
+        w = cls(_server_args(speculative_disable_hysteresis=1, speculative_disable_draft_extend="kv"), threshold=8)
         extends: list = []
         w._draft_worker._draft_extend_for_decode = lambda b, o: extends.append((b, o))
         rt.on_init(w, EAGLEWorkerV2)
@@ -104,7 +121,7 @@ def kv_worker(monkeypatch, caplog):
 def test_kv_writes_the_draft_kv_on_disabled_steps_above_the_threshold(kv_worker, caplog):
     w, fake, extends = kv_worker()
     ctl = getattr(w, rt.STATE_ATTR)
-    assert (ctl.skip_extend, ctl.skip_prefill, ctl.kv_plan) == (True, False, PLAN)
+    assert (ctl.skip_extend, ctl.skip_prefill, ctl.kv_plan) == (True, True, PLAN)
     assert "draft_extend=kv-only-above-T" in caplog.text
     rt.on_decode(w, _batch(9))  # above T: disabled
     batch, out = object(), object()
@@ -132,7 +149,7 @@ def test_kv_without_a_plan_runs_the_full_extend_and_says_why(kv_worker, caplog):
     w, fake, extends = kv_worker(plan="the draft model X has 2 decoder layers (the KV-only write covers one)")
     ctl = getattr(w, rt.STATE_ATTR)
     assert "runs the full draft extend instead: the draft model X has 2 decoder layers" in caplog.text
-    assert ctl.kv_plan is None and not ctl.skip_extend
+    assert ctl.kv_plan is None and not ctl.skip_extend and not ctl.skip_prefill
     rt.on_decode(w, _batch(9))
     assert rt.skip_draft_extend(w, "b", "o") is False and fake.writes == []
 
@@ -168,3 +185,129 @@ def test_a_kv_check_that_differs_logs_an_error_line_the_smoke_log_scan_fails(kv_
 ])
 def test_what_agrees(identical, diff, agrees):
     assert draft_kv.CheckResult(256, identical, diff, 7.0).agrees() is agrees
+
+
+# -- prompts admitted while disabled above T: the KV-only write stands in for the draft prefill --
+
+class _Extend:
+    name = "EXTEND"
+
+    def is_idle(self):
+        return False
+
+
+def _prompt_batch(n=9):
+    return SimpleNamespace(seq_lens=SimpleNamespace(shape=(n,)), forward_mode=_Extend())
+
+
+@pytest.fixture
+def kv_prefill(kv_worker, monkeypatch):
+    import sys
+
+    def make(**kw):
+        w, fake, extends = kv_worker(cls=PrefillWorker, **kw)
+        ew = sys.modules["sglang.srt.speculative.eagle_worker_v2"]
+        monkeypatch.setattr(ew, "EagleDraftInput", EagleDraftInput, raising=False)
+        prefills: list = []
+        w._draft_worker._draft_extend_for_prefill = lambda b, h, t: prefills.append((b, h, t)) or "full-draft-input"
+        return w, fake, prefills
+    return make
+
+
+def test_kv_writes_a_prompts_draft_kv_instead_of_the_draft_prefill_above_the_threshold(kv_prefill, caplog):
+    w, fake, prefills = kv_prefill()
+    ctl = getattr(w, rt.STATE_ATTR)
+    assert rt.skip_draft_prefill(w, _prompt_batch(), "tokens", "hidden") is None  # not disabled yet: the full prefill
+    rt.on_decode(w, _batch(9))  # above T: disabled
+    batch = _prompt_batch()
+    stub = rt.skip_draft_prefill(w, batch, "tokens", "hidden")
+    assert isinstance(stub, EagleDraftInput) and stub.bonus_tokens == "tokens"
+    assert fake.prefill_args == (batch, "tokens", "hidden")  # 0.5.16's stand-in has no tail-token helper
+    assert fake.writes == [(PLAN, FakeKV.rows)] and prefills == []
+    assert ctl.kv_prefills == 1 and ctl.skipped_prefills == 1 and ctl.stale
+    rt.on_decode(w, _batch(8))  # at T, still disabled (the run-up): the full prefill
+    assert rt.skip_draft_prefill(w, _prompt_batch(), "tokens", "hidden") is None and ctl.kv_prefills == 1
+    assert rt.skip_draft_extend(w, "b", "o") is False and not ctl.stale  # the run-up's full extend: fresh seed
+    rt.on_decode(w, _batch(8))  # drafting resumes; the switch line counts the prompt
+    assert "kv_only_prefills=1" in caplog.text
+
+
+def test_a_prompt_the_kv_write_cannot_cover_gets_the_full_draft_prefill(kv_prefill):
+    w, fake, _ = kv_prefill()
+    fake.rows = "the prompt has input embeddings or multimodal inputs (the draft embeds them otherwise)"
+    rt.on_decode(w, _batch(9))
+    assert rt.skip_draft_prefill(w, _prompt_batch(), "tokens", "hidden") is None
+    assert fake.writes == [] and getattr(w, rt.STATE_ATTR).kv_prefills == 0
+
+
+def test_a_prefill_hook_from_an_older_apply_hands_no_hidden_states_and_the_full_prefill_runs(kv_prefill, monkeypatch):
+    w, _, prefills = kv_prefill()
+    monkeypatch.setattr(rt, "_kv_module", lambda: draft_kv)  # the real row builder: a reason before any torch call
+    rt.on_decode(w, _batch(9))
+    assert rt.skip_draft_prefill(w, _prompt_batch(), "tokens") is None
+    assert getattr(w, rt.STATE_ATTR).kv_prefills == 0
+    assert "older apply" in draft_kv.prefill_rows(_prompt_batch(), "tokens", None)
+
+
+def test_kv_check_runs_the_full_draft_prefill_and_returns_its_draft_input(kv_prefill, caplog):
+    w, fake, prefills = kv_prefill(check=1)
+    rt.on_decode(w, _batch(9))
+    batch = _prompt_batch()
+    assert rt.skip_draft_prefill(w, batch, "tokens", "hidden") == "full-draft-input"
+    assert prefills == [(batch, "hidden", "tokens")] and fake.checks == [(PLAN, FakeKV.rows)]
+    assert "kv-check prefill=1 rows=4 identical=4" in caplog.text
+    fake.result = draft_kv.CheckResult(rows=4, identical=0, max_abs_diff=3.0, max_abs=3.5)
+    assert isinstance(rt.skip_draft_prefill(w, _prompt_batch(), "tokens", "hidden"), EagleDraftInput)  # check spent
+
+
+def test_a_differing_prefill_check_logs_an_error_line_the_smoke_log_scan_fails(kv_prefill, caplog):
+    from patchkit.smoke.logscan import ERROR
+    w, fake, _ = kv_prefill(check=1)
+    fake.result = draft_kv.CheckResult(rows=4, identical=1, max_abs_diff=2.5, max_abs=3.5)
+    rt.on_decode(w, _batch(9))
+    rt.skip_draft_prefill(w, _prompt_batch(), "tokens", "hidden")
+    line = next(r.getMessage() for r in caplog.records if "kv-check" in r.getMessage())
+    assert "ERROR kv-check prefill=1" in line and "draft prefill's" in line and ERROR.search(line)
+
+
+@pytest.mark.parametrize("over, says", [
+    ({"forward_mode": SimpleNamespace(name="MIXED")}, "not a plain prefill batch"),
+    ({"input_embeds": "embeds"}, "input embeddings or multimodal"),
+    ({"multimodal_inputs": [None, "image"]}, "input embeddings or multimodal"),
+    ({"extend_lens": [3, 2]}, "do not line up"),
+    ({"prefix_lens": [0]}, "do not line up"),
+    ({"extend_lens": [4, 0]}, "do not line up"),
+])
+def test_prompt_batches_the_kv_write_does_not_cover(over, says):
+    n = 4
+    tensor = lambda k: SimpleNamespace(numel=lambda: k, shape=(k,))  # noqa: E731
+    batch = SimpleNamespace(forward_mode=SimpleNamespace(name="EXTEND"), input_embeds=None, multimodal_inputs=None,
+                            input_ids=tensor(n), out_cache_loc=tensor(n), extend_lens=[2, 2], prefix_lens=[0, 5])
+    for k, v in over.items():
+        setattr(batch, k, v)
+    got = draft_kv.prefill_rows(batch, tensor(2), tensor(n))
+    assert isinstance(got, str) and says in got, got
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 9), st.integers(0, 40)), min_size=1, max_size=8))
+def test_the_prefill_layout_is_upstreams_per_request_loop(reqs):
+    extend, prefix = [e for e, _ in reqs], [p for _, p in reqs]
+    ends, positions = draft_kv.prefill_layout(extend, prefix)
+    # upstream (_draft_extend_for_prefill; ForwardBatch's compute_position_torch), one request at a time
+    want_pos, want_ends, pt = [], [], 0
+    for e, p in reqs:
+        want_pos += list(range(p, p + e))
+        pt += e
+        want_ends.append(pt - 1)
+    assert (ends, positions) == (want_ends, want_pos)
+    ids = list(range(100, 100 + pt))
+    tails = [-(i + 1) for i in range(len(reqs))]
+    shifted = ids[1:] + [None]
+    for i, end in enumerate(ends):
+        shifted[end] = tails[i]
+    pt, want = 0, []
+    for i, (e, _) in enumerate(reqs):
+        want += ids[pt + 1: pt + e] + [tails[i]]
+        pt += e
+    assert shifted == want

@@ -75,6 +75,11 @@ while [ $SECONDS -lt $end ]; do
   pending=0; for q in $(cat $W/queue 2>/dev/null); do [ -f $W/results/done-$q ] || pending=1; done
   [ $pending = 0 ] && break; sleep 10
 done
+# the patch's lines of every server so far, finished or not (a call that ends the session keeps them)
+for f in $W/work-*/server-*.log; do [ -f "$f" ] || continue
+  grep -H -e "patchkit-spec-disable: ready" -e "kv-check" -e "full draft extend instead" "$f" | head -n 200
+  grep -H "patchkit-spec-disable: O[NF]" "$f" | tail -n 20; done \
+  > $W/results/patch-lines-live.txt 2>/dev/null
 tar czf "$OUT/bench-results.tgz" -C $W results
 for f in $W/results/console-*.txt; do echo "== $f"; tail -n 25 "$f"; done
 echo "pending=$pending"

@@ -384,7 +384,8 @@ PREFILL_HOOK = f"{ALIAS}.skip_draft_prefill("
 
 class _OrPrefillHook(cst.CSTTransformer):
     """``self.draft_worker._draft_extend_for_prefill(batch, hidden, tokens, ...)`` ->
-    ``(hook(self, batch, tokens) or <that call>)``: a stub draft input where the hook skips it."""
+    ``(hook(self, batch, tokens, hidden_states) or <that call>)``: a stub draft input where the hook
+    skips it (``kv``: after writing the draft's KV for the prompt from ``hidden_states``)."""
 
     def __init__(self) -> None:
         self.done = 0
@@ -398,7 +399,8 @@ class _OrPrefillHook(cst.CSTTransformer):
                                  f"next_token_ids) as its first three positional arguments (upstream drifted?)")
         self.done += 1
         return cst.parse_expression(
-            f"({PREFILL_HOOK}self, {cm.code(args[0].value)}, {cm.code(args[2].value)}) or {cm.code(updated)})")
+            f"({PREFILL_HOOK}self, {cm.code(args[0].value)}, {cm.code(args[2].value)}, {cm.code(args[1].value)}) "
+            f"or {cm.code(updated)})")
 
 
 def _prefill_statement(cls: cst.ClassDef) -> list:
@@ -817,7 +819,7 @@ EXAMPLES = (
 
 PATCH = Patch(
     name="dynamic-spec-disable",
-    version="2.7.0",
+    version="2.8.0",
     description="Skip EAGLE-3 draft+verify for decode batches above --speculative-disable-batch-threshold",
     distribution="sglang",
     specifier=SpecifierSet(">=0.5.6,<0.6"),

@@ -16,6 +16,13 @@ modules the extend calls. The layer's attention, its MLP, the LM head and the to
 about a quarter of the draft's weights are read instead of all of them (8B shape: fc and QKV,
 200 of 850 MB).
 
+A prompt admitted while drafting is disabled above the threshold gets the same write instead of
+the draft's prefill (:func:`prefill_rows`: each request's prompt tokens shifted left by one, its
+tail token last, at the prompt's positions and slots, with the target's hidden states of every
+prompt token). That prefill would also run the draft's attention over the whole prompt (on
+FlashInfer, a host-side ``plan`` per batch), its MLP and its LM head; none of it is needed until
+drafting resumes, and the run-up to a resume refreshes the seed.
+
 Any other draft (EAGLE-1, MTP, multi-layer, M-RoPE, quantised KV, 0.5.23's fused draft pool that
 needs physical write slots) gets no plan: the runtime says so
 once at start-up and runs the full extend (``keep``). :func:`check` compares what this writes with
@@ -116,11 +123,55 @@ def _inputs(batch: Any, output: Any) -> tuple[Any, Any, Any, Any]:
             output.logits_output.hidden_states)
 
 
-def write(p: KVPlan, batch: Any, output: Any) -> None:
-    """Write the draft's KV for the step's tokens, nothing else."""
-    ids, pos, loc, hidden = _inputs(batch, output)
+def prefill_layout(extend_lens: list, prefix_lens: list) -> tuple[list, list]:
+    """(the index of each request's last extend token, the position of every extend token) of a
+    prompt batch: positions run from each request's prefix length, as ``ForwardBatch`` computes
+    them for an extend."""
+    ends, positions, at = [], [], 0
+    for e, start in zip(extend_lens, prefix_lens):
+        at += e
+        ends.append(at - 1)
+        positions.extend(range(start, start + e))
+    return ends, positions
+
+
+def prefill_rows(batch: Any, tail_tokens: Any, hidden: Any) -> Union[tuple[Any, Any, Any, Any], str]:
+    """(token ids, positions, slots, target hidden states) of a prompt batch's draft prefill, or
+    why this write cannot stand in for it (one line). The ids are what upstream's
+    ``_draft_extend_for_prefill`` builds: each request's extend tokens shifted left by one, its
+    tail token (the target's next token; a chunked prompt's next prompt token) last."""
+    if hidden is None or tail_tokens is None:
+        return "no target hidden states or tail tokens (a prefill hook from an older apply)"
+    if getattr(getattr(batch, "forward_mode", None), "name", None) != "EXTEND":
+        return "not a plain prefill batch (mixed, idle or another mode)"
+    if getattr(batch, "input_embeds", None) is not None or any(
+            m is not None for m in (getattr(batch, "multimodal_inputs", None) or ())):
+        return "the prompt has input embeddings or multimodal inputs (the draft embeds them otherwise)"
+    ids, loc = batch.input_ids, batch.out_cache_loc
+    lens, prefix = list(batch.extend_lens or ()), list(batch.prefix_lens or ())
+    n = int(ids.numel())
+    if not lens or len(prefix) != len(lens) or min(lens) < 1 or \
+            sum(lens) != n or int(hidden.shape[0]) != n or int(loc.numel()) != n or int(tail_tokens.numel()) != len(lens):
+        return "the prompt batch's lengths, slots or hidden states do not line up"
+    import torch
+    ends, positions = prefill_layout(lens, prefix)
+    shifted = torch.empty(n, dtype=torch.int64, device=ids.device)
+    shifted[:-1] = ids[1:]
+    shifted[torch.tensor(ends, dtype=torch.int64, device=ids.device)] = tail_tokens.to(torch.int64)
+    pos = torch.tensor(positions, dtype=torch.int64).to(ids.device, non_blocking=True)
+    return shifted, pos, loc, hidden
+
+
+def write_rows(p: KVPlan, rows: tuple[Any, Any, Any, Any]) -> None:
+    """Write the draft's KV for ``rows`` (token ids, positions, slots, hidden states), nothing else."""
+    ids, pos, loc, hidden = rows
     k, v = kv_of(p, ids, pos, hidden)
     p.pool.set_kv_buffer(p.radix, loc, k, v, getattr(p.radix, "k_scale", None), getattr(p.radix, "v_scale", None))
+
+
+def write(p: KVPlan, batch: Any, output: Any) -> None:
+    """Write the draft's KV for a one-token verify step's tokens, nothing else."""
+    write_rows(p, _inputs(batch, output))
 
 
 def _as_stored(p: KVPlan, x: Any, scale: Any) -> Any:
@@ -159,11 +210,16 @@ class CheckResult:
 
 
 def check(p: KVPlan, batch: Any, output: Any, run_full_extend) -> CheckResult:
+    """:func:`check_rows` for a one-token verify step."""
+    return check_rows(p, _inputs(batch, output), run_full_extend)
+
+
+def check_rows(p: KVPlan, rows: tuple[Any, Any, Any, Any], run_full_extend) -> CheckResult:
     """Compute the KV-only rows, run the full extend (``run_full_extend()``, which writes the pool),
     then compare the pool's rows at the step's slots with them. Synchronises the GPU: for the first
     few steps of a check run only."""
     import torch
-    ids, pos, loc, hidden = _inputs(batch, output)
+    ids, pos, loc, hidden = rows
     k, v = kv_of(p, ids, pos, hidden)
     k, v = k.clone(), v.clone()
     loc = loc.clone()

@@ -34,9 +34,10 @@ one step for that (``hysteresis`` 1). The tokens decoded above the threshold, an
 prompts admitted there, stay holes in the draft's KV cache: whether that costs acceptance depends on
 the draft (vLLM measured an EAGLE-3 draft losing nearly all of it), so skipping is opt-in and the
 smoke test's resume-acceptance stage measures it on the user's own checkpoint. ``kv`` (0.5.14+,
-EAGLE-3 drafts) is ``skip-decode`` without the holes: each skipped decode-step extend writes the
-draft's KV for its tokens from the draft's first-layer projections alone (draft_kv.py, copied as
-``patchkit_spec_disable_kv.py``); only the seed is stale, and the run-up refreshes it as under ``skip``.
+EAGLE-3 drafts) is ``skip`` without the holes: each skipped decode-step extend, and each skipped
+draft prefill of a prompt admitted above the threshold, writes the draft's KV for its tokens from
+the draft's first-layer projections alone (draft_kv.py, copied as ``patchkit_spec_disable_kv.py``);
+only the seed is stale, and the run-up refreshes it as under ``skip``.
 
 Importing this module is cheap and imports nothing from SGLang or torch: SGLang's own modules
 import it while they load. Everything that needs them imports it lazily.
@@ -258,6 +259,8 @@ class SpecDisable:
     kv_plan: Any = None
     #: ``kv``: disabled steps whose extend was replaced by the KV-only write
     kv_steps: int = 0
+    #: ``kv``: prefill batches whose draft prefill was replaced by the KV-only write
+    kv_prefills: int = 0
     #: ``kv``: steps left to check against the full extend ($PATCHKIT_SPEC_DISABLE_KV_CHECK)
     kv_check_left: int = 0
     lens: "HostLens" = field(default_factory=lambda: HostLens())
@@ -333,7 +336,7 @@ def on_init(worker: Any, owner: type) -> None:
         if isinstance(kv_plan, str):
             logger.warning("patchkit-spec-disable: kv (%s or $%s) runs the full draft extend instead: %s",
                            DRAFT_EXTEND_FLAG, DRAFT_EXTEND_ENV, kv_plan)
-            kv_plan, skip = None, False
+            kv_plan, skip, skip_prefill = None, False, False
     if skip and not callable(getattr(worker, "_stub_skipped_draft_extend", None)):
         # 0.5.12-0.5.13: no upstream stub, so apply added no skip hook; say so rather than claim it
         logger.warning("patchkit-spec-disable: the draft-extend skip (%s or $%s) is ignored: this release cannot "
@@ -415,11 +418,7 @@ def _kv_step(worker: Any, ctl: SpecDisable, batch: Any, output: Any) -> None:
         if ctl.kv_check_left > 0:
             ctl.kv_check_left -= 1
             got = kv.check(ctl.kv_plan, batch, output, lambda: dw._draft_extend_for_decode(batch, output))
-            if got.agrees():
-                logger.info("patchkit-spec-disable: kv-check step=%d %s", ctl.kv_steps + 1, got.line())
-            else:  # the smoke test's log-scan fails the cell on this line
-                logger.error("patchkit-spec-disable: ERROR kv-check step=%d %s: the KV-only write differs from "
-                             "the draft extend's", ctl.kv_steps + 1, got.line())
+            _log_check(ctl, got, "step")
         else:
             kv.write(ctl.kv_plan, batch, output)
     ctl.kv_steps += 1
@@ -441,12 +440,15 @@ def resolve_kv_check() -> int:
     return int(raw) if raw.isdigit() else 0
 
 
-def skip_draft_prefill(worker: Any, batch: Any, next_token_ids: Any) -> Any:
-    """Called before the draft model's extend over a prefill batch: a stub draft input (upstream's
-    zero-step stub shapes, the target's next tokens as bonus tokens) skips it; None runs it. Skips
-    under ``skip`` only while disabled and the last decode step ran above the threshold, so the
-    prompts of requests admitted there are holes in the draft's KV cache, like the tokens decoded
-    there. The seed is stale after it: a resume waits for a draft extend (the run-up's).
+def skip_draft_prefill(worker: Any, batch: Any, next_token_ids: Any, hidden: Any = None) -> Any:
+    """Called before the draft model's extend over a prefill batch (``hidden``: the target's hidden
+    states it would take): a stub draft input (upstream's zero-step stub shapes, the target's next
+    tokens as bonus tokens) skips it; None runs it. Skips under ``skip`` and ``kv`` only while
+    disabled and the last decode step ran above the threshold. Under ``skip`` the prompts of
+    requests admitted there are holes in the draft's KV cache, like the tokens decoded there; under
+    ``kv`` the KV-only write fills them (a batch it cannot cover, or a hook from an older apply that
+    hands no hidden states, runs the full prefill). The seed is stale after it: a resume waits for a
+    draft extend (the run-up's).
 
     The load is the last decode step's batch size: the host learns which requests finished only a
     step later. When a whole wave finishes in one step, a prompt admitted right after it is still
@@ -458,12 +460,46 @@ def skip_draft_prefill(worker: Any, batch: Any, next_token_ids: Any) -> Any:
     mode = getattr(batch, "forward_mode", None)
     if mode is None or mode.is_idle():
         return None
+    if ctl.kv_plan is not None:
+        done = _kv_prefill(worker, ctl, batch, next_token_ids, hidden)
+        if done is not True:
+            return done  # None: the full prefill runs; else the check ran it: its draft input
     draft = _worker_module(worker).EagleDraftInput(
         bonus_tokens=next_token_ids, num_tokens_per_req=1, num_tokens_for_logprob_per_req=1)
     worker._stub_skipped_draft_extend(batch, _Result(draft))
     ctl.stale = True  # that decode step set it already (it skipped too); a prefill alone never clears it
     ctl.skipped_prefills += 1
     return draft
+
+
+def _kv_prefill(worker: Any, ctl: SpecDisable, batch: Any, next_token_ids: Any, hidden: Any) -> Any:
+    """The KV-only write of one prompt batch: True when written; None when it cannot stand in for
+    the draft prefill (which then runs); while $PATCHKIT_SPEC_DISABLE_KV_CHECK steps are left, the
+    full prefill's draft input after comparing the rows it wrote with the KV-only ones (logged)."""
+    kv = _kv_module()
+    tail = getattr(_worker_module(worker), "_eagle_prefill_tail_tokens", None)  # 0.5.16+: chunked prompts
+    rows = kv.prefill_rows(batch, tail(batch, next_token_ids) if callable(tail) else next_token_ids, hidden)
+    if isinstance(rows, str):
+        return None
+    if ctl.kv_check_left > 0:
+        ctl.kv_check_left -= 1
+        full: list = []
+        got = kv.check_rows(ctl.kv_plan, rows, lambda: full.append(
+            worker._draft_worker._draft_extend_for_prefill(batch, hidden, next_token_ids)))
+        _log_check(ctl, got, "prefill")
+        return full[0]
+    kv.write_rows(ctl.kv_plan, rows)
+    ctl.kv_prefills += 1
+    return True
+
+
+def _log_check(ctl: SpecDisable, got: Any, what: str) -> None:
+    if got.agrees():
+        logger.info("patchkit-spec-disable: kv-check %s=%d %s", what, ctl.kv_steps + ctl.kv_prefills + 1, got.line())
+    else:  # the smoke test's log-scan fails the cell on this line
+        logger.error("patchkit-spec-disable: ERROR kv-check %s=%d %s: the KV-only write differs from the draft "
+                     "%s's", what, ctl.kv_steps + ctl.kv_prefills + 1, got.line(),
+                     "extend" if what == "step" else "prefill")
 
 
 def _prefill_kept_reason(worker: Any, owner: type) -> Optional[str]:
@@ -520,9 +556,9 @@ class _Result:
 
 
 #: ``--speculative-disable-draft-extend`` values: (skip decode-step extends, skip prompt prefills);
-#: ``kv`` skips the decode-step extends but writes the draft's KV for their tokens (draft_kv.py)
+#: ``kv`` skips both but writes the draft's KV for their tokens (draft_kv.py)
 DRAFT_EXTEND_MODES = {"keep": (False, False), "skip": (True, True), "skip-decode": (True, False),
-                      "kv": (True, False)}
+                      "kv": (True, True)}
 
 
 def resolve_draft_extend(server_args: Any = None) -> tuple[bool, bool]:
@@ -561,9 +597,9 @@ def _log_switch(ctl: SpecDisable, due: bool, bs: int) -> None:
     sw = ctl.switch
     logger.info(
         "patchkit-spec-disable: %s batch_size=%d threshold=%d switches=%d disabled_steps=%d enabled_steps=%d "
-        "skipped_draft_extends=%d skipped_draft_prefills=%d kv_only_extends=%d host_lens=%d/%d",
+        "skipped_draft_extends=%d skipped_draft_prefills=%d kv_only_extends=%d kv_only_prefills=%d host_lens=%d/%d",
         "OFF" if due else "ON", bs, sw.threshold, sw.switches, sw.disabled_steps, sw.enabled_steps, ctl.skipped_steps,
-        ctl.skipped_prefills, ctl.kv_steps,
+        ctl.skipped_prefills, ctl.kv_steps, ctl.kv_prefills,
         ctl.lens.resolved, ctl.lens.resolved + ctl.lens.fallbacks,
     )
 

@@ -52,7 +52,7 @@ class EAGLEWorkerV2:
     def forward_batch_generation(self, batch, on_publish=None):
         if batch.forward_mode.is_extend():
             batch_output = self._target_worker.forward_batch_generation(batch)
-            batch_output.next_draft_input = (_patchkit_sd.skip_draft_prefill(self, batch, batch_output.next_token_ids) or (
+            batch_output.next_draft_input = (_patchkit_sd.skip_draft_prefill(self, batch, batch_output.next_token_ids, batch_output.logits_output.hidden_states) or (
                 self.draft_worker._draft_extend_for_prefill(
                     batch,
                     batch_output.logits_output.hidden_states,

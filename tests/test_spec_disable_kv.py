@@ -311,3 +311,63 @@ def test_the_prefill_layout_is_upstreams_per_request_loop(reqs):
         want += ids[pt + 1: pt + e] + [tails[i]]
         pt += e
     assert shifted == want
+
+
+class _Recorder:
+    """A stand-in torch for :func:`draft_kv.prefill_rows` that records every host-to-device copy."""
+
+    int64 = "int64"
+
+    def __init__(self):
+        self.copies: list = []
+        self.device_tensors: list = []
+
+    class T:
+        def __init__(self, rec, data, where="cpu", pinned=False):
+            self.rec, self.data, self.where, self.pinned = rec, list(data), where, pinned
+            self.is_cuda = where != "cpu"
+            self.device = where
+
+        def numel(self):
+            return len(self.data)
+
+        def pin_memory(self):
+            return _Recorder.T(self.rec, self.data, self.where, pinned=True)
+
+        def to(self, device, non_blocking=False):
+            if device == self.rec.int64:  # a dtype cast
+                return self
+            self.rec.copies.append({"pinned": self.pinned, "non_blocking": non_blocking})
+            return _Recorder.T(self.rec, self.data, device)
+
+        def __getitem__(self, key):
+            return _Recorder.T(self.rec, self.data[key], self.where)
+
+        def __setitem__(self, key, value):
+            keys = key.data if isinstance(key, _Recorder.T) else range(*key.indices(len(self.data)))
+            vals = value.data
+            for k, v in zip(keys, vals):
+                self.data[k] = v
+
+    def tensor(self, data, dtype=None, device=None):
+        if device not in (None, "cpu"):
+            self.device_tensors.append(device)
+        return self.T(self, data)
+
+    def empty(self, n, dtype=None, device="cpu"):
+        return self.T(self, [None] * n, device)
+
+
+def test_the_prefill_rows_copy_to_the_gpu_without_blocking_the_host(monkeypatch):
+    import sys
+    rec = _Recorder()
+    monkeypatch.setitem(sys.modules, "torch", rec)
+    ids = _Recorder.T(rec, [10, 11, 12, 13, 14], "cuda:0")
+    batch = SimpleNamespace(forward_mode=SimpleNamespace(name="EXTEND"), input_embeds=None, multimodal_inputs=None,
+                            input_ids=ids, out_cache_loc=_Recorder.T(rec, [7, 8, 9, 3, 4], "cuda:0"),
+                            extend_lens=[3, 2], prefix_lens=[0, 6])
+    hidden = SimpleNamespace(shape=(5, 12))
+    shifted, pos, loc, hid = draft_kv.prefill_rows(batch, _Recorder.T(rec, [90, 91], "cuda:0"), hidden)
+    assert shifted.data == [11, 12, 90, 14, 91] and pos.data == [0, 1, 2, 6, 7] and hid is hidden
+    assert rec.device_tensors == []  # torch.tensor(..., device=cuda) blocks until the stream drains
+    assert rec.copies and all(c["pinned"] and c["non_blocking"] for c in rec.copies), rec.copies

@@ -155,11 +155,17 @@ def prefill_rows(batch: Any, tail_tokens: Any, hidden: Any) -> Union[tuple[Any, 
         return "the prompt batch's lengths, slots or hidden states do not line up"
     import torch
     ends, positions = prefill_layout(lens, prefix)
+    # one host-to-device copy, pinned and non-blocking: a blocking one (``torch.tensor(...,
+    # device=cuda)``) waits for the target's prefill on the stream, and the overlap scheduler
+    # loses a step's host work on every prompt batch
+    host = torch.tensor(ends + positions, dtype=torch.int64)
+    if getattr(ids, "is_cuda", False):
+        host = host.pin_memory()
+    both = host.to(ids.device, non_blocking=True)
     shifted = torch.empty(n, dtype=torch.int64, device=ids.device)
     shifted[:-1] = ids[1:]
-    shifted[torch.tensor(ends, dtype=torch.int64, device=ids.device)] = tail_tokens.to(torch.int64)
-    pos = torch.tensor(positions, dtype=torch.int64).to(ids.device, non_blocking=True)
-    return shifted, pos, loc, hidden
+    shifted[both[:len(ends)]] = tail_tokens.to(torch.int64)
+    return shifted, both[len(ends):], loc, hidden
 
 
 def write_rows(p: KVPlan, rows: tuple[Any, Any, Any, Any]) -> None:

@@ -18,10 +18,12 @@ Configurations (identical server flags otherwise; each its own server, one after
                 admitted there; the run-up to a resume runs the extend)
   patched-skip-decode  as patched, with PATCHKIT_SPEC_DISABLE_DRAFT_EXTEND=skip-decode (decode-step
                 extends only: patch 2.4's skip, prompts admitted above T keep their draft prefill)
-  patched-kv    as patched, with PATCHKIT_SPEC_DISABLE_DRAFT_EXTEND=kv (decode-step extends above T
-                replaced by a write of the draft's KV cache alone: no holes, no draft forward)
-  patched-kv-check  as patched-kv, with PATCHKIT_SPEC_DISABLE_KV_CHECK=64: the first 64 such steps also
-                run the full extend and log how its KV rows compare with the KV-only ones
+  patched-kv    as patched, with PATCHKIT_SPEC_DISABLE_DRAFT_EXTEND=kv (decode-step extends and prompt
+                prefills above T replaced by a write of the draft's KV cache alone: no holes, no
+                draft forward)
+  patched-kv-check  as patched-kv, with PATCHKIT_SPEC_DISABLE_KV_CHECK=64: the first 64 such steps, and
+                the first 64 such prompt batches, also run the full extend (prefill) and log how
+                their KV rows compare with the KV-only ones
   patched-skip  as patched, with upstream's SGLANG_SPEC_SKIP_ZERO_STEP_DRAFT_EXTEND=1 (0.5.14+)
   patched-lens-off  as patched, with PATCHKIT_SPEC_DISABLE_HOST_LENS=off (the scheduler waits for the
                 device's lengths after a disabled step, patch 2.2's behaviour)

@@ -260,6 +260,17 @@ def test_kv_check_runs_the_full_draft_prefill_and_returns_its_draft_input(kv_pre
     assert isinstance(rt.skip_draft_prefill(w, _prompt_batch(), "tokens", "hidden"), EagleDraftInput)  # check spent
 
 
+def test_decode_checks_do_not_use_up_the_prompt_checks(kv_prefill, caplog):
+    # session 44: a warm-up burst spent all 64 checks on decode steps, and no prompt batch was checked
+    w, fake, prefills = kv_prefill(check=2)
+    for _ in range(5):
+        rt.on_decode(w, _batch(9))
+        rt.skip_draft_extend(w, "b", "o")
+    assert caplog.text.count("kv-check step=") == 2
+    assert rt.skip_draft_prefill(w, _prompt_batch(), "tokens", "hidden") == "full-draft-input"
+    assert "kv-check prefill=1 " in caplog.text and len(prefills) == 1
+
+
 def test_a_differing_prefill_check_logs_an_error_line_the_smoke_log_scan_fails(kv_prefill, caplog):
     from patchkit.smoke.logscan import ERROR
     w, fake, _ = kv_prefill(check=1)

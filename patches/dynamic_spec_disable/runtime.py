@@ -263,6 +263,8 @@ class SpecDisable:
     kv_prefills: int = 0
     #: ``kv``: steps left to check against the full extend ($PATCHKIT_SPEC_DISABLE_KV_CHECK)
     kv_check_left: int = 0
+    #: ``kv``: prompt batches left to check against the full draft prefill (the same count)
+    kv_check_prefills_left: int = 0
     lens: "HostLens" = field(default_factory=lambda: HostLens())
 
 
@@ -351,6 +353,7 @@ def on_init(worker: Any, owner: type) -> None:
     ctl = SpecDisable(Switch(threshold, resolve_hysteresis(sa)), full, zero, sizing, converted, extra,
                       skip_extend=skip, skip_prefill=skip_prefill, lens=HostLens(resolve_host_lens()),
                       kv_plan=kv_plan, kv_check_left=resolve_kv_check() if kv_plan is not None else 0)
+    ctl.kv_check_prefills_left = ctl.kv_check_left if skip_prefill else 0
     setattr(worker, STATE_ATTR, ctl)
     global _ACTIVE
     _ACTIVE = ctl
@@ -418,7 +421,7 @@ def _kv_step(worker: Any, ctl: SpecDisable, batch: Any, output: Any) -> None:
         if ctl.kv_check_left > 0:
             ctl.kv_check_left -= 1
             got = kv.check(ctl.kv_plan, batch, output, lambda: dw._draft_extend_for_decode(batch, output))
-            _log_check(ctl, got, "step")
+            _log_check(ctl, got, "step", ctl.kv_steps + 1)
         else:
             kv.write(ctl.kv_plan, batch, output)
     ctl.kv_steps += 1
@@ -434,8 +437,8 @@ def _kv_module():
 
 
 def resolve_kv_check() -> int:
-    """``$PATCHKIT_SPEC_DISABLE_KV_CHECK``: how many ``kv`` steps also run the full extend and
-    compare (0 when unset or not a count)."""
+    """``$PATCHKIT_SPEC_DISABLE_KV_CHECK``: how many ``kv`` decode steps also run the full extend,
+    and how many prompt batches the full draft prefill, and compare (0 when unset or not a count)."""
     raw = os.environ.get(KV_CHECK_ENV, "").strip()
     return int(raw) if raw.isdigit() else 0
 
@@ -474,32 +477,31 @@ def skip_draft_prefill(worker: Any, batch: Any, next_token_ids: Any, hidden: Any
 
 def _kv_prefill(worker: Any, ctl: SpecDisable, batch: Any, next_token_ids: Any, hidden: Any) -> Any:
     """The KV-only write of one prompt batch: True when written; None when it cannot stand in for
-    the draft prefill (which then runs); while $PATCHKIT_SPEC_DISABLE_KV_CHECK steps are left, the
-    full prefill's draft input after comparing the rows it wrote with the KV-only ones (logged)."""
+    the draft prefill (which then runs); for the first $PATCHKIT_SPEC_DISABLE_KV_CHECK prompt batches,
+    the full prefill's draft input after comparing the rows it wrote with the KV-only ones (logged)."""
     kv = _kv_module()
     tail = getattr(_worker_module(worker), "_eagle_prefill_tail_tokens", None)  # 0.5.16+: chunked prompts
     rows = kv.prefill_rows(batch, tail(batch, next_token_ids) if callable(tail) else next_token_ids, hidden)
     if isinstance(rows, str):
         return None
-    if ctl.kv_check_left > 0:
-        ctl.kv_check_left -= 1
+    ctl.kv_prefills += 1
+    if ctl.kv_check_prefills_left > 0:
+        ctl.kv_check_prefills_left -= 1
         full: list = []
         got = kv.check_rows(ctl.kv_plan, rows, lambda: full.append(
             worker._draft_worker._draft_extend_for_prefill(batch, hidden, next_token_ids)))
-        _log_check(ctl, got, "prefill")
+        _log_check(ctl, got, "prefill", ctl.kv_prefills)
         return full[0]
     kv.write_rows(ctl.kv_plan, rows)
-    ctl.kv_prefills += 1
     return True
 
 
-def _log_check(ctl: SpecDisable, got: Any, what: str) -> None:
+def _log_check(ctl: SpecDisable, got: Any, what: str, n: int) -> None:
     if got.agrees():
-        logger.info("patchkit-spec-disable: kv-check %s=%d %s", what, ctl.kv_steps + ctl.kv_prefills + 1, got.line())
+        logger.info("patchkit-spec-disable: kv-check %s=%d %s", what, n, got.line())
     else:  # the smoke test's log-scan fails the cell on this line
         logger.error("patchkit-spec-disable: ERROR kv-check %s=%d %s: the KV-only write differs from the draft "
-                     "%s's", what, ctl.kv_steps + ctl.kv_prefills + 1, got.line(),
-                     "extend" if what == "step" else "prefill")
+                     "%s's", what, n, got.line(), "extend" if what == "step" else "prefill")
 
 
 def _prefill_kept_reason(worker: Any, owner: type) -> Optional[str]:

@@ -836,6 +836,19 @@ CODEBASES = {  # name -> (requirement, package folder inside the unpacked releas
     "theano": ("theano==1.0.5", "theano"), "pyx": ("pyx==0.18", "pyx"), "nipy": ("nipy==0.6.1", "nipy"),
     "control": ("control==0.10.2", "control"), "pybrain": ("pybrain==0.3", "pybrain"), "mdp": ("mdp==3.6", "mdp"),
     "deeptools": ("deeptools==3.5.6", "deeptools"), "pygsp": ("pygsp==0.6.1", "pygsp"),
+    # set BI (session 44, named before any run: 20 OpenStack services and eight other pure-Python
+    # packages never analysed before; sf-hamilton and watcher dropped: no package folder / one file)
+    "hug": ("hug==2.6.1", "hug"), "patsy": ("patsy==1.0.3", "patsy"), "pyserial": ("pyserial==3.5", "serial"),
+    "pyusb": ("pyusb==1.3.1", "usb"), "nornir": ("nornir==3.6.0", "nornir"), "freezer": ("freezer==19.0.0", "freezer"),
+    "pox": ("pox==0.3.7", "pox"), "blazar": ("blazar==18.0.0", "blazar"), "pyshark": ("pyshark==0.6", "pyshark"),
+    "solum": ("solum==15.0.0", "solum"), "designate": ("designate==23.0.0", "designate"),
+    "senlin": ("senlin==16.0.0", "senlin"), "zun": ("zun==18.0.0", "zun"), "barbican": ("barbican==23.0.0", "barbican"),
+    "aodh": ("aodh==23.0.0", "aodh"), "masakari": ("masakari==22.0.0", "masakari"), "magnum": ("magnum==23.0.0", "magnum"),
+    "ploomber": ("ploomber==0.23.3", "ploomber"), "zaqar": ("zaqar==23.0.1", "zaqar"),
+    "ceilometer": ("ceilometer==27.0.0", "ceilometer"), "gnocchi": ("gnocchi==4.7.1", "gnocchi"),
+    "vitrage": ("vitrage==15.0.1", "vitrage"), "trove": ("trove==26.0.0", "trove"), "tacker": ("tacker==16.0.0", "tacker"),
+    "datashader": ("datashader==0.19.1", "datashader"), "ginga": ("ginga==7.5.0", "ginga"),
+    "horizon": ("horizon==27.0.0", "horizon"), "mininet": ("mininet==2.3.0.dev6", "mininet"),
 }
 DEFAULT = ("deepspeed", "diffusers", "ray", "transformers", "vllm")
 # lightning==2.6.6 (266 files) was tried too: 1 error group in all, too few to sample.

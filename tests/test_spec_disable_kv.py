@@ -222,7 +222,7 @@ def test_kv_writes_a_prompts_draft_kv_instead_of_the_draft_prefill_above_the_thr
     batch = _prompt_batch()
     stub = rt.skip_draft_prefill(w, batch, "tokens", "hidden")
     assert isinstance(stub, EagleDraftInput) and stub.bonus_tokens == "tokens"
-    assert fake.prefill_args == (batch, "tokens", "hidden")  # 0.5.16's stand-in has no tail-token helper
+    assert fake.prefill_args == (batch, "tokens", "hidden")  # the stand-in module has no tail-token helper
     assert fake.writes == [(PLAN, FakeKV.rows)] and prefills == []
     assert ctl.kv_prefills == 1 and ctl.skipped_prefills == 1 and ctl.stale
     rt.on_decode(w, _batch(8))  # at T, still disabled (the run-up): the full prefill
@@ -240,13 +240,29 @@ def test_a_prompt_the_kv_write_cannot_cover_gets_the_full_draft_prefill(kv_prefi
     assert fake.writes == [] and getattr(w, rt.STATE_ATTR).kv_prefills == 0
 
 
-def test_a_prefill_hook_from_an_older_apply_hands_no_hidden_states_and_the_full_prefill_runs(kv_prefill, monkeypatch):
-    w, _, prefills = kv_prefill()
-    monkeypatch.setattr(rt, "_kv_module", lambda: draft_kv)  # the real row builder: a reason before any torch call
+def test_a_prefill_hook_from_an_older_apply_hands_no_hidden_states_and_the_full_prefill_runs(kv_prefill, caplog):
+    w, fake, _ = kv_prefill()
     rt.on_decode(w, _batch(9))
-    assert rt.skip_draft_prefill(w, _prompt_batch(), "tokens") is None
-    assert getattr(w, rt.STATE_ATTR).kv_prefills == 0
+    for _ in range(2):
+        assert rt.skip_draft_prefill(w, _prompt_batch(), "tokens") is None
+    assert getattr(w, rt.STATE_ATTR).kv_prefills == 0 and fake.writes == []
+    assert caplog.text.count("hands no target hidden states") == 1  # said once, not per prompt
     assert "older apply" in draft_kv.prefill_rows(_prompt_batch(), "tokens", None)
+
+
+def test_the_tail_tokens_come_from_upstreams_helper_and_without_it_a_chunked_prompt_runs_the_full_prefill(
+        kv_prefill, monkeypatch):
+    import sys
+    w, fake, _ = kv_prefill()
+    ew = sys.modules["sglang.srt.speculative.eagle_worker_v2"]
+    rt.on_decode(w, _batch(9))
+    chunked = _prompt_batch()
+    chunked.chunked_req = "req-3"
+    assert rt.skip_draft_prefill(w, chunked, "tokens", "hidden") is None and fake.writes == []
+    monkeypatch.setattr(ew, "_eagle_prefill_tail_tokens", lambda b, t: ("tails", b.chunked_req, t), raising=False)
+    assert isinstance(rt.skip_draft_prefill(w, chunked, "tokens", "hidden"), EagleDraftInput)
+    _, tail, _ = fake.prefill_args
+    assert tail() == ("tails", "req-3", "tokens")  # called by prefill_rows once it accepts the batch
 
 
 def test_kv_check_runs_the_full_draft_prefill_and_returns_its_draft_input(kv_prefill, caplog):
@@ -283,8 +299,9 @@ def test_a_differing_prefill_check_logs_an_error_line_the_smoke_log_scan_fails(k
 
 @pytest.mark.parametrize("over, says", [
     ({"forward_mode": SimpleNamespace(name="MIXED")}, "not a plain prefill batch"),
-    ({"input_embeds": "embeds"}, "input embeddings or multimodal"),
-    ({"multimodal_inputs": [None, "image"]}, "input embeddings or multimodal"),
+    ({"input_embeds": "embeds"}, "input embeddings, embedding overrides or multimodal"),
+    ({"replace_embeds": "overrides"}, "embedding overrides"),
+    ({"multimodal_inputs": [None, "image"]}, "or multimodal inputs"),
     ({"extend_lens": [3, 2]}, "do not line up"),
     ({"prefix_lens": [0]}, "do not line up"),
     ({"extend_lens": [4, 0]}, "do not line up"),
@@ -292,7 +309,7 @@ def test_a_differing_prefill_check_logs_an_error_line_the_smoke_log_scan_fails(k
 def test_prompt_batches_the_kv_write_does_not_cover(over, says):
     n = 4
     tensor = lambda k: SimpleNamespace(numel=lambda: k, shape=(k,))  # noqa: E731
-    batch = SimpleNamespace(forward_mode=SimpleNamespace(name="EXTEND"), input_embeds=None, multimodal_inputs=None,
+    batch = SimpleNamespace(forward_mode=SimpleNamespace(name="EXTEND"), input_embeds=None, multimodal_inputs=None, replace_embeds=None,
                             input_ids=tensor(n), out_cache_loc=tensor(n), extend_lens=[2, 2], prefix_lens=[0, 5])
     for k, v in over.items():
         setattr(batch, k, v)
@@ -374,7 +391,7 @@ def test_the_prefill_rows_copy_to_the_gpu_without_blocking_the_host(monkeypatch)
     rec = _Recorder()
     monkeypatch.setitem(sys.modules, "torch", rec)
     ids = _Recorder.T(rec, [10, 11, 12, 13, 14], "cuda:0")
-    batch = SimpleNamespace(forward_mode=SimpleNamespace(name="EXTEND"), input_embeds=None, multimodal_inputs=None,
+    batch = SimpleNamespace(forward_mode=SimpleNamespace(name="EXTEND"), input_embeds=None, multimodal_inputs=None, replace_embeds=None,
                             input_ids=ids, out_cache_loc=_Recorder.T(rec, [7, 8, 9, 3, 4], "cuda:0"),
                             extend_lens=[3, 2], prefix_lens=[0, 6])
     hidden = SimpleNamespace(shape=(5, 12))

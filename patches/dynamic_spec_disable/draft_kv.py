@@ -27,7 +27,8 @@ Any other draft (EAGLE-1, MTP, multi-layer, M-RoPE, quantised KV, 0.5.23's fused
 needs physical write slots) gets no plan: the runtime says so
 once at start-up and runs the full extend (``keep``). :func:`check` compares what this writes with
 what the full extend writes for the same step, on the real server
-(``$PATCHKIT_SPEC_DISABLE_KV_CHECK``: the first N disabled steps above the threshold).
+(``$PATCHKIT_SPEC_DISABLE_KV_CHECK``: the first N disabled steps above the threshold, and with
+:func:`check_rows` the first N prompt batches admitted there).
 
 Imports nothing from SGLang or torch at module level.
 """
@@ -139,21 +140,26 @@ def prefill_rows(batch: Any, tail_tokens: Any, hidden: Any) -> Union[tuple[Any, 
     """(token ids, positions, slots, target hidden states) of a prompt batch's draft prefill, or
     why this write cannot stand in for it (one line). The ids are what upstream's
     ``_draft_extend_for_prefill`` builds: each request's extend tokens shifted left by one, its
-    tail token (the target's next token; a chunked prompt's next prompt token) last."""
+    tail token (the target's next token; a chunked prompt's next prompt token) last. ``tail_tokens``
+    may be a callable that makes them, called only once the batch is accepted."""
     if hidden is None or tail_tokens is None:
         return "no target hidden states or tail tokens (a prefill hook from an older apply)"
     if getattr(getattr(batch, "forward_mode", None), "name", None) != "EXTEND":
         return "not a plain prefill batch (mixed, idle or another mode)"
-    if getattr(batch, "input_embeds", None) is not None or any(
+    if getattr(batch, "input_embeds", None) is not None or getattr(batch, "replace_embeds", None) is not None or any(
             m is not None for m in (getattr(batch, "multimodal_inputs", None) or ())):
-        return "the prompt has input embeddings or multimodal inputs (the draft embeds them otherwise)"
+        return "the prompt has input embeddings, embedding overrides or multimodal inputs (the draft embeds them otherwise)"
     ids, loc = batch.input_ids, batch.out_cache_loc
     lens, prefix = list(batch.extend_lens or ()), list(batch.prefix_lens or ())
     n = int(ids.numel())
     if not lens or len(prefix) != len(lens) or min(lens) < 1 or \
-            sum(lens) != n or int(hidden.shape[0]) != n or int(loc.numel()) != n or int(tail_tokens.numel()) != len(lens):
+            sum(lens) != n or int(hidden.shape[0]) != n or int(loc.numel()) != n:
         return "the prompt batch's lengths, slots or hidden states do not line up"
     import torch
+    if callable(tail_tokens):
+        tail_tokens = tail_tokens()
+    if int(tail_tokens.numel()) != len(lens):
+        return "the prompt batch's tail tokens do not line up with its requests"
     ends, positions = prefill_layout(lens, prefix)
     # one host-to-device copy, pinned and non-blocking: a blocking one (``torch.tensor(...,
     # device=cuda)``) waits for the target's prefill on the stream, and the overlap scheduler

@@ -259,8 +259,10 @@ class SpecDisable:
     kv_plan: Any = None
     #: ``kv``: disabled steps whose extend was replaced by the KV-only write
     kv_steps: int = 0
-    #: ``kv``: prefill batches whose draft prefill was replaced by the KV-only write
+    #: ``kv``: prompt batches given the KV-only write (while checked, the full prefill ran too)
     kv_prefills: int = 0
+    #: ``kv``: a prefill hook without the target's hidden states was reported (an older apply)
+    kv_prefill_warned: bool = False
     #: ``kv``: steps left to check against the full extend ($PATCHKIT_SPEC_DISABLE_KV_CHECK)
     kv_check_left: int = 0
     #: ``kv``: prompt batches left to check against the full draft prefill (the same count)
@@ -347,8 +349,8 @@ def on_init(worker: Any, owner: type) -> None:
         skip = skip_prefill = False
     why = _prefill_kept_reason(worker, owner) if skip_prefill else None
     if why is not None:
-        logger.warning("patchkit-spec-disable: skip (%s or $%s) skips the decode-step extends only: %s",
-                       DRAFT_EXTEND_FLAG, DRAFT_EXTEND_ENV, why)
+        logger.warning("patchkit-spec-disable: %s (%s or $%s) covers the decode-step extends only: %s",
+                       mode, DRAFT_EXTEND_FLAG, DRAFT_EXTEND_ENV, why)
         skip_prefill = False
     ctl = SpecDisable(Switch(threshold, resolve_hysteresis(sa)), full, zero, sizing, converted, extra,
                       skip_extend=skip, skip_prefill=skip_prefill, lens=HostLens(resolve_host_lens()),
@@ -385,7 +387,8 @@ def on_decode(worker: Any, batch: Any) -> None:
 
 def _extend_label(ctl: SpecDisable) -> str:
     if ctl.kv_plan is not None:
-        return "kv-only-above-T" + (f"-check{ctl.kv_check_left}" if ctl.kv_check_left else "")
+        return "kv-only-above-T" + ("" if ctl.skip_prefill else "-decode-only") + \
+            (f"-check{ctl.kv_check_left}" if ctl.kv_check_left else "")
     if ctl.skip_extend:
         return "skip-above-T" + ("" if ctl.skip_prefill else "-decode-only")
     return "every-step"
@@ -480,8 +483,17 @@ def _kv_prefill(worker: Any, ctl: SpecDisable, batch: Any, next_token_ids: Any, 
     the draft prefill (which then runs); for the first $PATCHKIT_SPEC_DISABLE_KV_CHECK prompt batches,
     the full prefill's draft input after comparing the rows it wrote with the KV-only ones (logged)."""
     kv = _kv_module()
-    tail = getattr(_worker_module(worker), "_eagle_prefill_tail_tokens", None)  # 0.5.16+: chunked prompts
-    rows = kv.prefill_rows(batch, tail(batch, next_token_ids) if callable(tail) else next_token_ids, hidden)
+    if hidden is None:
+        if not ctl.kv_prefill_warned:
+            ctl.kv_prefill_warned = True
+            logger.warning("patchkit-spec-disable: kv: the draft prefill hook hands no target hidden states (applied "
+                           "by an older patchkit?): prompts admitted above the threshold run the full draft prefill; "
+                           "re-apply the patch")
+        return None
+    tail = getattr(_worker_module(worker), "_eagle_prefill_tail_tokens", None)  # 0.5.14+: chunked prompts
+    if not callable(tail) and getattr(batch, "chunked_req", None) is not None:
+        return None  # without upstream's helper the chunk's tail token is unknown: the full prefill
+    rows = kv.prefill_rows(batch, (lambda: tail(batch, next_token_ids)) if callable(tail) else next_token_ids, hidden)
     if isinstance(rows, str):
         return None
     ctl.kv_prefills += 1

@@ -362,6 +362,13 @@ class Constructor(CallSemantics, CompoundStatements, ExpressionFlow):
             if st:  # self.__dict__["x"] = v stores x, past any __setattr__
                 self.seen.add(t.slice.value)
             return [x.add(t.slice.value) for x in st]
+        if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and t.value.id == fr.selfname:
+            item = self.resolve_method("__setitem__", None)  # `self[k] = v` runs the class's __setitem__
+            if item is not None and item[2] == "method":
+                st = self.expr_children(t, st, fr)
+                call = None if value is None else ast.Call(ast.Attribute(
+                    ast.Name(fr.selfname, ast.Load()), "__setitem__", ast.Load()), [t.slice, value], [])
+                return self.call_function(item[0], item[1], st, fr.depth + 1, fr.guarded, call)
         if isinstance(t, ast.Attribute) and is_self_class(t.value, fr.selfname, fr.fn):
             return [x.add(t.attr) for x in st]  # ``type(self).x = v``: a class attribute the instance sees
         if isinstance(t, (ast.Attribute, ast.Subscript)):

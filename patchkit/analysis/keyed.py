@@ -14,11 +14,17 @@ from .dynamic import mark_dynamic
 from .model import ClassInfo
 
 
+#: ``setattr(self, key, v)`` in these is reached by ``obj[key] = v`` from anywhere (trove's
+#: ``ModelBase.__setitem__``, which ``merge_attributes`` feeds every keyword of the constructor):
+#: a computed store, not a store keyed by the caller's literal
+ITEM_STORES = frozenset({"__setitem__"})
+
+
 def keyed_by_param(ci: ClassInfo, mname: str, key) -> bool:
     """``key`` (the name a store in ``ci.mname`` uses) is one of the method's own parameters after
     the instance: record the method as keyed by it (the scan then leaves the class closed)."""
     fn = ci.methods.get(mname)
-    if fn is None or not isinstance(key, ast.Name) or ci.method_kind.get(mname) != "method":
+    if fn is None or not isinstance(key, ast.Name) or ci.method_kind.get(mname) != "method" or mname in ITEM_STORES:
         return False
     params = _params(fn)
     if key.id not in params[1:] or _rebound(fn, key.id):

@@ -91,3 +91,24 @@ class Bag:
 """
     got = _errors(findings(tmp_path, {"bag.py": src}))
     assert (("Bag", "_data") in got) is reported, got
+
+
+def test_a_librarys_item_stores_are_not_followed(tmp_path):
+    # litellm 1.110.2's _OperationRoutes: UserDict.__init__() with no mapping never calls
+    # self.update(), whose `self[key] = value` would reach this __setitem__ (the labelled diff's gain)
+    src = """
+from collections import UserDict
+
+
+class Routes(UserDict):
+    def __init__(self, initial):
+        super().__init__()
+        self.data = dict(initial)
+        self.written = set()
+
+    def __setitem__(self, name, owner):
+        self.data[name] = owner
+        self.written.add(name)
+"""
+    got = _errors(findings(tmp_path, {"routes.py": src}))
+    assert ("Routes", "written") not in got, got

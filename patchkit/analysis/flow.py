@@ -362,7 +362,8 @@ class Constructor(CallSemantics, CompoundStatements, ExpressionFlow):
             if st:  # self.__dict__["x"] = v stores x, past any __setattr__
                 self.seen.add(t.slice.value)
             return [x.add(t.slice.value) for x in st]
-        if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and t.value.id == fr.selfname:
+        if isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and t.value.id == fr.selfname and \
+                not fr.cls.module.external:  # not a library's (UserDict.update behind an unread `if dict is not None`)
             item = self.resolve_method("__setitem__", None)  # `self[k] = v` runs the class's __setitem__
             if item is not None and item[2] == "method":
                 st = self.expr_children(t, st, fr)

@@ -836,7 +836,7 @@ CODEBASES = {  # name -> (requirement, package folder inside the unpacked releas
     "theano": ("theano==1.0.5", "theano"), "pyx": ("pyx==0.18", "pyx"), "nipy": ("nipy==0.6.1", "nipy"),
     "control": ("control==0.10.2", "control"), "pybrain": ("pybrain==0.3", "pybrain"), "mdp": ("mdp==3.6", "mdp"),
     "deeptools": ("deeptools==3.5.6", "deeptools"), "pygsp": ("pygsp==0.6.1", "pygsp"),
-    # set BI (session 44, named before any run: 20 OpenStack services and eight other pure-Python
+    # set BI (session 44, named before any run: 17 OpenStack services and 11 other pure-Python
     # packages never analysed before; sf-hamilton and watcher dropped: no package folder / one file)
     "hug": ("hug==2.6.1", "hug"), "patsy": ("patsy==1.0.3", "patsy"), "pyserial": ("pyserial==3.5", "serial"),
     "pyusb": ("pyusb==1.3.1", "usb"), "nornir": ("nornir==3.6.0", "nornir"), "freezer": ("freezer==19.0.0", "freezer"),

@@ -1,4 +1,4 @@
-"""Session 43's rules from set BH (bench/results/analyzer-precision-session43.md), each with the
+"""Session 43's rules from set BH (analyzer-precision-session43.md in bench/results/analyzer-precision-history.tar.xz), each with the
 cases of the same shape that stay reported.
 
 1. A method an instance attribute hides: construction stores ``self.m = <value>`` on every path,

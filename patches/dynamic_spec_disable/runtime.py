@@ -257,6 +257,8 @@ class SpecDisable:
     skipped_prefills: int = 0
     #: ``kv``: the KV-only write's plan (draft_kv.KVPlan); the skipped extends write the draft's KV
     kv_plan: Any = None
+    #: ``kv``: draft_kv.py as the target imports it (looked up once, at start-up)
+    kv_module: Any = None
     #: ``kv``: disabled steps whose extend was replaced by the KV-only write
     kv_steps: int = 0
     #: ``kv``: prompt batches given the KV-only write (while checked, the full prefill ran too)
@@ -334,9 +336,10 @@ def on_init(worker: Any, owner: type) -> None:
     _set_fields(sa, sizing)
     mode = resolve_draft_extend_mode(sa)
     skip, skip_prefill = DRAFT_EXTEND_MODES[mode]
-    kv_plan = None
+    kv_plan = kv_module = None
     if mode == "kv" and callable(getattr(worker, "_stub_skipped_draft_extend", None)):
-        kv_plan = _kv_module().plan(worker._draft_worker.draft_runner)
+        kv_module = _kv_module()
+        kv_plan = kv_module.plan(worker._draft_worker.draft_runner)
         if isinstance(kv_plan, str):
             logger.warning("patchkit-spec-disable: kv (%s or $%s) runs the full draft extend instead: %s",
                            DRAFT_EXTEND_FLAG, DRAFT_EXTEND_ENV, kv_plan)
@@ -354,7 +357,8 @@ def on_init(worker: Any, owner: type) -> None:
         skip_prefill = False
     ctl = SpecDisable(Switch(threshold, resolve_hysteresis(sa)), full, zero, sizing, converted, extra,
                       skip_extend=skip, skip_prefill=skip_prefill, lens=HostLens(resolve_host_lens()),
-                      kv_plan=kv_plan, kv_check_left=resolve_kv_check() if kv_plan is not None else 0)
+                      kv_plan=kv_plan, kv_module=kv_module)
+    ctl.kv_check_left = resolve_kv_check() if kv_plan is not None else 0
     ctl.kv_check_prefills_left = ctl.kv_check_left if skip_prefill else 0
     setattr(worker, STATE_ATTR, ctl)
     global _ACTIVE
@@ -417,7 +421,7 @@ def skip_draft_extend(worker: Any, batch: Any = None, output: Any = None) -> boo
 def _kv_step(worker: Any, ctl: SpecDisable, batch: Any, output: Any) -> None:
     """The KV-only write of one disabled step; while $PATCHKIT_SPEC_DISABLE_KV_CHECK steps are left,
     the full extend runs too and the rows it wrote are compared with the KV-only ones (logged)."""
-    kv = _kv_module()
+    kv = ctl.kv_module
     dw = worker._draft_worker
     ctx = getattr(dw, "draft_tp_context", None)
     with (ctx(dw.draft_runner.tp_group) if callable(ctx) else contextlib.nullcontext()):
@@ -482,7 +486,7 @@ def _kv_prefill(worker: Any, ctl: SpecDisable, batch: Any, next_token_ids: Any, 
     """The KV-only write of one prompt batch: True when written; None when it cannot stand in for
     the draft prefill (which then runs); for the first $PATCHKIT_SPEC_DISABLE_KV_CHECK prompt batches,
     the full prefill's draft input after comparing the rows it wrote with the KV-only ones (logged)."""
-    kv = _kv_module()
+    kv = ctl.kv_module
     if hidden is None:
         if not ctl.kv_prefill_warned:
             ctl.kv_prefill_warned = True
@@ -585,8 +589,8 @@ def resolve_draft_extend_mode(server_args: Any = None) -> str:
     ``keep``: ``keep`` (the draft extends every disabled step), ``skip`` (no draft-model work above
     the threshold: neither decode-step extends nor the prefill of prompts admitted there) or
     ``skip-decode`` (decode-step extends only; prompts admitted above the threshold still get their
-    draft prefill) or ``kv`` (as ``skip-decode``, but each skipped extend writes the draft's KV for
-    its tokens, so the cache has no holes). Raises SpecDisableConfigError naming the flag or the variable."""
+    draft prefill) or ``kv`` (as ``skip``, but each skipped extend and prefill writes the draft's KV
+    for its tokens, so the cache has no holes). Raises SpecDisableConfigError naming the flag or the variable."""
     value = getattr(server_args, "speculative_disable_draft_extend", None)
     source = DRAFT_EXTEND_FLAG
     if value is None:

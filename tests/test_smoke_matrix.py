@@ -288,3 +288,29 @@ def test_the_flashinfer_matrix_runs_both_cells_with_the_host_length_check(tmp_pa
     armed = make_plan(SPEC, Target("sglang", "0.5.12", tree, TargetKind.DIRECTORY),
                       MatrixOptions("/m", matrix_file=matrix, only=only))
     assert armed.checker_env["PATCHKIT_SPEC_DISABLE_HOST_LENS"] == "check"
+
+
+def test_the_kv_matrix_runs_kv_on_flashinfer_and_triton_with_the_kv_check_armed(tmp_path):
+    """bench/gpu/kv_matrix.toml (SMOKE_MATRIX in bench_on_host.sh): EAGLE3 with
+    ``--speculative-disable-draft-extend kv`` and the flag on, one cell per backend the GPU host can
+    run, and the patch's KV check (PATCHKIT_SPEC_DISABLE_KV_CHECK) armed once the runtime is in the
+    tree; before apply the plan names it as missing."""
+    import shutil
+    from patchkit.ftypes import Target, TargetKind
+    from patchkit.smoke.matrixrun import MatrixOptions, make_plan
+    matrix = ROOT / "bench" / "gpu" / "kv_matrix.toml"
+    only = ("eagle3-kv-flashinfer", "eagle3-kv-triton")
+    bare = make_plan(SPEC, Target("sglang", "0.5.16", STANDIN, TargetKind.DIRECTORY),
+                     MatrixOptions("/m", matrix_file=matrix, only=only))
+    assert [c.name for c in bare.cells] == list(only)
+    assert [c.args[c.args.index("--attention-backend") + 1] for c in bare.cells] == ["flashinfer", "triton"]
+    for c in bare.cells:
+        assert c.flag_on and c.args[c.args.index("--speculative-disable-draft-extend") + 1] == "kv"
+    assert "PATCHKIT_SPEC_DISABLE_KV_CHECK" in bare.notes["checkers_missing"]
+    tree = tmp_path / "site"
+    shutil.copytree(STANDIN, tree)
+    runtime = ROOT / "patches" / "dynamic_spec_disable" / "runtime.py"
+    shutil.copy(runtime, tree / "sglang" / "srt" / "speculative" / "patchkit_spec_disable.py")
+    armed = make_plan(SPEC, Target("sglang", "0.5.16", tree, TargetKind.DIRECTORY),
+                      MatrixOptions("/m", matrix_file=matrix, only=only))
+    assert int(armed.checker_env["PATCHKIT_SPEC_DISABLE_KV_CHECK"]) > 0

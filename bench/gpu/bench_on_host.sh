@@ -12,7 +12,8 @@
 # ACCEPT="skip keep" (first, the smoke's resume-acceptance stage on the tiny model,
 # bench/gpu/accept_matrix.toml, once per PATCHKIT_SPEC_DISABLE_DRAFT_EXTEND setting),
 # SMOKE_FI=1 (last, the smoke matrix bench/gpu/flashinfer_matrix.toml on the tiny model: every stage
-# but soak / request-kinds / forced-acceptance, the patch's checkers on).
+# but soak / request-kinds / forced-acceptance, the patch's checkers on; SMOKE_MATRIX and SMOKE_CELLS
+# name another matrix file and its cells, e.g. bench/gpu/kv_matrix.toml).
 set -u
 OUT=${OUT:-/tmp/out}; W=/tmp/pkbench; mkdir -p $W/results "$OUT"
 B=${1:-}; V=${2:-}; CONFIGS=${3:-nospec,eagle,patched}
@@ -57,8 +58,8 @@ timeout ${JOB_TIMEOUT:-2400} python3 bench/profile_step.py --out $W/results/prof
 fi
 if [ -n "${SMOKE_FI:-}" ]; then
   timeout ${SMOKE_TIMEOUT:-900} python3 -m patchkit smoke \
-    --target-dir $P --tiny --parallel 2 --matrix bench/gpu/flashinfer_matrix.toml \
-    --cell eagle3-flashinfer --cell standalone-flashinfer \
+    --target-dir $P --tiny --parallel 2 --matrix ${SMOKE_MATRIX:-bench/gpu/flashinfer_matrix.toml} \
+    $(for c in ${SMOKE_CELLS:-eagle3-flashinfer standalone-flashinfer}; do printf -- '--cell %s ' $c; done) \
     --skip-stage soak --skip-stage request-kinds --skip-stage forced-acceptance \
     --signoff $W/results/signoff-flashinfer-$V.json --log-dir $W/smoke-fi > $W/results/console-smoke-fi-$V.txt 2>&1
   echo "smoke rc=\$?" >> $W/results/console-smoke-fi-$V.txt

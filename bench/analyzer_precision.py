@@ -849,6 +849,28 @@ CODEBASES = {  # name -> (requirement, package folder inside the unpacked releas
     "vitrage": ("vitrage==15.0.1", "vitrage"), "trove": ("trove==26.0.0", "trove"), "tacker": ("tacker==16.0.0", "tacker"),
     "datashader": ("datashader==0.19.1", "datashader"), "ginga": ("ginga==7.5.0", "ginga"),
     "horizon": ("horizon==27.0.0", "horizon"), "mininet": ("mininet==2.3.0.dev6", "mininet"),
+    # set BJ (session 45): 45 releases never analysed, named before any was run: tooling (packaging,
+    # publishing, linters, scaffolding, build), logging and observability agents, serialisation and
+    # validation, HTTP mocking, profilers, a cloud emulator, an LLVM binding; measured once, untuned
+    "localstack": ("localstack-core==2026.3.0", "localstack"), "ruamel": ("ruamel.yaml==0.19.1", "ruamel"),
+    "tomlkit": ("tomlkit==0.15.3", "tomlkit"), "llvmlite": ("llvmlite==0.50.0", "llvmlite"), "cffi": ("cffi==2.1.1", "cffi"),
+    "structlog": ("structlog==26.1.0", "structlog"), "loguru": ("loguru==0.7.3", "loguru"), "eliot": ("eliot==1.18.0", "eliot"),
+    "opentelemetry": ("opentelemetry-sdk==1.45.2", "opentelemetry"),
+    "prometheus_client": ("prometheus-client==0.26.0", "prometheus_client"), "datadog": ("datadog==0.56.0", "datadog"),
+    "newrelic": ("newrelic==14.1.0", "newrelic"), "psutil": ("psutil==7.2.2", "psutil"), "scalene": ("scalene==2.4.0", "scalene"),
+    "memray": ("memray==1.20.0", "memray"), "pympler": ("pympler==1.1", "pympler"), "guppy": ("guppy3==3.1.7", "guppy"),
+    "twine": ("twine==7.0.0", "twine"), "setuptools_scm": ("setuptools-scm==10.3.4", "setuptools_scm"),
+    "pre_commit": ("pre-commit==4.7.0", "pre_commit"), "cookiecutter": ("cookiecutter==2.7.1", "cookiecutter"),
+    "pyscaffold": ("pyscaffold==4.6", "pyscaffold"), "pybuilder": ("pybuilder==0.13.24", "pybuilder"),
+    "easybuild": ("easybuild-framework==5.4.1", "easybuild"), "pip_audit": ("pip-audit==2.10.1", "pip_audit"),
+    "safety": ("safety==3.8.1", "safety"), "bowler": ("bowler==0.9.0", "bowler"), "pydocstyle": ("pydocstyle==6.3.0", "pydocstyle"),
+    "darglint": ("darglint==1.8.1", "darglint"), "uncertainties": ("uncertainties==3.2.3", "uncertainties"),
+    "click": ("click==8.5.1", "click"), "cerberus": ("cerberus==1.3.8", "cerberus"), "voluptuous": ("voluptuous==0.16.0", "voluptuous"),
+    "jsonschema": ("jsonschema==4.26.0", "jsonschema"), "bleach": ("bleach==6.4.0", "bleach"), "daphne": ("daphne==4.2.3", "daphne"),
+    "folium": ("folium==0.20.0", "folium"), "voila": ("voila==0.5.13", "voila"), "nbformat": ("nbformat==5.11.1", "nbformat"),
+    "radon": ("radon==6.0.1", "radon"), "vulture": ("vulture==2.16", "vulture"), "freezegun": ("freezegun==1.5.5", "freezegun"),
+    "responses": ("responses==0.26.3", "responses"), "httpretty": ("httpretty==1.1.4", "httpretty"),
+    "betamax": ("betamax==0.9.0", "betamax"),
 }
 DEFAULT = ("deepspeed", "diffusers", "ray", "transformers", "vllm")
 # lightning==2.6.6 (266 files) was tried too: 1 error group in all, too few to sample.

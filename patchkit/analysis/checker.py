@@ -19,6 +19,7 @@ from .conditions import ALT_CTOR, EVENT, Cond
 from .flow import Budget, BudgetExceeded, Constructor, State
 from .injected import demote_injected
 from .templatebase import demote_template_base
+from .madeelsewhere import demote_made_elsewhere
 from .judge import ReadJudge
 from .afterconstruction import AfterConstruction
 from .mangle import as_written
@@ -306,6 +307,7 @@ class Analyzer(ClassModel, ReadJudge, AfterConstruction):
         if not strict and not tmpl:  # an owner, a decorator or a helper sets it on the instance from outside
             findings = demote_injected(self.project, f, findings)
             findings = demote_template_base(self, ci, findings)  # a base nobody builds: its subclasses give it
+            findings = demote_made_elsewhere(self, ci, findings)  # re-classed or mixed in at run time
         if tmpl:  # a converter template, a TYPE_CHECKING stub or an abstract class: never an instance itself
             findings = [replace(x, severity=Severity.INFO, why=f"{x.why} [{tmpl}]") for x in findings]
         if findings and not f.dynamic and not self.__dict__.get("_handoff_pass") and mark_handoffs(self.project, f):

@@ -104,8 +104,8 @@ class ClassModel:
                 f.class_level |= decorator_names(c)
                 for _name, keeps, names in decorator_verdicts(c, self.project.resolve_function, self.project.resolve_class):
                     f.class_level |= names
-            if not c.module.external and (c.node.keywords or c.node.decorator_list or
-                                          any(with_metaclass_call(b) for b in c.node.bases)):
+            if c.node.keywords or not c.module.external and (c.node.decorator_list or
+                                                              any(with_metaclass_call(b) for b in c.node.bases)):
                 f.class_level |= listed_class_names(metaclass_names(c, self.project.resolve_class), classes,
                                                     classes.index(c))[0]
             f.dyn_patterns += c.dyn_patterns

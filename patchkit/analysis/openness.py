@@ -23,13 +23,16 @@ CLOSED_DECORATORS = {"final", "total_ordering", "runtime_checkable", "unique", "
 
 
 def _factories(mod: ModuleInfo) -> dict[str, int]:
-    """Names used as a base in ``type(name, (Base, ...), {...})`` calls of the module -> line."""
+    """Names used as a base in ``type(name, (Base, ...), {...})`` calls of the module -> line, and
+    in the same call of a metaclass the module defines (cerberus's ``Validator =
+    InspectedValidator('Validator', (BareValidator,), {})``, whose ``__init__`` sets class attributes)."""
     got = mod.__dict__.get("_type_factories")
     if got is None:
         got = mod.__dict__["_type_factories"] = {}
-        if "type(" in mod.source and _TYPE_CALL.search(mod.source):
+        metas = {n for n, c in mod.classes.items() if "." not in n and any(_standard_metaclass(mod, b) for b in c.bases)}
+        if "type(" in mod.source and _TYPE_CALL.search(mod.source) or metas:
             for node in bfs_walk(mod.tree):
-                if isinstance(node, ast.Call) and dotted(node.func) == "type" and len(node.args) == 3 and \
+                if isinstance(node, ast.Call) and dotted(node.func) in ({"type"} | metas) and len(node.args) == 3 and \
                         isinstance(node.args[1], ast.Tuple):
                     for b in node.args[1].elts:
                         d = dotted(b)
@@ -156,21 +159,24 @@ def metaclass_name(c: ClassInfo) -> Optional[str]:
     return None
 
 
-def metaclass_verdict(mod: ModuleInfo, name: str, resolve_class=None, depth: int = 0) -> tuple[Optional[str], frozenset]:
+def metaclass_verdict(mod: ModuleInfo, name: str, resolve_class=None, depth: int = 0,
+                      external_ok: bool = False) -> tuple[Optional[str], frozenset]:
     """(why the metaclass ``name`` may set instance attributes, or None; the class attributes it
     sets). A metaclass of the tree is read: its ``__new__``/``__init__`` may set class attributes
     (luigi's ``Register``: ``cls._namespace_at_class_time``), but a ``__call__`` that stores on
     the instances it builds, or that never calls ``super().__call__``, opens the class; so does a
-    computed name or a base metaclass that is open."""
+    computed name or a base metaclass that is open. ``external_ok``: a library's metaclass is read
+    too (for the class attributes it sets on a library class's subclasses: pygments'
+    ``RegexLexerMeta.__call__`` sets ``cls._all_tokens`` before any lexer's ``__init__`` runs)."""
     last = name.split(".")[-1]
     if last in CLOSED_METACLASSES:
         return None, frozenset()
     target = resolve_class(mod, name) if resolve_class is not None and depth < 4 else None
-    if not isinstance(target, ClassInfo) or target.module.external:
+    if not isinstance(target, ClassInfo) or target.module.external and not external_ok:
         return f"has metaclass {last}, which may set attributes", frozenset()
     names: set = set()
     for b in target.bases:
-        why, more = metaclass_verdict(target.module, b, resolve_class, depth + 1)
+        why, more = metaclass_verdict(target.module, b, resolve_class, depth + 1, external_ok)
         if why:
             return why, frozenset()
         names |= more
@@ -277,7 +283,7 @@ def metaclass_names(c: ClassInfo, resolve_class) -> frozenset:
     """The class attributes ``c``'s metaclass (of the tree) sets, computed once per class."""
     def compute() -> frozenset:
         name = metaclass_name(c)
-        return metaclass_verdict(c.module, name, resolve_class)[1] if name else frozenset()
+        return metaclass_verdict(c.module, name, resolve_class, external_ok=c.module.external)[1] if name else frozenset()
     return memo_on(c, "_pk_metaclass_names", compute)
 
 

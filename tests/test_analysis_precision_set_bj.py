@@ -203,3 +203,37 @@ def test_a_tree_metaclass_called_as_a_type_factory_opens_the_base(tmp_path):
         Validator = InspectedValidator('Validator', (BareValidator,), {})
     """})
     assert ("BareValidator", "normalization_rules", "PK003", "error") not in got
+
+
+def test_a_class_combined_by_type_elsewhere_reads_what_its_partners_give(tmp_path):
+    """Set BK (feedparser 6.0.14): ``StrictFeedParser = type('StrictFeedParser', (_StrictFeedParser,
+    _FeedParserMixin, object), {})`` in another module; ``_StrictFeedParser``'s reads of what the
+    mixin gives are the combination's. A read no partner gives stays an error."""
+    got = findings(tmp_path, {
+        "strict.py": """
+            class _StrictFeedParser(object):
+                def __init__(self, baseuri):
+                    self.baseuri = baseuri
+                    super().__init__()
+
+                def start(self, name):
+                    self.track_namespace(name)
+                    return self.namespaces_in_use, self.depth
+        """,
+        "mixin.py": """
+            class _FeedParserMixin(object):
+                def __init__(self):
+                    self.namespaces_in_use = {}
+
+                def track_namespace(self, name):
+                    return name
+        """,
+        "api.py": """
+            from .strict import _StrictFeedParser
+            from .mixin import _FeedParserMixin
+
+            StrictFeedParser = type('StrictFeedParser', (_StrictFeedParser, _FeedParserMixin, object), {})
+        """})
+    assert ("_StrictFeedParser", "track_namespace", "PK003", "warning") in got
+    assert ("_StrictFeedParser", "namespaces_in_use", "PK003", "warning") in got
+    assert ("_StrictFeedParser", "depth", "PK003", "error") in got

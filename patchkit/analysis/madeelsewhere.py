@@ -1,6 +1,6 @@
 """Instances a class never builds itself: the object exists before it has the class.
 
-Two ways of making them, both from set BJ (guppy3, 2026):
+Three ways of making them, two from set BJ (guppy3, 2026) and one from set BK (feedparser):
 
 - **Re-classing.** ``UntypedDescription.__init__`` stores ``env``, ``mod``, ``tgt`` and ``src``,
   then ``resolve_type`` does ``self.__class__ = dc`` with ``dc`` one of ``Repeat``, ``Seq``,
@@ -11,6 +11,9 @@ Two ways of making them, both from set BJ (guppy3, 2026):
   with ``c`` a local (heapy/Path.py:446): the classes handed in as ``Mixin`` or ``c`` are never built
   by name; their instances are instances of ``C`` and hold what the host (``ArgAtomFamily``,
   ``RelationBase``) gives them.
+- **A class made by ``type()`` from several bases.** ``StrictFeedParser = type('StrictFeedParser',
+  (_StrictFeedParser, _FeedParserMixin, ContentHandler, object), {})`` (feedparser/api.py:145): the
+  methods of ``_StrictFeedParser`` read what ``_FeedParserMixin`` gives.
 
 A class no code of the tree calls by name, in a tree that makes instances these ways, has its
 errors on an attribute that such a source gives (the re-classing class's MRO stores it on ``self``;
@@ -89,6 +92,31 @@ def _tree_hosts(project, ci: ClassInfo) -> list[tuple[str, str, int]]:
     return got
 
 
+def _type_hosts(project, ci: ClassInfo) -> list[tuple[str, str, int]]:
+    """(other base, file, line) of every ``type(name, (..., <ci>, ...), ns)`` call of ``ci``'s tree
+    with two or more bases (feedparser's ``StrictFeedParser = type('StrictFeedParser',
+    (_StrictFeedParser, _FeedParserMixin, ContentHandler, object), {})``, in another module than
+    the class)."""
+    from .injection import _index_for
+    from .treeclasses import _TYPE_FACTORY, _is_type_call
+    idx = _index_for(project, ci)
+    calls = idx.__dict__.get("_pk_type_bases")
+    if calls is None:
+        calls = idx.__dict__["_pk_type_bases"] = []
+        for rel, text in sorted(idx.texts().items()):
+            if "type" not in text or not _TYPE_FACTORY.search(text):
+                continue
+            tree = idx.parsed(rel)
+            for n in ast.walk(tree) if tree is not None else ():
+                if isinstance(n, ast.Call) and len(n.args) == 3 and _is_type_call(n.func) and \
+                        isinstance(n.args[1], ast.Tuple) and len(n.args[1].elts) >= 2:
+                    names = [(b.attr if isinstance(b, ast.Attribute) else getattr(b, "id", "")) for b in n.args[1].elts]
+                    calls.append((names, rel, n.lineno))
+    short = ci.qualname.split(".")[-1]
+    return [(b, rel, line) for names, rel, line in calls if short in names for b in names
+            if b and b != short and b != "object"]
+
+
 def _module_of(project, ci: ClassInfo, rel: str):
     """The module of the tree file ``rel`` (relative to the folder ``ci``'s tree index reads)."""
     from .injection import _index_for
@@ -122,6 +150,11 @@ def _source(an, ci: ClassInfo, attr: str) -> Optional[str]:
             continue
         if any(attr in ensure_scanned(c).assigned_in for c in an.facts(src).classes):
             return f"{qual} re-classes its instances (self.__class__ = ..., {ci.module.rel}:{line}) and stores it"
+    for host, rel, line in _type_hosts(an.project, ci):
+        mod = _module_of(an.project, ci, rel)
+        target = an.project.resolve_class(mod, host) if mod is not None else None
+        if isinstance(target, ClassInfo) and target.key not in mine and _gives(an, target, attr):
+            return f"type() combines it with {host} ({rel}:{line}), which gives it"
     for host, rel, line in _tree_hosts(an.project, ci):
         mod = _module_of(an.project, ci, rel)
         target = mod.classes.get(host) if mod is not None else None

@@ -237,3 +237,25 @@ def test_a_class_combined_by_type_elsewhere_reads_what_its_partners_give(tmp_pat
     assert ("_StrictFeedParser", "track_namespace", "PK003", "warning") in got
     assert ("_StrictFeedParser", "namespaces_in_use", "PK003", "warning") in got
     assert ("_StrictFeedParser", "depth", "PK003", "error") in got
+
+
+def test_a_call_of_another_modules_class_of_the_same_name_does_not_build_this_one(tmp_path):
+    """guppy 3.1.7: heapy/Doc.py builds its own ``Attribute(...)``; gsl/Main.py's ``Attribute`` (a
+    re-classing target) is still never built by name. A call in a module without a class of that
+    name still counts (the second case)."""
+    doc = """
+        class Attribute:
+            def __init__(self, name):
+                self.name = name
+
+
+        def make(name):
+            return Attribute(name)
+    """
+    renamed = DESCRIPTIONS.replace("Repeat", "Attribute")
+    got = findings(tmp_path, {"descr.py": renamed, "doc.py": doc})
+    assert ("Attribute", "env", "PK003", "warning") in got
+    user = "from .descr import Attribute\n\n\ndef build():\n    return Attribute()\n"
+    (tmp_path / "second").mkdir()
+    got = findings(tmp_path / "second", {"descr.py": renamed, "doc.py": doc, "user.py": user})
+    assert ("Attribute", "env", "PK003", "error") in got

@@ -259,3 +259,126 @@ def test_a_call_of_another_modules_class_of_the_same_name_does_not_build_this_on
     (tmp_path / "second").mkdir()
     got = findings(tmp_path / "second", {"descr.py": renamed, "doc.py": doc, "user.py": user})
     assert ("Attribute", "env", "PK003", "error") in got
+
+
+# ---------------------------------------------------------------- sources not linked to the class
+
+FIELD_BUG = """
+class EagleDraftWorker:
+    def __init__(self, server_args):
+        self.spec_disable_batch_threshold = server_args.t
+
+
+class EAGLEWorkerV2:
+    def __init__(self, server_args):
+        self.server_args = server_args
+
+    def forward_batch_generation(self, batch):
+        return len(batch) > self.spec_disable_batch_threshold
+
+
+WORKERS = {"eagle": EAGLEWorkerV2}
+"""
+
+
+def test_an_unrelated_reclassing_class_does_not_excuse_the_field_bug(tmp_path):
+    """A class of another module that re-classes itself and stores the attribute is no source for
+    a class its module never hands on (review of session 45)."""
+    lazy = """
+        class Lazy:
+            def __init__(self, t):
+                self.spec_disable_batch_threshold = t
+
+            def become(self, cls):
+                self.__class__ = cls
+    """
+    got = findings(tmp_path, {"worker.py": FIELD_BUG, "lazy.py": lazy})
+    assert ("EAGLEWorkerV2", "spec_disable_batch_threshold", "PK003", "error") in got
+
+
+def test_a_reclassing_that_names_another_class_does_not_excuse_the_field_bug(tmp_path):
+    lazy = """
+        class Other:
+            pass
+
+
+        class Lazy:
+            def __init__(self, t):
+                self.spec_disable_batch_threshold = t
+
+            def become(self):
+                self.__class__ = Other
+    """
+    got = findings(tmp_path, {"worker.py": FIELD_BUG + textwrap.dedent(lazy)})
+    assert ("EAGLEWorkerV2", "spec_disable_batch_threshold", "PK003", "error") in got
+
+
+def test_a_runtime_mixer_the_class_is_never_handed_to_does_not_excuse_the_field_bug(tmp_path):
+    util = """
+        from .worker import EagleDraftWorker
+
+
+        def with_logging(base):
+            class Logged(base, EagleDraftWorker):
+                pass
+            return Logged
+    """
+    got = findings(tmp_path, {"worker.py": FIELD_BUG, "util.py": util})
+    assert ("EAGLEWorkerV2", "spec_disable_batch_threshold", "PK003", "error") in got
+
+
+def test_a_type_call_of_another_modules_class_of_the_same_name_is_no_partner(tmp_path):
+    got = findings(tmp_path, {
+        "a.py": """
+            class Parser:
+                def __init__(self):
+                    self.buf = []
+
+                def feed(self):
+                    return self.depth
+
+
+            PARSERS = [Parser]
+        """,
+        "b.py": """
+            class Parser:
+                pass
+
+
+            class Depth:
+                def __init__(self):
+                    self.depth = 0
+
+
+            C = type("C", (Parser, Depth), {})
+        """})
+    assert ("Parser", "depth", "PK003", "error") in got
+
+
+def test_a_nested_class_of_the_same_name_does_not_hide_a_real_build(tmp_path):
+    """``from .descr import Attribute`` and ``Attribute()`` in a module that also nests a class
+    ``Attribute`` in another class: the call builds descr's ``Attribute``."""
+    renamed = DESCRIPTIONS.replace("Repeat", "Attribute")
+    user = ("from .descr import Attribute\n\n\nclass Schema:\n    class Attribute:\n        pass\n\n\n"
+            "def build():\n    return Attribute()\n")
+    got = findings(tmp_path, {"descr.py": renamed, "user.py": user})
+    assert ("Attribute", "env", "PK003", "error") in got
+
+
+def test_a_metaclass_that_sets_nothing_does_not_open_the_base(tmp_path):
+    got = findings(tmp_path, {"validator.py": """
+        class BareValidator:
+            def __init__(self, schema):
+                self.schema = schema
+
+            def normalize(self, doc):
+                return [x for x in doc if x not in self.normalization_rules]
+
+
+        class Plain(type):
+            pass
+
+
+        Validator = Plain('Validator', (BareValidator,), {})
+    """})
+    assert ("BareValidator", "normalization_rules", "PK003", "error") in got

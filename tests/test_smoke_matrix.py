@@ -264,29 +264,36 @@ def test_server_arg_replaces_the_tiny_models_own_option(tmp_path, monkeypatch):
     assert "triton" not in args and "--attention-backend=flashinfer" in args
 
 
+def _bench_matrix_plans(tmp_path, name: str, only: tuple, version: str):
+    """(plan on the stand-in tree, plan on a copy that carries the patch's runtime, as after apply)
+    for the bench matrix file bench/gpu/<name>."""
+    import shutil
+    from patchkit.ftypes import Target, TargetKind
+    from patchkit.smoke.matrixrun import MatrixOptions, make_plan
+    matrix = ROOT / "bench" / "gpu" / name
+    bare = make_plan(SPEC, Target("sglang", version, STANDIN, TargetKind.DIRECTORY),
+                     MatrixOptions("/m", matrix_file=matrix, only=only))
+    tree = tmp_path / "site"
+    shutil.copytree(STANDIN, tree)
+    runtime = ROOT / "patches" / "dynamic_spec_disable" / "runtime.py"
+    shutil.copy(runtime, tree / "sglang" / "srt" / "speculative" / "patchkit_spec_disable.py")
+    armed = make_plan(SPEC, Target("sglang", version, tree, TargetKind.DIRECTORY),
+                      MatrixOptions("/m", matrix_file=matrix, only=only))
+    return bare, armed
+
+
 def test_the_flashinfer_matrix_runs_both_cells_with_the_host_length_check(tmp_path):
     """bench/gpu/flashinfer_matrix.toml (SMOKE_FI=1 in bench_on_host.sh): EAGLE3 and STANDALONE on
     FlashInfer with the flag on, and the patch's own checker (PATCHKIT_SPEC_DISABLE_HOST_LENS=check)
     armed once the target's source carries it, i.e. after apply writes the runtime; on a tree that
     lacks it the plan says so instead of passing a variable nothing reads."""
-    import shutil
-    from patchkit.ftypes import Target, TargetKind
-    from patchkit.smoke.matrixrun import MatrixOptions, make_plan
-    matrix = ROOT / "bench" / "gpu" / "flashinfer_matrix.toml"
     only = ("eagle3-flashinfer", "standalone-flashinfer")
-    bare = make_plan(SPEC, Target("sglang", "0.5.12", STANDIN, TargetKind.DIRECTORY),
-                     MatrixOptions("/m", matrix_file=matrix, only=only))
+    bare, armed = _bench_matrix_plans(tmp_path, "flashinfer_matrix.toml", only, "0.5.12")
     assert [c.name for c in bare.cells] == list(only)
     for c in bare.cells:
         assert c.flag_on and c.args[c.args.index("--attention-backend") + 1] == "flashinfer"
     assert "PATCHKIT_SPEC_DISABLE_HOST_LENS" not in bare.checker_env
     assert "PATCHKIT_SPEC_DISABLE_HOST_LENS" in bare.notes["checkers_missing"]
-    tree = tmp_path / "site"
-    shutil.copytree(STANDIN, tree)
-    runtime = ROOT / "patches" / "dynamic_spec_disable" / "runtime.py"
-    shutil.copy(runtime, tree / "sglang" / "srt" / "speculative" / "patchkit_spec_disable.py")
-    armed = make_plan(SPEC, Target("sglang", "0.5.12", tree, TargetKind.DIRECTORY),
-                      MatrixOptions("/m", matrix_file=matrix, only=only))
     assert armed.checker_env["PATCHKIT_SPEC_DISABLE_HOST_LENS"] == "check"
 
 
@@ -295,22 +302,11 @@ def test_the_kv_matrix_runs_kv_on_flashinfer_and_triton_with_the_kv_check_armed(
     ``--speculative-disable-draft-extend kv`` and the flag on, one cell per backend the GPU host can
     run, and the patch's KV check (PATCHKIT_SPEC_DISABLE_KV_CHECK) armed once the runtime is in the
     tree; before apply the plan names it as missing."""
-    import shutil
-    from patchkit.ftypes import Target, TargetKind
-    from patchkit.smoke.matrixrun import MatrixOptions, make_plan
-    matrix = ROOT / "bench" / "gpu" / "kv_matrix.toml"
     only = ("eagle3-kv-flashinfer", "eagle3-kv-triton")
-    bare = make_plan(SPEC, Target("sglang", "0.5.16", STANDIN, TargetKind.DIRECTORY),
-                     MatrixOptions("/m", matrix_file=matrix, only=only))
+    bare, armed = _bench_matrix_plans(tmp_path, "kv_matrix.toml", only, "0.5.16")
     assert [c.name for c in bare.cells] == list(only)
     assert [c.args[c.args.index("--attention-backend") + 1] for c in bare.cells] == ["flashinfer", "triton"]
     for c in bare.cells:
         assert c.flag_on and c.args[c.args.index("--speculative-disable-draft-extend") + 1] == "kv"
     assert "PATCHKIT_SPEC_DISABLE_KV_CHECK" in bare.notes["checkers_missing"]
-    tree = tmp_path / "site"
-    shutil.copytree(STANDIN, tree)
-    runtime = ROOT / "patches" / "dynamic_spec_disable" / "runtime.py"
-    shutil.copy(runtime, tree / "sglang" / "srt" / "speculative" / "patchkit_spec_disable.py")
-    armed = make_plan(SPEC, Target("sglang", "0.5.16", tree, TargetKind.DIRECTORY),
-                      MatrixOptions("/m", matrix_file=matrix, only=only))
     assert int(armed.checker_env["PATCHKIT_SPEC_DISABLE_KV_CHECK"]) > 0

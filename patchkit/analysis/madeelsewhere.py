@@ -15,11 +15,15 @@ Three ways of making them, two from set BJ (guppy3, 2026) and one from set BK (f
   (_StrictFeedParser, _FeedParserMixin, ContentHandler, object), {})`` (feedparser/api.py:145): the
   methods of ``_StrictFeedParser`` read what ``_FeedParserMixin`` gives.
 
-A class no code of the tree calls by name, in a tree that makes instances these ways, has its
-errors on an attribute that such a source gives (the re-classing class's MRO stores it on ``self``;
-the host's MRO stores it, defines it or binds it in a class body) turned into warnings that name
-the source. An attribute no such source gives stays an error: the field bug's attribute, stored in
-the wrong class of a tree that re-classes nothing, is untouched (tests/test_analysis_precision_set_bj.py).
+A class no code of the tree calls by name has its errors on an attribute such a source gives (the
+re-classing class's MRO stores it on ``self``; the partner's or host's MRO stores it, defines it or
+binds it in a class body) turned into warnings that name the source, when the source is linked to
+the class: ``self.__class__ = Name`` names it or an ancestor, or a computed right-hand side sits in a
+module that hands the class on as a value (guppy's ``description_classes`` table); the ``type()``
+call lists the class itself (resolved, not by name); the function that makes a class from a local
+base is in a tree that passes the class to some call. An attribute no linked source gives stays an
+error, and so does the field bug next to an unrelated re-classing class or run-time mixer
+(tests/test_analysis_precision_set_bj.py).
 """
 from __future__ import annotations
 
@@ -28,15 +32,16 @@ import re
 from dataclasses import replace
 from typing import Optional
 
-from .astutil import memo_on
+from .astutil import dotted, memo_on
 from .model import ClassInfo
 
 _CLASS_STORE = re.compile(r"\bself\.__class__\s*=(?!=)")
 _LOCAL_CLASS = re.compile(r"^[ \t]+class \w+\(", re.M)
 
 
-def _reclassing(mod) -> list[tuple[str, int]]:
-    """(class qualname, line) of the methods of ``mod`` that store ``self.__class__ = <expr>``."""
+def _reclassing(mod) -> list[tuple[str, int, Optional[str]]]:
+    """(class qualname, line, the class the right-hand side names or None when computed) of the
+    methods of ``mod`` that store ``self.__class__ = <expr>``."""
     def compute() -> list:
         out = []
         if not _CLASS_STORE.search(mod.source):
@@ -49,7 +54,9 @@ def _reclassing(mod) -> list[tuple[str, int]]:
                     if isinstance(n, ast.Assign) and any(
                             isinstance(t, ast.Attribute) and t.attr == "__class__" and isinstance(t.value, ast.Name)
                             and t.value.id == me for t in n.targets):
-                        out.append((c.qualname, n.lineno))
+                        named = n.value.id if isinstance(n.value, ast.Name) and n.value.id in mod.classes else \
+                            n.value.attr if isinstance(n.value, ast.Attribute) and n.value.attr in mod.classes else None
+                        out.append((c.qualname, n.lineno, named))
         return out
     return memo_on(mod, "_pk_reclassing", compute)
 
@@ -63,7 +70,7 @@ def _local_hosts(tree: ast.AST) -> list[tuple[str, int]]:
             continue
         local = {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)} | \
             {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-        for st in ast.walk(fn):
+        for st in _own_statements(fn):
             if not isinstance(st, ast.ClassDef):
                 continue
             if any(isinstance(b, ast.Name) and b.id in local for b in st.bases):
@@ -75,107 +82,150 @@ def _local_hosts(tree: ast.AST) -> list[tuple[str, int]]:
     return out
 
 
-def _tree_hosts(project, ci: ClassInfo) -> list[tuple[str, str, int]]:
-    """(host name, file, line) of every class made at run time from a local base in ``ci``'s tree."""
-    from .injection import _index_for
-    idx = _index_for(project, ci)
-    got = idx.__dict__.get("_pk_local_hosts")
-    if got is None:
-        got = idx.__dict__["_pk_local_hosts"] = []
-        texts = dict(idx.texts())
-        texts.setdefault(ci.module.rel, ci.module.source)
-        for rel, text in texts.items():
-            if _LOCAL_CLASS.search(text):
-                tree = ci.module.tree if rel == ci.module.rel else idx.parsed(rel)
-                if tree is not None:
-                    got.extend((h, rel, line) for h, line in _local_hosts(tree))
-    return got
+def _own_statements(fn):
+    """The nodes of ``fn``'s body, not those of the functions nested in it (walked on their own)."""
+    todo = list(fn.body)
+    while todo:
+        n = todo.pop()
+        yield n
+        if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            todo.extend(ast.iter_child_nodes(n))
 
 
-def _type_hosts(project, ci: ClassInfo) -> list[tuple[str, str, int]]:
-    """(other base, file, line) of every ``type(name, (..., <ci>, ...), ns)`` call of ``ci``'s tree
-    with two or more bases (feedparser's ``StrictFeedParser = type('StrictFeedParser',
-    (_StrictFeedParser, _FeedParserMixin, ContentHandler, object), {})``, in another module than
-    the class)."""
-    from .injection import _index_for
-    from .treeclasses import _TYPE_FACTORY, _is_type_call
-    idx = _index_for(project, ci)
-    calls = idx.__dict__.get("_pk_type_bases")
-    if calls is None:
-        calls = idx.__dict__["_pk_type_bases"] = []
-        for rel, text in sorted(idx.texts().items()):
-            if "type" not in text or not _TYPE_FACTORY.search(text):
-                continue
-            tree = idx.parsed(rel)
-            for n in ast.walk(tree) if tree is not None else ():
-                if isinstance(n, ast.Call) and len(n.args) == 3 and _is_type_call(n.func) and \
-                        isinstance(n.args[1], ast.Tuple) and len(n.args[1].elts) >= 2:
-                    names = [(b.attr if isinstance(b, ast.Attribute) else getattr(b, "id", "")) for b in n.args[1].elts]
-                    calls.append((names, rel, n.lineno))
-    short = ci.qualname.split(".")[-1]
-    return [(b, rel, line) for names, rel, line in calls if short in names for b in names
-            if b and b != short and b != "object"]
+def _prefix(project, idx) -> Optional[str]:
+    """The folder of the tree index relative to the project root ("" when the same), or None."""
+    if idx.root is None or project.root is None or idx.root == project.root:
+        return ""
+    try:
+        return idx.root.relative_to(project.root).as_posix()
+    except ValueError:
+        return None
 
 
-def _module_of(project, ci: ClassInfo, rel: str):
-    """The module of the tree file ``rel`` (relative to the folder ``ci``'s tree index reads)."""
-    from .injection import _index_for
+def _module_at(project, idx, rel: str):
     from .project import module_name_for
-    if rel == ci.module.rel:
-        return ci.module
-    idx = _index_for(project, ci)
-    prefix = ""
-    if idx.root is not None and project.root is not None and idx.root != project.root:
-        try:
-            prefix = idx.root.relative_to(project.root).as_posix()
-        except ValueError:
-            return None
+    prefix = _prefix(project, idx)
+    if prefix is None:
+        return None
     return project.module(module_name_for(f"{prefix}/{rel}" if prefix else rel), external=False)
 
 
-def _gives(an, host: ClassInfo, attr: str) -> bool:
-    from .scan import ensure_scanned
-    hf = an.facts(host)
-    return attr in hf.class_level or attr in hf.provided or attr in hf.fields or \
-        any(attr in ensure_scanned(c).assigned_in or attr in c.methods for c in hf.classes)
+def _resolved(project, mod, name: str) -> Optional[ClassInfo]:
+    got = mod.classes.get(name) if mod is not None else None
+    if not isinstance(got, ClassInfo) and mod is not None:
+        got = project.resolve_class(mod, name)
+    return got if isinstance(got, ClassInfo) else None
 
 
-def _source(an, ci: ClassInfo, attr: str) -> Optional[str]:
-    """What makes instances of ``ci`` elsewhere and gives them ``attr``, in words, or None."""
+def _tree_sources(project, ci: ClassInfo) -> tuple[list, list]:
+    """Once per tree: ([(host ClassInfo, module rel, line)] of the classes made at run time from a
+    local base, [(bases as ClassInfo or None, module rel, line)] of the ``type(name, (A, B, ...),
+    ns)`` calls of two or more bases)."""
+    from .injection import _index_for
+    from .treeclasses import _TYPE_FACTORY, _is_type_call
+    idx = _index_for(project, ci)
+    got = idx.__dict__.get("_pk_made_elsewhere")
+    if got is not None:
+        return got
+    hosts, calls = [], []
+    for rel, text in sorted(idx.texts().items()):
+        local = bool(_LOCAL_CLASS.search(text))
+        typed = "type" in text and bool(_TYPE_FACTORY.search(text))
+        if not (local or typed):
+            continue
+        tree, mod = idx.parsed(rel), _module_at(project, idx, rel)
+        if tree is None or mod is None:
+            continue
+        for host, line in _local_hosts(tree) if local else ():
+            h = _resolved(project, mod, host)
+            if h is not None:
+                hosts.append((h, mod.rel, line))
+        for n in ast.walk(tree) if typed else ():
+            if isinstance(n, ast.Call) and len(n.args) == 3 and _is_type_call(n.func) and \
+                    isinstance(n.args[1], ast.Tuple) and len(n.args[1].elts) >= 2:
+                bases = [_resolved(project, mod, d) if (d := dotted(b)) else None for b in n.args[1].elts]
+                calls.append((bases, mod.rel, n.lineno))
+    got = idx.__dict__["_pk_made_elsewhere"] = (hosts, calls)
+    return got
+
+
+def _passed_to_a_call(project, ci: ClassInfo) -> bool:
+    """``ci``'s name is an argument of some call in the tree (``self.family(EqualsFamily)``)."""
+    from .injection import _index_for
+    name = ci.qualname.split(".")[-1]
+    arg = re.compile(rf"[(,]\s*(?:\w+\.)*{re.escape(name)}\s*[,)]")
+    return any(name in text and arg.search(text) for text in
+               [ci.module.source, *_index_for(project, ci).texts().values()])
+
+
+def _given(an, host: ClassInfo) -> frozenset:
+    """Every name ``host``'s MRO gives its instances (stores, methods, class-level names, fields)."""
     from .scan import ensure_scanned
-    mine = {c.key for c in an.facts(ci).classes}
-    for qual, line in _reclassing(ci.module):
+    def compute() -> frozenset:
+        hf = an.facts(host)
+        names = set(hf.class_level) | set(hf.provided) | set(hf.fields)
+        for c in hf.classes:
+            names |= set(ensure_scanned(c).assigned_in) | set(c.methods)
+        return frozenset(names)
+    return memo_on(host, "_pk_given_names", compute)
+
+
+def _sources(an, ci: ClassInfo) -> list[tuple[frozenset, str]]:
+    """(the names a source gives, the source in words) for every source linked to ``ci``; once per class."""
+    from .mixins import _handed_as_value
+    from .scan import ensure_scanned
+    mine = {c.key: c for c in an.facts(ci).classes}
+    out = []
+    handed = None
+    for qual, line, named in _reclassing(ci.module):
         src = ci.module.classes.get(qual)
         if src is None or src.key in mine:
             continue
-        if any(attr in ensure_scanned(c).assigned_in for c in an.facts(src).classes):
-            return f"{qual} re-classes its instances (self.__class__ = ..., {ci.module.rel}:{line}) and stores it"
-    for host, rel, line in _type_hosts(an.project, ci):
-        mod = _module_of(an.project, ci, rel)
-        target = an.project.resolve_class(mod, host) if mod is not None else None
-        if isinstance(target, ClassInfo) and target.key not in mine and _gives(an, target, attr):
-            return f"type() combines it with {host} ({rel}:{line}), which gives it"
-    for host, rel, line in _tree_hosts(an.project, ci):
-        mod = _module_of(an.project, ci, rel)
-        target = mod.classes.get(host) if mod is not None else None
-        if not isinstance(target, ClassInfo) and mod is not None:
-            target = an.project.resolve_class(mod, host)
-        if isinstance(target, ClassInfo) and target.key not in mine and _gives(an, target, attr):
-            return f"a class made at run time from a local base and {host} ({rel}:{line}) gives it"
-    return None
+        if named is not None:
+            linked = any(c.qualname == named for c in mine.values())
+        else:
+            if handed is None:  # ci or a subclass is a value in the module (a table of classes)
+                handed = any(_handed_in_module(k.qualname.split(".")[-1], ci.module)
+                             for k in [ci, *an._descendants(ci)])
+            linked = handed
+        if linked:
+            stored = frozenset().union(*(set(ensure_scanned(c).assigned_in) for c in an.facts(src).classes))
+            out.append((stored, f"{qual} re-classes its instances (self.__class__ = ..., {ci.module.rel}:{line}) and stores it"))
+    hosts, calls = _tree_sources(an.project, ci)
+    for bases, rel, line in calls:
+        if any(b is not None and b.key == ci.key for b in bases):
+            for b in bases:
+                if b is not None and b.key not in mine:
+                    out.append((_given(an, b), f"type() combines it with {b.qualname} ({rel}:{line}), which gives it"))
+    if hosts and _passed_to_a_call(an.project, ci) and _handed_as_value(an.project, ci):
+        for h, rel, line in hosts:
+            if h.key not in mine:
+                out.append((_given(an, h), f"a class made at run time from a local base and {h.qualname} "
+                                           f"({rel}:{line}) gives it"))
+    return out
+
+
+def _handed_in_module(name: str, mod) -> bool:
+    """``name`` is a value in ``mod`` (a table of classes: ``{"repeat": Repeat}``)."""
+    use = re.compile(rf"(?<![\w.]){re.escape(name)}(?![\w(])")
+    return any(name in line and use.search(line) and not line.lstrip().startswith(("class ", "from ", "import ", "#"))
+               for line in mod.source.splitlines())
 
 
 def demote_made_elsewhere(an, ci: ClassInfo, findings: list) -> list:
-    """Errors of a class no code of the tree builds by name whose attribute another way of making
+    """Errors of a class no code of the tree builds by name whose attribute a linked way of making
     its instances gives (above) become warnings that say which."""
     from ..ftypes import Severity
     from .mixins import built_in_tree
-    todo = [x for x in findings if x.severity == Severity.ERROR and x.code in ("PK001", "PK002", "PK003") and x.attr]
+    todo = {id(x) for x in findings if x.severity == Severity.ERROR and x.code in ("PK001", "PK002", "PK003") and x.attr}
     if not todo or built_in_tree(an, ci):
+        return findings
+    sources = memo_on(ci, "_pk_made_elsewhere_sources", lambda: _sources(an, ci))
+    if not sources:
         return findings
     out = []
     for x in findings:
-        why = _source(an, ci, x.attr) if x in todo else None
+        why = next((w for names, w in sources if x.attr in names), None) if id(x) in todo else None
         out.append(replace(x, severity=Severity.WARNING, why=f"{x.why}; no code in view builds {ci.qualname} "
                            f"by name, and {why}") if why else x)
     return out

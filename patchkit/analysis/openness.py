@@ -29,7 +29,8 @@ def _factories(mod: ModuleInfo) -> dict[str, int]:
     got = mod.__dict__.get("_type_factories")
     if got is None:
         got = mod.__dict__["_type_factories"] = {}
-        metas = {n for n, c in mod.classes.items() if "." not in n and any(_standard_metaclass(mod, b) for b in c.bases)}
+        metas = {n for n, c in mod.classes.items() if "." not in n and any(_standard_metaclass(mod, b) for b in c.bases)
+                 and _sets_class_attributes(c)}
         if "type(" in mod.source and _TYPE_CALL.search(mod.source) or metas:
             for node in bfs_walk(mod.tree):
                 if isinstance(node, ast.Call) and dotted(node.func) in ({"type"} | metas) and len(node.args) == 3 and \
@@ -39,6 +40,18 @@ def _factories(mod: ModuleInfo) -> dict[str, int]:
                         if d:
                             got.setdefault(d.split(".")[-1], node.lineno)
     return got
+
+
+def _sets_class_attributes(meta: ClassInfo) -> bool:
+    """A method of the metaclass ``meta`` stores an attribute on its first parameter (the class it
+    makes): ``cls.normalization_rules = {}``."""
+    for fn in meta.methods.values():
+        params = fn.args.posonlyargs + fn.args.args
+        first = params[0].arg if params else None
+        if any(isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store) and isinstance(n.value, ast.Name)
+               and n.value.id == first for n in ast.walk(fn)):
+            return True
+    return False
 
 
 _TYPE_CALL = Bounded(r"type\(\s*[^,()\n]{1,200},\s*\(")

@@ -51,6 +51,24 @@ def make(env, src):
 """
 
 
+FIELD_BUG = """
+class EagleDraftWorker:
+    def __init__(self, server_args):
+        self.spec_disable_batch_threshold = server_args.t
+
+
+class EAGLEWorkerV2:
+    def __init__(self, server_args):
+        self.server_args = server_args
+
+    def forward_batch_generation(self, batch):
+        return len(batch) > self.spec_disable_batch_threshold
+
+
+WORKERS = {"eagle": EAGLEWorkerV2}
+"""
+
+
 def test_a_reclassed_instance_holds_what_the_reclassing_class_stored(tmp_path):
     got = findings(tmp_path, {"descr.py": DESCRIPTIONS})
     assert ("Repeat", "env", "PK003", "warning") in got
@@ -129,23 +147,7 @@ def test_the_host_must_be_a_base_beside_a_local_one(tmp_path):
 def test_the_field_bug_in_a_tree_that_reclasses_stays_an_error(tmp_path):
     """The field bug's shape (the threshold stored in another class's __init__) in a tree with a
     re-classing class that does not store it: still an error."""
-    worker = textwrap.dedent("""
-        class EagleDraftWorker:
-            def __init__(self, server_args):
-                self.spec_disable_batch_threshold = server_args.t
-
-
-        class EAGLEWorkerV2:
-            def __init__(self, server_args):
-                self.server_args = server_args
-
-            def forward_batch_generation(self, batch):
-                return len(batch) > self.spec_disable_batch_threshold
-
-
-        WORKERS = {"eagle": EAGLEWorkerV2}
-    """)
-    got = findings(tmp_path, {"worker.py": worker, "descr.py": DESCRIPTIONS})
+    got = findings(tmp_path, {"worker.py": FIELD_BUG, "descr.py": DESCRIPTIONS})
     assert ("EAGLEWorkerV2", "spec_disable_batch_threshold", "PK003", "error") in got
 
 
@@ -239,48 +241,6 @@ def test_a_class_combined_by_type_elsewhere_reads_what_its_partners_give(tmp_pat
     assert ("_StrictFeedParser", "depth", "PK003", "error") in got
 
 
-def test_a_call_of_another_modules_class_of_the_same_name_does_not_build_this_one(tmp_path):
-    """guppy 3.1.7: heapy/Doc.py builds its own ``Attribute(...)``; gsl/Main.py's ``Attribute`` (a
-    re-classing target) is still never built by name. A call in a module without a class of that
-    name still counts (the second case)."""
-    doc = """
-        class Attribute:
-            def __init__(self, name):
-                self.name = name
-
-
-        def make(name):
-            return Attribute(name)
-    """
-    renamed = DESCRIPTIONS.replace("Repeat", "Attribute")
-    got = findings(tmp_path, {"descr.py": renamed, "doc.py": doc})
-    assert ("Attribute", "env", "PK003", "warning") in got
-    user = "from .descr import Attribute\n\n\ndef build():\n    return Attribute()\n"
-    (tmp_path / "second").mkdir()
-    got = findings(tmp_path / "second", {"descr.py": renamed, "doc.py": doc, "user.py": user})
-    assert ("Attribute", "env", "PK003", "error") in got
-
-
-# ---------------------------------------------------------------- sources not linked to the class
-
-FIELD_BUG = """
-class EagleDraftWorker:
-    def __init__(self, server_args):
-        self.spec_disable_batch_threshold = server_args.t
-
-
-class EAGLEWorkerV2:
-    def __init__(self, server_args):
-        self.server_args = server_args
-
-    def forward_batch_generation(self, batch):
-        return len(batch) > self.spec_disable_batch_threshold
-
-
-WORKERS = {"eagle": EAGLEWorkerV2}
-"""
-
-
 def test_an_unrelated_reclassing_class_does_not_excuse_the_field_bug(tmp_path):
     """A class of another module that re-classes itself and stores the attribute is no source for
     a class its module never hands on (review of session 45)."""
@@ -353,16 +313,6 @@ def test_a_type_call_of_another_modules_class_of_the_same_name_is_no_partner(tmp
             C = type("C", (Parser, Depth), {})
         """})
     assert ("Parser", "depth", "PK003", "error") in got
-
-
-def test_a_nested_class_of_the_same_name_does_not_hide_a_real_build(tmp_path):
-    """``from .descr import Attribute`` and ``Attribute()`` in a module that also nests a class
-    ``Attribute`` in another class: the call builds descr's ``Attribute``."""
-    renamed = DESCRIPTIONS.replace("Repeat", "Attribute")
-    user = ("from .descr import Attribute\n\n\nclass Schema:\n    class Attribute:\n        pass\n\n\n"
-            "def build():\n    return Attribute()\n")
-    got = findings(tmp_path, {"descr.py": renamed, "user.py": user})
-    assert ("Attribute", "env", "PK003", "error") in got
 
 
 def test_a_metaclass_that_sets_nothing_does_not_open_the_base(tmp_path):

@@ -148,14 +148,8 @@ def _built(project, ci: ClassInfo) -> bool:
     name = ci.qualname
     # `Name(` with no space: prose in a docstring says "a Name (even ...)", code does not
     call = re.compile(rf"(?<![\w.])(?<!class ){re.escape(name)}\(")
-    # a module that defines a class of the same name calls its own (guppy's heapy/Doc.py
-    # `Attribute(...)` is not gsl/Main.py's `Attribute`)
-    # (a top-level class statement, and the module does not import the name)
-    own = re.compile(rf"^class {re.escape(name)}\b", re.M) if "." not in name else None
-    imported = re.compile(rf"\bimport\b[^\n]*\b{re.escape(name)}\b")
     texts = [ci.module.source, *project.overlay.values(), *_index_for(project, ci).texts().values()]
-    return any(name in text and call.search(text) and (
-        text is ci.module.source or own is None or not own.search(text) or imported.search(text)) for text in texts)
+    return any(name in text and call.search(text) for text in texts)
 
 
 def _handed_as_value(project, ci: ClassInfo) -> bool:

@@ -186,14 +186,18 @@ def test_a_librarys_metaclass_sets_class_attributes(tmp_path, monkeypatch):
     assert ("CSharpLexer", "levelname", "PK003", "error") in got
 
 
-def test_a_tree_metaclass_called_as_a_type_factory_opens_the_base(tmp_path):
-    got = findings(tmp_path, {"validator.py": """
+BARE_VALIDATOR = """
         class BareValidator:
             def __init__(self, schema):
                 self.schema = schema
 
             def normalize(self, doc):
                 return [x for x in doc if x not in self.normalization_rules]
+"""
+
+
+def test_a_tree_metaclass_called_as_a_type_factory_opens_the_base(tmp_path):
+    got = findings(tmp_path, {"validator.py": BARE_VALIDATOR + """
 
 
         class InspectedValidator(type):
@@ -316,13 +320,7 @@ def test_a_type_call_of_another_modules_class_of_the_same_name_is_no_partner(tmp
 
 
 def test_a_metaclass_that_sets_nothing_does_not_open_the_base(tmp_path):
-    got = findings(tmp_path, {"validator.py": """
-        class BareValidator:
-            def __init__(self, schema):
-                self.schema = schema
-
-            def normalize(self, doc):
-                return [x for x in doc if x not in self.normalization_rules]
+    got = findings(tmp_path, {"validator.py": BARE_VALIDATOR + """
 
 
         class Plain(type):

@@ -374,6 +374,7 @@ def _index_for(project, ci) -> InjectionIndex:
             if base is None:  # source handed in without a tree (analyse_source): what is in view
                 idx._texts = dict(getattr(project, "overlay", {}) or {})
             prefix = f"{top}/" if base != project.root else ""
+            idx.prefix = prefix  # a file of the index is the project's module of prefix + rel
 
             def trees(rel: str, project=project, prefix=prefix, idx=idx):
                 from .project import module_name_for

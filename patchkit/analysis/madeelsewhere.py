@@ -92,22 +92,10 @@ def _own_statements(fn):
             todo.extend(ast.iter_child_nodes(n))
 
 
-def _prefix(project, idx) -> Optional[str]:
-    """The folder of the tree index relative to the project root ("" when the same), or None."""
-    if idx.root is None or project.root is None or idx.root == project.root:
-        return ""
-    try:
-        return idx.root.relative_to(project.root).as_posix()
-    except ValueError:
-        return None
-
-
 def _module_at(project, idx, rel: str):
+    """The project's module of the index's file ``rel``."""
     from .project import module_name_for
-    prefix = _prefix(project, idx)
-    if prefix is None:
-        return None
-    return project.module(module_name_for(f"{prefix}/{rel}" if prefix else rel), external=False)
+    return project.module(module_name_for(getattr(idx, "prefix", "") + rel), external=False)
 
 
 def _resolved(project, mod, name: str) -> Optional[ClassInfo]:
@@ -172,7 +160,7 @@ def _given(an, host: ClassInfo) -> frozenset:
 
 def _sources(an, ci: ClassInfo) -> list[tuple[frozenset, str]]:
     """(the names a source gives, the source in words) for every source linked to ``ci``; once per class."""
-    from .mixins import _handed_as_value
+    from .mixins import _handed_as_value, value_use
     from .scan import ensure_scanned
     mine = {c.key: c for c in an.facts(ci).classes}
     out = []
@@ -185,7 +173,7 @@ def _sources(an, ci: ClassInfo) -> list[tuple[frozenset, str]]:
             linked = any(c.qualname == named for c in mine.values())
         else:
             if handed is None:  # ci or a subclass is a value in the module (a table of classes)
-                handed = any(_handed_in_module(k.qualname.split(".")[-1], ci.module)
+                handed = any(value_use(ci.module.source, k.qualname.split(".")[-1])
                              for k in [ci, *an._descendants(ci)])
             linked = handed
         if linked:
@@ -203,13 +191,6 @@ def _sources(an, ci: ClassInfo) -> list[tuple[frozenset, str]]:
                 out.append((_given(an, h), f"a class made at run time from a local base and {h.qualname} "
                                            f"({rel}:{line}) gives it"))
     return out
-
-
-def _handed_in_module(name: str, mod) -> bool:
-    """``name`` is a value in ``mod`` (a table of classes: ``{"repeat": Repeat}``)."""
-    use = re.compile(rf"(?<![\w.]){re.escape(name)}(?![\w(])")
-    return any(name in line and use.search(line) and not line.lstrip().startswith(("class ", "from ", "import ", "#"))
-               for line in mod.source.splitlines())
 
 
 def demote_made_elsewhere(an, ci: ClassInfo, findings: list) -> list:

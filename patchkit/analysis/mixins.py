@@ -157,16 +157,17 @@ def _handed_as_value(project, ci: ClassInfo) -> bool:
     (``scores = [NormalLogScore, NormalCRPScore]``), not only in its own ``class`` statement, a
     base list, an import or a call that builds it."""
     name = ci.qualname.split(".")[-1]
+    return any(value_use(text, name) for text in [ci.module.source, *_index_for(project, ci).texts().values()])
+
+
+def value_use(text: str, name: str) -> bool:
+    """``name`` appears in ``text`` as a value (not in a ``class``, import or comment line, not
+    called): ``TABLE = {"repeat": Repeat}``."""
+    if name not in text:
+        return False
     use = re.compile(rf"(?<![\w.]){re.escape(name)}(?![\w(])")
-    texts = [ci.module.source, *_index_for(project, ci).texts().values()]
-    for text in texts:
-        if name not in text:
-            continue
-        for line in text.splitlines():
-            s = line.lstrip()
-            if name in line and not s.startswith(("class ", "from ", "import ", "#")) and use.search(line):
-                return True
-    return False
+    return any(name in line and not line.lstrip().startswith(("class ", "from ", "import ", "#")) and use.search(line)
+               for line in text.splitlines())
 
 
 def stateless_host(project, facts, attr: str):

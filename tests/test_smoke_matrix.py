@@ -302,10 +302,16 @@ def test_the_kv_matrix_runs_kv_on_flashinfer_and_triton_with_the_kv_check_armed(
     ``--speculative-disable-draft-extend kv`` and the flag on, one cell per backend the GPU host can
     run, and the patch's KV check (PATCHKIT_SPEC_DISABLE_KV_CHECK) armed once the runtime is in the
     tree; before apply the plan names it as missing."""
-    only = ("eagle3-kv-flashinfer", "eagle3-kv-triton")
+    only = ("eagle3-kv-flashinfer", "eagle3-kv-triton", "eagle3-kv-page16-triton", "eagle3-kv-overlap-off-triton",
+            "eagle3-kv-topk2-triton")
     bare, armed = _bench_matrix_plans(tmp_path, "kv_matrix.toml", only, "0.5.16")
     assert [c.name for c in bare.cells] == list(only)
-    assert [c.args[c.args.index("--attention-backend") + 1] for c in bare.cells] == ["flashinfer", "triton"]
+    assert [c.args[c.args.index("--attention-backend") + 1] for c in bare.cells] == ["flashinfer"] + ["triton"] * 4
+    # the three option cells each differ from eagle3-kv-triton in the one option their name gives
+    base = set(bare.cells[1].args)
+    assert [[a for a in c.args if a.startswith("--") and a not in base] for c in bare.cells[2:]] == [
+        ["--page-size"], ["--disable-overlap-schedule"], ["--speculative-eagle-topk", "--speculative-num-draft-tokens"]]
+    assert bare.cells[4].args[bare.cells[4].args.index("--speculative-eagle-topk") + 1] == "2"
     for c in bare.cells:
         assert c.flag_on and c.args[c.args.index("--speculative-disable-draft-extend") + 1] == "kv"
     assert "PATCHKIT_SPEC_DISABLE_KV_CHECK" in bare.notes["checkers_missing"]

@@ -172,6 +172,30 @@ def self_attr(node: ast.AST, selfname: str) -> Optional[str]:
     return None
 
 
+COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def _binds(target: ast.expr, name: str) -> bool:
+    return any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(target))
+
+
+def outer_scope_parts(e: ast.expr, name: str) -> Optional[list]:
+    """For a comprehension whose loop target rebinds ``name`` (minified code's ``[A for A in
+    A.__slots__ if not A.endswith('_mark')]``, where ``A`` is the instance): the parts that still
+    see the outer ``name`` (every iterable up to the rebinding one, the conditions before it), in
+    the order they run. None when no target rebinds it (the whole comprehension sees the outer name)."""
+    gens = e.generators
+    first = next((i for i, g in enumerate(gens) if _binds(g.target, name)), None)
+    if first is None:
+        return None
+    parts = []
+    for i, g in enumerate(gens[:first + 1]):
+        parts.append(g.iter)
+        if i < first:
+            parts.extend(g.ifs)
+    return parts
+
+
 def is_super_call(node: ast.AST) -> bool:
     """``super()`` or ``super(Cls, self)``."""
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super"

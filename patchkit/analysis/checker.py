@@ -20,6 +20,7 @@ from .flow import Budget, BudgetExceeded, Constructor, State
 from .injected import demote_injected
 from .templatebase import demote_template_base
 from .madeelsewhere import demote_made_elsewhere
+from .exccontext import demote_exception_context
 from .judge import ReadJudge
 from .afterconstruction import AfterConstruction
 from .mangle import as_written
@@ -308,6 +309,7 @@ class Analyzer(ClassModel, ReadJudge, AfterConstruction):
             findings = demote_injected(self.project, f, findings)
             findings = demote_template_base(self, ci, findings)  # a base nobody builds: its subclasses give it
             findings = demote_made_elsewhere(self, ci, findings)  # re-classed or mixed in at run time
+            findings = demote_exception_context(self, ci, findings)  # a with-block's __exit__ decorates it
         if tmpl:  # a converter template, a TYPE_CHECKING stub or an abstract class: never an instance itself
             findings = [replace(x, severity=Severity.INFO, why=f"{x.why} [{tmpl}]") for x in findings]
         if findings and not f.dynamic and not self.__dict__.get("_handoff_pass") and mark_handoffs(self.project, f):

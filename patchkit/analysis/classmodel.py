@@ -13,6 +13,7 @@ from .library import (EXC_ATTRS, FIELD_BASE_ATTRS, OBJECT_ATTRS, THREAD_ATTRS, T
                       classify_external, builtin_passes_on)
 from .model import ClassInfo
 from .instances import new_assigns, new_copies_dict, runtime_base
+from .newcalls import new_call_stores
 from .initsubclass import init_subclass_stores
 from .keyed import resolve_keyed
 from .scan import ensure_scanned
@@ -121,7 +122,7 @@ class ClassModel:
         f.class_level -= slot_shadowed(classes)
         for c in classes:
             if "__new__" in c.methods:
-                provided |= new_assigns(c.methods["__new__"])
+                provided |= new_assigns(c.methods["__new__"]) | new_call_stores(c.methods["__new__"], classes)
                 line = new_copies_dict(c.methods["__new__"])
                 if line is not None and not f.dynamic:
                     f.dynamic = f"{c.qualname}.__new__ copies another object's attributes (line {line})"

@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 from dataclasses import replace
 
-from .astutil import children, self_attr
+from .astutil import COMPREHENSIONS, children, outer_scope_parts, self_attr
 from .conditions import CAUGHT
 from .presence import implied_attrs
 from .state import Frame, State, merge
@@ -32,6 +32,12 @@ class ExpressionFlow:
             return st  # body runs later, if ever: checked as a post-construction read
         if isinstance(e, ast.GeneratorExp):
             return self.expr(e.generators[0].iter, st, fr)  # only the first iterable runs now
+        if isinstance(e, COMPREHENSIONS):
+            outer = outer_scope_parts(e, fr.selfname)
+            if outer is not None:  # a loop target rebinds the instance's name: later parts are not self
+                for part in outer:
+                    st = self.expr(part, st, fr)
+                return st
         if isinstance(e, ast.Attribute):
             a = self_attr(e, fr.selfname)
             if a is not None and isinstance(e.ctx, ast.Load):

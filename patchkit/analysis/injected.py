@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from .methodduck import method_duck_store
 from .initsubclass import init_subclass_stores
 from .injection import _index_for
 from .mixins import stateless_host
@@ -109,6 +110,8 @@ def demote_injected(project, facts, findings: list) -> list:
                 if not where and x.code == "PK003":
                     # no code of the tree stores it on self: every store of it is an injection
                     where = idx.unowned_store(x.attr)
+                if not where and x.code == "PK003":  # the receiver calls a method only this MRO defines
+                    where = method_duck_store(idx, x.attr, classes)
                 on_class = None if where or x.code != "PK003" else class_store(idx, x.attr, classes)
                 host = None if where or on_class or x.code != "PK003" else host_provides(project, classes[0], x.attr)
                 state = None if where or on_class or host or x.code != "PK003" else stateless_host(project, facts, x.attr)

@@ -9,7 +9,7 @@ from typing import Optional
 from .conditions import Fact, _catches_attribute_error, conjuncts, norm_test
 from .presence import implied_attrs
 from .calltables import REGISTER_METHODS, register_args
-from .astutil import children, dotted, fast_walk, terminates, walk
+from .astutil import COMPREHENSIONS, children, dotted, fast_walk, outer_scope_parts, terminates, walk
 
 
 @dataclass(frozen=True)
@@ -329,6 +329,12 @@ class ReadCollector:
                 return
             self.expr(e.body, conds, known, guarded, local)
             return
+        if isinstance(e, COMPREHENSIONS):
+            outer = outer_scope_parts(e, sn)
+            if outer is not None:  # a loop target rebinds the instance's name: later parts read it
+                for part in outer:
+                    self.expr(part, conds, known, guarded, local)
+                return
         if isinstance(e, ast.Call):
             f = dotted(e.func) or ""
             if f == "getattr" and len(e.args) == 2 and isinstance(e.args[0], ast.Name) and e.args[0].id == sn \

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ...ftypes import Severity
 from ..trace import NEXT
+from ..callerfirst import callers_store_first
 from ...rules import Rule
 from .base import finding as _finding
 from .examples import pk001 as _examples
@@ -253,6 +254,10 @@ def lost_track(an, site):
     ran = [(c, m, ln) for c, m, ln in locs if f"{c}.{m}" in t.inlined]
     if ran and attr in t.deleted:
         c, m, ln = ran[0]
+        if callers_store_first(t.facts.classes, site.mname, attr):  # gone after construction, restored for each call
+            return finding(rel, site.node, ci.qualname, attr,
+                           f"assigned in {c}.{m} ({an._at(ci, c, rel, ln)}) and deleted again before construction "
+                           f"ends; every caller of {site.mname} stores it first" + site.inherited, "", Severity.WARNING)
         return finding(rel, site.node, ci.qualname, attr,
                        f"assigned in {c}.{m} ({an._at(ci, c, rel, ln)}) but deleted again before construction ends"
                        + site.inherited)

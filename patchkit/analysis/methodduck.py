@@ -1,0 +1,70 @@
+"""A store on an object that calls a method only the class's own MRO defines (set BL,
+smbprotocol 1.17.0, 2026).
+
+``Structure.__init__`` runs ``for name, field in self.fields.items(): field.structure =
+weakref.proxy(self); field.name = name; field.set_value(field.default)`` (structure.py:61-64).
+``field`` has no static type, and no field class stores ``name`` or ``structure`` itself, so neither
+the constructor evidence nor the look-alike stores of injection.py apply. But ``set_value`` is
+defined in one place in the whole tree, ``Field`` (structure.py:199): whatever ``field`` is, it is
+a ``Field``, so ``IntField``, ``ListField`` and ``FlagField`` (all ``Field`` subclasses) get
+``name`` and ``structure`` from their owner.
+
+The method must be defined in the tree only by classes of the judged class's MRO (every ``def m(``
+of the tree's sources sits inside one of them), and must not be a name a builtin container, string
+or ``object`` has (``update``, ``append``, ``items`` ... say nothing about the receiver).
+"""
+from __future__ import annotations
+
+import ast
+import re
+from typing import Optional
+
+from .astutil import fast_walk, memo_on
+
+_COMMON = frozenset(n for t in (object, dict, list, set, str, bytes, int, float, tuple, frozenset) for n in dir(t)) | \
+    frozenset({"get", "set", "run", "call", "close", "open", "read", "write", "start", "stop", "reset", "init", "setup",
+               "update", "load", "save", "step", "forward", "apply", "build", "parse", "send", "flush"})
+
+
+def _defs_in_tree(idx, name: str) -> int:
+    memo = idx.__dict__.setdefault("_pk_method_defs", {})
+    got = memo.get(name)
+    if got is None:
+        pat = re.compile(rf"^[ \t]*(?:async[ \t]+)?def[ \t]+{re.escape(name)}[ \t]*\(", re.M)
+        got = memo[name] = sum(len(pat.findall(t)) for t in idx.texts().values() if name in t)
+    return got
+
+
+def _defs_in_classes(classes, name: str) -> int:
+    pat = re.compile(rf"^[ \t]*(?:async[ \t]+)?def[ \t]+{re.escape(name)}[ \t]*\(")
+    n = 0
+    for c in classes:
+        if c.module.external or name not in c.methods:
+            continue
+        end = getattr(c.node, "end_lineno", None) or c.node.lineno
+        n += sum(1 for line in c.module.lines[c.node.lineno - 1:end] if pat.match(line))
+    return n
+
+
+def _called_on(fn, recv: str) -> frozenset:
+    def compute() -> dict:
+        out: dict[str, set] = {}
+        for n in fast_walk(fn):
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name):
+                out.setdefault(n.func.value.id, set()).add(n.func.attr)
+        return out
+    return frozenset(memo_on(fn, "_pk_called_on", compute).get(recv, ()))
+
+
+def method_duck_store(idx, attr: str, classes) -> Optional[str]:
+    """``path:line`` of a store of ``attr`` on a local or parameter of a function that also calls,
+    on that object, a method only ``classes`` (an MRO) define in the tree; or None."""
+    mine = {m for c in classes if not c.module.external for m in c.methods if not m.startswith("_") or
+            not m.endswith("__")}
+    for rel, line, recv, fn, _cls in idx.outside_stores(attr):
+        if not isinstance(recv, ast.Name):
+            continue
+        for m in sorted((_called_on(fn, recv.id) & mine) - _COMMON):
+            if len(m) >= 4 and _defs_in_tree(idx, m) == _defs_in_classes(classes, m) > 0:
+                return f"{rel}:{line}"
+    return None

@@ -9,9 +9,12 @@ defined in one place in the whole tree, ``Field`` (structure.py:199): whatever `
 a ``Field``, so ``IntField``, ``ListField`` and ``FlagField`` (all ``Field`` subclasses) get
 ``name`` and ``structure`` from their owner.
 
-The method must be defined in the tree only by classes of the judged class's MRO (every ``def m(``
-of the tree's sources sits inside one of them), and must not be a name a builtin container, string
-or ``object`` has (``update``, ``append``, ``items`` ... say nothing about the receiver).
+The receiver must be a ``for`` target (an item of a collection: a parameter or a call's result
+has callers or a constructor that say more, and session 44's heatmapper case hands in another
+class's object). The method must be defined in the tree only by classes of the judged class's MRO
+(every ``def m(`` of the tree's sources sits inside one of them), and must not be a name a builtin
+container, string or ``object`` has (``update``, ``append``, ``items`` ... say nothing about the
+receiver).
 """
 from __future__ import annotations
 
@@ -56,13 +59,21 @@ def _called_on(fn, recv: str) -> frozenset:
     return frozenset(memo_on(fn, "_pk_called_on", compute).get(recv, ()))
 
 
+def _loop_targets(fn) -> frozenset:
+    """Names a ``for`` statement of ``fn`` binds: items taken from a collection, whose type the
+    code does not say (a parameter or a call's result has a caller or a constructor that may)."""
+    return memo_on(fn, "_pk_loop_targets", lambda: frozenset(
+        n.id for f in fast_walk(fn) if isinstance(f, (ast.For, ast.AsyncFor))
+        for n in ast.walk(f.target) if isinstance(n, ast.Name)))
+
+
 def method_duck_store(idx, attr: str, classes) -> Optional[str]:
     """``path:line`` of a store of ``attr`` on a local or parameter of a function that also calls,
     on that object, a method only ``classes`` (an MRO) define in the tree; or None."""
     mine = {m for c in classes if not c.module.external for m in c.methods if not m.startswith("_") or
             not m.endswith("__")}
     for rel, line, recv, fn, _cls in idx.outside_stores(attr):
-        if not isinstance(recv, ast.Name):
+        if not isinstance(recv, ast.Name) or recv.id not in _loop_targets(fn):
             continue
         for m in sorted((_called_on(fn, recv.id) & mine) - _COMMON):
             if len(m) >= 4 and _defs_in_tree(idx, m) == _defs_in_classes(classes, m) > 0:

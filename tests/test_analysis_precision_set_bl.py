@@ -14,6 +14,8 @@ case of the same shape that stays reported.
 """
 from __future__ import annotations
 
+import pytest
+
 from _analysed_package import package_keys as findings
 
 TOKEN = """
@@ -263,3 +265,158 @@ def test_the_caller_rule_needs_every_caller(tmp_path):
                         "        return self._validate()\n", "")
     got = findings(tmp_path, {"cfg.py": text})
     assert ("ConfigObj", "_errors", "PK001", "error") in got
+
+
+# --- the holes a read-only review found in the first version of these rules (each stays an error)
+
+REVIEW_CASES = {
+    "loop-after-one-store": ("""
+class Loader:
+    def __init__(self, files):
+        self._initialise()
+        self._load(files[0])
+
+    def _initialise(self):
+        self._errors = []
+
+    def _load(self, infile):
+        if self._errors:
+            raise ValueError(self._errors)
+        del self._errors
+
+    def reload_all(self, files):
+        self._initialise()
+        for f in files:
+            self._load(f)
+""", ("Loader", "_errors", "PK001")),
+    "new-helper-stores-under-a-flag": ("""
+class Cache:
+    PRELOAD = False
+
+    def __new__(cls, *args, **kw):
+        ret = super().__new__(cls)
+        ret._reset()
+        return ret
+
+    def __init__(self, size):
+        self.size = size
+        self._store[size] = None
+
+    def _reset(self):
+        self.hits = 0
+        if self.PRELOAD:
+            self._store = {}
+""", ("Cache", "_store", "PK002")),
+    "sub-new-bypasses-base-new": ("""
+class Base:
+    def __new__(cls, *args, **kw):
+        ret = super().__new__(cls)
+        ret._reset()
+        return ret
+
+    def _reset(self):
+        self._store = {}
+
+
+class Sub(Base):
+    def __new__(cls, *args, **kw):
+        return object.__new__(cls)
+
+    def __init__(self, size):
+        self._store[size] = None
+""", ("Sub", "_store", "PK002")),
+    "exit-with-no-filter": ("""
+class ConfigError(Exception):
+    def __init__(self, msg):
+        super().__init__(msg)
+        self.msg = msg
+
+    def describe(self):
+        return "%s (line %d)" % (self.msg, self.line_no)
+
+
+class timing:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        if exc is not None:
+            exc.line_no = 0
+""", ("ConfigError", "line_no", "PK003")),
+    "exit-filter-excludes-the-class": ("""
+class AppError(Exception):
+    def __init__(self, msg):
+        super().__init__(msg)
+        self.msg = msg
+
+
+class InternalError(AppError):
+    def report(self):
+        return "%s [%s]" % (self.msg, self.context)
+
+
+class annotate:
+    def __init__(self, ctx):
+        self.ctx = ctx
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        if exc is None or isinstance(exc, InternalError):
+            return False
+        exc.context = self.ctx
+
+
+def work():
+    with annotate("loading"):
+        raise InternalError("boom")
+""", ("InternalError", "context", "PK003")),
+    "loop-name-reused-for-other-objects": ("""
+class Form:
+    def __init__(self, fields, widgets):
+        self.fields = fields
+        self.widgets = widgets
+        for item in self.widgets:
+            item.label = "w"
+        for item in self.fields:
+            item.validate_input(None)
+
+
+class Widget:
+    def __init__(self):
+        self.size = 1
+
+
+class Field:
+    def __init__(self, default=None):
+        self.default = default
+
+    def validate_input(self, value):
+        return value
+
+    def render(self):
+        return "%s=%s" % (self.label, self.default)
+""", ("Field", "label", "PK003")),
+    "comprehension-target-is-an-attribute": ("""
+class Walker:
+    def __init__(self, items):
+        self.items = items
+
+    def other(self):
+        return [k for k, self.cur in enumerate(self.items) if self.flag]
+
+    def third(self, x):
+        return [v for self.box[0] in x for v in [self.sub]]
+""", ("Walker", "flag", "PK003")),
+}
+
+
+
+@pytest.mark.parametrize("case", sorted(REVIEW_CASES))
+def test_the_review_cases_stay_errors(tmp_path, case):
+    text, (cls, attr, code) = REVIEW_CASES[case]
+    got = findings(tmp_path, {"m.py": text})
+    assert (cls, attr, code, "error") in got, got
+    if case == "comprehension-target-is-an-attribute":
+        assert ("Walker", "sub", "PK003", "error") in got

@@ -122,10 +122,13 @@ class ClassModel:
         f.class_level -= slot_shadowed(classes)
         for c in classes:
             if "__new__" in c.methods:
-                provided |= new_assigns(c.methods["__new__"]) | new_call_stores(c.methods["__new__"], classes)
+                provided |= new_assigns(c.methods["__new__"])
                 line = new_copies_dict(c.methods["__new__"])
                 if line is not None and not f.dynamic:
                     f.dynamic = f"{c.qualname}.__new__ copies another object's attributes (line {line})"
+        first_new = next((c.methods["__new__"] for c in classes if "__new__" in c.methods), None)
+        if isinstance(first_new, ast.FunctionDef):  # the __new__ the instance runs: what it calls on it
+            provided |= new_call_stores(first_new, classes)
         if f.unknown_base is None:
             f.unknown_base = runtime_base(classes, self.project.resolve_class)
         for e in externals:

@@ -34,31 +34,70 @@ class Decorator:
     line: int
     literal: frozenset          # names stored by name
     computed: bool              # a setattr with a computed name (the construction keywords)
-    types: tuple                # isinstance filters: ClassInfo, "init:<param index>", or None (unreadable)
+    types: tuple                # the guarding isinstance filters: ClassInfo, the __init__ parameter position, or None
+
+
+def _isinstance_of(test: ast.expr, exc: str, me: str) -> list:
+    """The type filters ``test`` proves when true: ``isinstance(exc, T)``, alone or in an ``and``."""
+    parts = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
+    out = []
+    for t in parts:
+        if isinstance(t, ast.Call) and dotted(t.func) == "isinstance" and len(t.args) == 2 and \
+                isinstance(t.args[0], ast.Name) and t.args[0].id == exc:
+            k = t.args[1]
+            out.append(f"self:{k.attr}" if isinstance(k, ast.Attribute) and isinstance(k.value, ast.Name)
+                       and k.value.id == me else dotted(k))
+    return out
 
 
 def _exit_stores(fn: ast.FunctionDef) -> tuple[frozenset, bool, list]:
+    """(names stored by name, whether a computed setattr stores, the isinstance filters that
+    guard them) of the stores on the exception parameter that an ``isinstance`` test guards: the
+    store sits in the body of ``if isinstance(exc, T)`` (or ``if isinstance(...) and ...``), or
+    after ``if not isinstance(exc, T): return``. An unguarded store links no class."""
     params = fn.args.posonlyargs + fn.args.args
     if len(params) < 3:
         return frozenset(), False, []
     me, exc = params[0].arg, params[2].arg
-    literal, computed, filters = set(), False, []
-    for n in ast.walk(fn):
-        if isinstance(n, ast.Assign):
-            literal |= {t.attr for t in n.targets if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name)
-                        and t.value.id == exc}
-        elif isinstance(n, ast.Call) and n.args and isinstance(n.args[0], ast.Name) and n.args[0].id == exc:
-            f = dotted(n.func)
-            if f in ("setattr", "object.__setattr__") and len(n.args) >= 2:
-                if isinstance(n.args[1], ast.Constant) and isinstance(n.args[1].value, str):
-                    literal.add(n.args[1].value)
-                else:
-                    computed = True
-            elif f == "isinstance" and len(n.args) == 2:
-                t = n.args[1]
-                filters.append(f"self:{t.attr}" if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name)
-                               and t.value.id == me else dotted(t))
-    return frozenset(literal), computed, filters
+    literal, computed, filters = set(), False, set()
+
+    def visit(body: list, guards: tuple) -> None:
+        nonlocal computed
+        for st in body:
+            if isinstance(st, ast.If):
+                pos = _isinstance_of(st.test, exc, me)
+                visit(st.body, guards + tuple(pos))
+                visit(st.orelse, guards)
+                neg = _isinstance_of(st.test.operand, exc, me) if isinstance(st.test, ast.UnaryOp) and \
+                    isinstance(st.test.op, ast.Not) else []
+                if neg and st.body and isinstance(st.body[-1], (ast.Return, ast.Raise)):
+                    guards = guards + tuple(neg)  # `if not isinstance(exc, T): return`: the rest has T
+                continue
+            if isinstance(st, (ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith)):
+                visit(st.body, guards)
+                visit(getattr(st, "orelse", []), guards)
+                continue
+            if isinstance(st, ast.Try):
+                for b in (st.body, *[h.body for h in st.handlers], st.orelse, st.finalbody):
+                    visit(b, guards)
+                continue
+            if not guards:
+                continue
+            for n in ast.walk(st):
+                if isinstance(n, ast.Assign) and any(isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name)
+                                                     and t.value.id == exc for t in n.targets):
+                    literal.update(t.attr for t in n.targets if isinstance(t, ast.Attribute))
+                    filters.update(guards)
+                elif isinstance(n, ast.Call) and n.args and isinstance(n.args[0], ast.Name) and n.args[0].id == exc \
+                        and dotted(n.func) in ("setattr", "object.__setattr__") and len(n.args) >= 2:
+                    if isinstance(n.args[1], ast.Constant) and isinstance(n.args[1].value, str):
+                        literal.add(n.args[1].value)
+                    else:
+                        computed = True
+                    filters.update(guards)
+
+    visit(fn.body, ())
+    return frozenset(literal), computed, sorted(f for f in filters if f)
 
 
 def _init_position(cm: ClassInfo, attr: str) -> Optional[int]:
@@ -154,7 +193,7 @@ def _given(an, ci: ClassInfo) -> list[tuple[frozenset, str]]:
     for d, sites in _decorators(an.project, ci):
         where = f"{d.cm.qualname}.__exit__ ({d.rel}:{d.line})"
         named = [t for t in d.types if isinstance(t, ClassInfo)]
-        direct = not d.types or any(t.key in mine for t in named)
+        direct = any(t.key in mine for t in named)  # no readable filter: no class is linked
         if d.literal and direct:
             out.append((d.literal, f"{where} sets it on the exception on its way out"))
         for kws, types, rel, line in sites:
@@ -168,7 +207,7 @@ def _given(an, ci: ClassInfo) -> list[tuple[frozenset, str]]:
 def demote_exception_context(an, ci: ClassInfo, findings: list) -> list:
     """Errors on a name an exception-decorating context manager linked to ``ci`` gives become warnings."""
     from ..ftypes import Severity
-    todo = [x for x in findings if x.severity == Severity.ERROR and x.code in ("PK001", "PK002", "PK003") and x.attr]
+    todo = {id(x) for x in findings if x.severity == Severity.ERROR and x.code in ("PK001", "PK002", "PK003") and x.attr}
     if not todo or not any(e.kind == "exception" for e in an.facts(ci).externals):
         return findings
     given = memo_on(ci, "_pk_exc_context_given", lambda: _given(an, ci))
@@ -176,6 +215,6 @@ def demote_exception_context(an, ci: ClassInfo, findings: list) -> list:
         return findings
     out = []
     for x in findings:
-        why = next((w for names, w in given if x.attr in names), None) if x in todo else None
+        why = next((w for names, w in given if x.attr in names), None) if id(x) in todo else None
         out.append(replace(x, severity=Severity.WARNING, why=f"{x.why}; {why}") if why else x)
     return out

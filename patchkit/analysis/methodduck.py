@@ -10,8 +10,9 @@ a ``Field``, so ``IntField``, ``ListField`` and ``FlagField`` (all ``Field`` sub
 ``name`` and ``structure`` from their owner.
 
 The receiver must be a ``for`` target (an item of a collection: a parameter or a call's result
-has callers or a constructor that say more, and session 44's heatmapper case hands in another
-class's object). The method must be defined in the tree only by classes of the judged class's MRO
+has callers or a constructor that say more, and session 43's heatmapper case hands in another
+class's object), and the store and the method call must sit in the body of the same loop over it
+(a name reused by a later loop over other objects links nothing). The method must be defined in the tree only by classes of the judged class's MRO
 (every ``def m(`` of the tree's sources sits inside one of them), and must not be a name a builtin
 container, string or ``object`` has (``update``, ``append``, ``items`` ... say nothing about the
 receiver).
@@ -39,6 +40,17 @@ def _defs_in_tree(idx, name: str) -> int:
 
 
 def _defs_in_classes(classes, name: str) -> int:
+    key = (tuple(c.key for c in classes), name)
+    got = _DEFS_MEMO.get(key)
+    if got is None:
+        got = _DEFS_MEMO[key] = _count_defs(classes, name)
+    return got
+
+
+_DEFS_MEMO: dict = {}
+
+
+def _count_defs(classes, name: str) -> int:
     pat = re.compile(rf"^[ \t]*(?:async[ \t]+)?def[ \t]+{re.escape(name)}[ \t]*\(")
     n = 0
     for c in classes:
@@ -49,22 +61,20 @@ def _defs_in_classes(classes, name: str) -> int:
     return n
 
 
-def _called_on(fn, recv: str) -> frozenset:
-    def compute() -> dict:
-        out: dict[str, set] = {}
-        for n in fast_walk(fn):
-            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name):
-                out.setdefault(n.func.value.id, set()).add(n.func.attr)
-        return out
-    return frozenset(memo_on(fn, "_pk_called_on", compute).get(recv, ()))
-
-
-def _loop_targets(fn) -> frozenset:
-    """Names a ``for`` statement of ``fn`` binds: items taken from a collection, whose type the
-    code does not say (a parameter or a call's result has a caller or a constructor that may)."""
-    return memo_on(fn, "_pk_loop_targets", lambda: frozenset(
-        n.id for f in fast_walk(fn) if isinstance(f, (ast.For, ast.AsyncFor))
-        for n in ast.walk(f.target) if isinstance(n, ast.Name)))
+def _loops_calling(fn, recv: str, line: int) -> frozenset:
+    """Methods called on ``recv`` in the body of the innermost ``for`` that binds ``recv`` and holds
+    line ``line`` (the store): the same item, the same iteration."""
+    def compute() -> list:
+        return [(f, frozenset(n.id for n in ast.walk(f.target) if isinstance(n, ast.Name)))
+                for f in fast_walk(fn) if isinstance(f, (ast.For, ast.AsyncFor))]
+    loops = [f for f, names in memo_on(fn, "_pk_for_loops", compute) if recv in names
+             and f.body[0].lineno <= line <= (getattr(f, "end_lineno", None) or f.lineno)]
+    if not loops:
+        return frozenset()
+    loop = max(loops, key=lambda f: f.lineno)
+    return frozenset(n.func.attr for st in loop.body for n in ast.walk(st) if isinstance(n, ast.Call)
+                     and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name)
+                     and n.func.value.id == recv)
 
 
 def method_duck_store(idx, attr: str, classes) -> Optional[str]:
@@ -73,9 +83,9 @@ def method_duck_store(idx, attr: str, classes) -> Optional[str]:
     mine = {m for c in classes if not c.module.external for m in c.methods if not m.startswith("_") or
             not m.endswith("__")}
     for rel, line, recv, fn, _cls in idx.outside_stores(attr):
-        if not isinstance(recv, ast.Name) or recv.id not in _loop_targets(fn):
+        if not isinstance(recv, ast.Name):
             continue
-        for m in sorted((_called_on(fn, recv.id) & mine) - _COMMON):
+        for m in sorted((_loops_calling(fn, recv.id, line) & mine) - _COMMON):
             if len(m) >= 4 and _defs_in_tree(idx, m) == _defs_in_classes(classes, m) > 0:
                 return f"{rel}:{line}"
     return None

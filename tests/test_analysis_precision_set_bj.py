@@ -1,5 +1,5 @@
-"""Session 45's rules from set BJ (bench/results/analyzer-precision-session45.md), with the cases of
-the same shape that stay reported.
+"""Session 45's rules from set BJ (analyzer-precision-session45.md in
+bench/results/analyzer-precision-history.tar.xz), with the cases of the same shape that stay reported.
 
 - Instances made elsewhere (madeelsewhere.py): guppy3's gsl descriptions start as an
   ``UntypedDescription`` and are re-classed (``self.__class__ = dc``); heapy's families are mixed

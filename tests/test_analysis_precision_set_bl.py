@@ -11,6 +11,8 @@ case of the same shape that stays reported.
   ``Structure.__init__``: ``field.name = name; field.set_value(field.default)``).
 - A private method whose every caller stores the attribute first (configobj's ``_load`` reads
   ``_errors``, which ``_initialise`` stores right before each call and ``_load`` deletes).
+- From set BM: stores through a tuple target count as stores (pycryptodome's ``construct()``:
+  ``obj = ElGamalKey(); obj._p, obj._g, obj._y, obj._x = p, g, y, x``).
 """
 from __future__ import annotations
 
@@ -420,3 +422,32 @@ def test_the_review_cases_stay_errors(tmp_path, case):
     assert (cls, attr, code, "error") in got, got
     if case == "comprehension-target-is-an-attribute":
         assert ("Walker", "sub", "PK003", "error") in got
+
+
+KEYS = """
+class ElGamalKey:
+    def __init__(self, randfunc=None):
+        self._randfunc = randfunc
+
+    def encrypt(self, m):
+        return pow(self._g, m, self._p) * self._y, self._q
+
+
+def construct(tup):
+    obj = {built}()
+    obj._p, (obj._g, *obj._y) = tup[0], tup[1:]
+    return obj
+
+
+class Other:
+    def __init__(self):
+        self.n = 0
+"""
+
+
+@pytest.mark.parametrize("built, hidden", [("ElGamalKey", True), ("Other", False)])
+def test_a_tuple_target_store_on_a_built_instance(tmp_path, built, hidden):
+    got = findings(tmp_path, {"elgamal.py": KEYS.format(built=built)})
+    for attr in ("_p", "_g", "_y"):
+        assert (("ElGamalKey", attr, "PK003", "warning" if hidden else "error") in got), (attr, got)
+    assert ("ElGamalKey", "_q", "PK003", "error") in got  # nothing stores it anywhere

@@ -172,6 +172,17 @@ def self_attr(node: ast.AST, selfname: str) -> Optional[str]:
     return None
 
 
+def flat_targets(targets):
+    """The targets of an assignment with tuple and list targets spread out (``a.x, (b.y, *c.z) = ...``)."""
+    for t in targets:
+        if isinstance(t, (ast.Tuple, ast.List)):
+            yield from flat_targets(t.elts)
+        elif isinstance(t, ast.Starred):
+            yield from flat_targets([t.value])
+        else:
+            yield t
+
+
 COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 

@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Optional
 
 from .astutil import dotted, memo_on
+from .demote import demote_named, open_errors
 from .model import ClassInfo
 
 _EXIT = re.compile(r"def __exit__\s*\(")
@@ -206,15 +207,8 @@ def _given(an, ci: ClassInfo) -> list[tuple[frozenset, str]]:
 
 def demote_exception_context(an, ci: ClassInfo, findings: list) -> list:
     """Errors on a name an exception-decorating context manager linked to ``ci`` gives become warnings."""
-    from ..ftypes import Severity
-    todo = {id(x) for x in findings if x.severity == Severity.ERROR and x.code in ("PK001", "PK002", "PK003") and x.attr}
+    todo = open_errors(findings)
     if not todo or not any(e.kind == "exception" for e in an.facts(ci).externals):
         return findings
     given = memo_on(ci, "_pk_exc_context_given", lambda: _given(an, ci))
-    if not given:
-        return findings
-    out = []
-    for x in findings:
-        why = next((w for names, w in given if x.attr in names), None) if id(x) in todo else None
-        out.append(replace(x, severity=Severity.WARNING, why=f"{x.why}; {why}") if why else x)
-    return out
+    return demote_named(findings, todo, given) if given else findings

@@ -55,3 +55,24 @@ class Bounded:
         """Group 1 of each match when the body has a group, else the whole match."""
         g = 1 if self.pattern.groups else 0
         return [m.group(g) for m in self.finditer(text)]
+
+
+#: the left side of an assignment to several targets, matched at a line's start (``a.x, b.y = ...``)
+_TUPLE_LHS = re.compile(r"[ \t]*([\w.\[\]()* \t]*,[\w.,\[\]()* \t]*?)=(?!=)")
+_DOTTED_NAME = re.compile(r"\.[ \t]*([A-Za-z_]\w*)")
+
+
+def tuple_target_names(text: str) -> set:
+    """Attribute names stored by assignments to several targets (``obj._p, obj._g = p, g``): a
+    superset (a call's keyword argument can look like one), for a prefilter the AST then settles.
+    Line by line: the pattern anchored at every line start of a multi-line search is ten times
+    slower (2.2 s against 0.23 s over SGLang's srt)."""
+    out: set = set()
+    if "," not in text:
+        return out
+    for line in text.splitlines():
+        if "," in line and "=" in line and "." in line:
+            m = _TUPLE_LHS.match(line)
+            if m:
+                out.update(_DOTTED_NAME.findall(m.group(1)))
+    return out

@@ -20,8 +20,8 @@ import re
 from pathlib import Path
 from typing import Optional
 
-from .astutil import MODULE_BLOCKS, SCOPE_NODES, block_statements, dotted, own_nodes
-from .fastre import Bounded
+from .astutil import MODULE_BLOCKS, SCOPE_NODES, block_statements, dotted, flat_targets, own_nodes
+from .fastre import Bounded, tuple_target_names
 from .handedto import HandedIndex
 from .setterhelpers import bulk, has_literal_loop, helper_store, looped_stores, setter_helpers
 from .receivers import derived_class, is_instance, module_ctors, set_up_by_own_class
@@ -39,6 +39,8 @@ GENERIC = {"object", "Module", "ABC", "Generic", "Protocol", "Any"}
 #: (the dot, the name and the ``=`` on one line: ``\s`` took ``loss.\n    decode_audio = True``, a comment's
 #: full stop and the next class-body line, for a store)
 _STORE = re.compile(r"\.[ \t]*([A-Za-z_]\w*)[ \t]*(?::[^=\n]+)?=(?!=)")
+
+
 #: a parameter named self with an annotation (``def helper(self: "Model")``), not ``if not self:``
 _SELF_ANNOTATED = re.compile(r"[(,]\s*self\s*:")
 
@@ -225,6 +227,7 @@ class InjectionIndex(TreeClasses):
             for rel, text in self.texts().items():
                 keep_self = self_annotated(text)
                 found = {m.group(1) for m in _STORE.finditer(text) if keep_self or not _on_bare_self(text, m.start())}
+                found |= tuple_target_names(text)  # `obj._p, obj._g = p, g` (pycryptodome's construct)
                 if "setattr(" in text:
                     found |= set(_QUOTED.findall(text))
                     if has_literal_loop(text) and (tree := self.parsed(rel)) is not None:
@@ -252,7 +255,7 @@ class InjectionIndex(TreeClasses):
         for cls, fn, outer in _functions(tree):
             for node in _own_nodes(fn):
                 if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-                    for t in (node.targets if isinstance(node, ast.Assign) else [node.target]):
+                    for t in flat_targets(node.targets if isinstance(node, ast.Assign) else [node.target]):
                         if isinstance(t, ast.Attribute):
                             got.setdefault(t.attr, []).append((t.value, fn, cls, outer, node.lineno, ctors))
                 elif isinstance(node, ast.Call) and dotted(node.func) == "setattr" and len(node.args) >= 2 and \

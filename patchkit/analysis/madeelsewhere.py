@@ -29,10 +29,10 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import replace
 from typing import Optional
 
 from .astutil import dotted, memo_on
+from .demote import demote_named, open_errors
 from .model import ClassInfo
 
 _CLASS_STORE = re.compile(r"\bself\.__class__\s*=(?!=)")
@@ -196,17 +196,10 @@ def _sources(an, ci: ClassInfo) -> list[tuple[frozenset, str]]:
 def demote_made_elsewhere(an, ci: ClassInfo, findings: list) -> list:
     """Errors of a class no code of the tree builds by name whose attribute a linked way of making
     its instances gives (above) become warnings that say which."""
-    from ..ftypes import Severity
     from .mixins import built_in_tree
-    todo = {id(x) for x in findings if x.severity == Severity.ERROR and x.code in ("PK001", "PK002", "PK003") and x.attr}
+    todo = open_errors(findings)
     if not todo or built_in_tree(an, ci):
         return findings
     sources = memo_on(ci, "_pk_made_elsewhere_sources", lambda: _sources(an, ci))
-    if not sources:
-        return findings
-    out = []
-    for x in findings:
-        why = next((w for names, w in sources if x.attr in names), None) if id(x) in todo else None
-        out.append(replace(x, severity=Severity.WARNING, why=f"{x.why}; no code in view builds {ci.qualname} "
-                           f"by name, and {why}") if why else x)
-    return out
+    return demote_named(findings, todo, sources, f"no code in view builds {ci.qualname} by name, and ") \
+        if sources else findings

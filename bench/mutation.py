@@ -17,7 +17,7 @@ What it does, one step at a time (nothing is written in the repository except th
    (reported as 'timeout');
 4. reads each module's ``.meta`` (mutmut's exit code per mutant), applies the triage in
    ``bench/mutation_triage.json`` (mutant -> why it is equivalent) and writes
-   ``bench/results/mutation-score.{json,md}`` (``--tag`` names the run, e.g. before/after).
+   ``bench/results/mutation-score.{json.gz,md}`` (``--tag`` names the run, e.g. before/after).
 
 Tests that start ``python -m patchkit`` (or pass PYTHONPATH to a child that imports patchkit) are
 deselected in the stage: mutmut 3 records its statistics through a trampoline that a child
@@ -257,14 +257,29 @@ def score(per: dict) -> float | None:
     return round(100.0 * per["killed"] / denom, 1) if denom else None
 
 
+def _read_json(path: Path):
+    """The JSON at ``path``, or at ``path`` + ``.gz`` (the committed results are gzipped: the
+    repository's size budget); None when neither exists."""
+    import gzip
+    if path.exists():
+        return json.loads(path.read_text())
+    gz = path.with_name(path.name + ".gz")
+    return json.loads(gzip.decompress(gz.read_bytes())) if gz.exists() else None
+
+
+def _write_json_gz(path: Path, doc) -> None:
+    import gzip
+    path.write_bytes(gzip.compress((json.dumps(doc, indent=2) + "\n").encode(), mtime=0))
+
+
 def report() -> Path:
-    """bench/results/mutation-score.{json,md} from the 'before' and 'after' runs."""
-    runs = {tag: json.loads((RESULTS / f"mutation-score-{tag}.json").read_text())
-            for tag in ("before", "after") if (RESULTS / f"mutation-score-{tag}.json").exists()}
+    """bench/results/mutation-score.{json.gz,md} from the 'before' and 'after' runs."""
+    runs = {tag: _read_json(RESULTS / f"mutation-score-{tag}.json")
+            for tag in ("before", "after") if _read_json(RESULTS / f"mutation-score-{tag}.json") is not None}
     after = runs.get("after") or runs["before"]
     doc = dict(after, before={k: runs["before"][k] for k in ("modules", "total", "staged_tests")} if "before" in runs
                else None)
-    (RESULTS / "mutation-score.json").write_text(json.dumps(doc, indent=2) + "\n")
+    _write_json_gz(RESULTS / "mutation-score.json.gz", doc)
     md = ["# Mutation score (issue 21, item 7)", "",
           f"Tool: {after['tool']} from the package registry, driven by `bench/mutation.py`. "
           f"{after['generated']} mutants generated in {len(after['modules'])} modules; "
@@ -353,7 +368,7 @@ def main() -> int:
                     help="with --recheck: run every method mutant again (after the trampoline fix)")
     ap.add_argument("--rerun-timeouts", action="store_true",
                     help="run again, in the existing stage, the chosen mutants that timed out (SIGXCPU)")
-    ap.add_argument("--report", action="store_true", help="only write mutation-score.{json,md} from the runs")
+    ap.add_argument("--report", action="store_true", help="only write mutation-score.{json.gz,md} from the runs")
     args = ap.parse_args()
     if args.report:
         print(f"wrote {report()}")
@@ -459,8 +474,8 @@ def main() -> int:
            "score_definition": "killed / (total - equivalent); a timeout is counted apart (neither killed nor survived)",
            "modules": per, "total": tot, "survivors": survivors}
     RESULTS.mkdir(parents=True, exist_ok=True)
-    out = RESULTS / f"mutation-score-{args.tag}.json"
-    out.write_text(json.dumps(doc, indent=2) + "\n")
+    out = RESULTS / f"mutation-score-{args.tag}.json.gz"
+    _write_json_gz(out, doc)
     print(json.dumps({"modules": per, "total": tot}, indent=1))
     print(f"wrote {out}")
     return 0

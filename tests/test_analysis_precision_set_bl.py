@@ -12,7 +12,9 @@ case of the same shape that stays reported.
 - A private method whose every caller stores the attribute first (configobj's ``_load`` reads
   ``_errors``, which ``_initialise`` stores right before each call and ``_load`` deletes).
 - From set BM: stores through a tuple target count as stores (pycryptodome's ``construct()``:
-  ``obj = ElGamalKey(); obj._p, obj._g, obj._y, obj._x = p, g, y, x``).
+  ``obj = ElGamalKey(); obj._p, obj._g, obj._y, obj._x = p, g, y, x``); a class whose ``__new__``
+  returns ``cls.customize(...)``, a ``type()`` call, is never instantiated by a call (spyne's
+  ``File``).
 """
 from __future__ import annotations
 
@@ -451,3 +453,45 @@ def test_a_tuple_target_store_on_a_built_instance(tmp_path, built, hidden):
     for attr in ("_p", "_g", "_y"):
         assert (("ElGamalKey", attr, "PK003", "warning" if hidden else "error") in got), (attr, got)
     assert ("ElGamalKey", "_q", "PK003", "error") in got  # nothing stores it anywhere
+
+
+MODELS = """
+class SimpleModel:
+    def __new__(cls, **kwargs):
+        return cls.customize(**kwargs)
+
+    @classmethod
+    def customize(cls, **kwargs):
+        retval = type(cls.__name__, (cls,), dict(kwargs))
+        return retval
+
+
+class File(SimpleModel):
+    def __init__(self, **kwargs):
+        self.handle = None
+
+    def __repr__(self):
+        return "File(%s, %s)" % (self.name, self.path)
+
+
+class Plain:
+    def __new__(cls, **kwargs):
+        return {ret}
+
+    @classmethod
+    def customize(cls, **kwargs):
+        return type(cls.__name__, (cls,), dict(kwargs))
+
+    def __init__(self, **kwargs):
+        self.kw = kwargs
+
+    def show(self):
+        return self.name
+"""
+
+
+@pytest.mark.parametrize("ret, demoted", [("cls.customize(**kwargs)", True), ("super().__new__(cls)", False)])
+def test_a_class_whose_new_returns_a_type_call(tmp_path, ret, demoted):
+    got = findings(tmp_path, {"models.py": MODELS.format(ret=ret)})
+    assert ("File", "name", "PK003", "warning") in got
+    assert ("Plain", "name", "PK003", "warning" if demoted else "error") in got

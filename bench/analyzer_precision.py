@@ -958,7 +958,7 @@ CODEBASES = {  # name -> (requirement, package folder inside the unpacked releas
     "diffrax": ("diffrax==0.7.2", "diffrax"),
     "pygmsh": ("pygmsh==7.1.17", "pygmsh"),
     "corner": ("corner==2.3.0", "corner"),
-    # set BM (session 46): 43 releases named before any run; testinfra 6.0.0 (an empty redirect to pytest-testinfra) dropped, nothing to analyse: 42 run, measured on the session's final analyzer
+    # set BM (session 46): 43 releases named before any run; testinfra 6.0.0 (an empty redirect to pytest-testinfra) dropped, nothing to analyse: 42 run, measured on the analyzer after set BL's rules
     "hvac": ("hvac==2.4.0", "hvac"),
     "pykafka": ("pykafka==2.8.0", "pykafka"),
     "thrift": ("thrift==0.25.0", "thrift"),

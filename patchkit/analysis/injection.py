@@ -39,8 +39,6 @@ GENERIC = {"object", "Module", "ABC", "Generic", "Protocol", "Any"}
 #: (the dot, the name and the ``=`` on one line: ``\s`` took ``loss.\n    decode_audio = True``, a comment's
 #: full stop and the next class-body line, for a store)
 _STORE = re.compile(r"\.[ \t]*([A-Za-z_]\w*)[ \t]*(?::[^=\n]+)?=(?!=)")
-
-
 #: a parameter named self with an annotation (``def helper(self: "Model")``), not ``if not self:``
 _SELF_ANNOTATED = re.compile(r"[(,]\s*self\s*:")
 

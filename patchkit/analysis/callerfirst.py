@@ -23,13 +23,10 @@ import ast
 
 from .astutil import first_param
 from .initsubclass import stores_on
+from .severity import _private
 
 DEPTH = 3
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
-
-
-def _private(name: str) -> bool:
-    return name.startswith("_") and not name.endswith("__")
 
 
 class _Calls:
@@ -54,19 +51,18 @@ class _Calls:
 
     def deletes(self, name: str, attr: str) -> bool:
         got = self.methods.get(name)
-        return got is not None and any(
-            isinstance(n, ast.Delete) and any(isinstance(t, ast.Attribute) and t.attr == attr and isinstance(t.value, ast.Name)
-                                              and t.value.id == got[1] for t in n.targets) for n in ast.walk(got[0]))
+        return got is not None and _own_deletes(got[0], got[1], attr)
 
     def top_stores(self, name: str, attr: str) -> bool:
         got = self.methods.get(name)
         return got is not None and any(isinstance(st, (ast.Assign, ast.AnnAssign)) and
-                                       attr in stores_on(ast.Module(body=[st], type_ignores=[]), got[1]) for st in got[0].body)
+                                       attr in stores_on(st, got[1]) for st in got[0].body)
 
 
-def _own_deletes(st: ast.stmt, me: str, attr: str) -> bool:
+def _own_deletes(node: ast.AST, me: str, attr: str) -> bool:
+    """``node`` (a statement or a whole method) runs ``del <me>.<attr>``."""
     return any(isinstance(n, ast.Delete) and any(isinstance(t, ast.Attribute) and t.attr == attr and isinstance(t.value, ast.Name)
-                                                 and t.value.id == me for t in n.targets) for n in ast.walk(st))
+                                                 and t.value.id == me for t in n.targets) for n in ast.walk(node))
 
 
 def _each_call_fresh(idx: _Calls, caller: str, mname: str, attr: str, fresh: bool) -> bool:
@@ -83,7 +79,7 @@ def _each_call_fresh(idx: _Calls, caller: str, mname: str, attr: str, fresh: boo
             continue
         if _own_deletes(st, me, attr) or any(idx.deletes(m, attr) for m in called):
             fresh = False
-        if isinstance(st, (ast.Assign, ast.AnnAssign)) and attr in stores_on(ast.Module(body=[st], type_ignores=[]), me):
+        if isinstance(st, (ast.Assign, ast.AnnAssign)) and attr in stores_on(st, me):
             fresh = True
         elif isinstance(st, ast.Expr) and len(called) == 1 and idx.top_stores(next(iter(called)), attr):
             fresh = True

@@ -44,7 +44,7 @@ def _sure_stores(fn, me: str, class_level: set) -> set:
     out = set()
     for st in fn.body:
         if isinstance(st, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-            out |= stores_on(ast.Module(body=[st], type_ignores=[]), me)
+            out |= stores_on(st, me)
         elif isinstance(st, ast.Try):
             read = {n.attr for b in st.body for n in ast.walk(b) if isinstance(n, ast.Attribute)
                     and isinstance(n.value, ast.Name) and n.value.id == me and isinstance(n.ctx, ast.Load)}
@@ -53,7 +53,7 @@ def _sure_stores(fn, me: str, class_level: set) -> set:
             for h in st.handlers:
                 if h.type is not None and _catches_attribute_error(h):
                     out |= {a for s in h.body if isinstance(s, (ast.Assign, ast.AnnAssign))
-                            for a in stores_on(ast.Module(body=[s], type_ignores=[]), me)}
+                            for a in stores_on(s, me)}
     return out
 
 

@@ -135,3 +135,23 @@ def test_a_name_handed_to_the_unreadable_initialiser_is_no_misspelling():
     src = UNREADABLE_BASE.replace("super().__init__()", "super().__init__(hiden_size=hidden_size)").format(
         read="self.hiden_size")
     assert ("PK003", "hiden_size", "error") not in _got(src)
+
+
+mixed_ident = st.text(alphabet=string.ascii_letters + "_12", min_size=1, max_size=14)
+
+
+def _variants(a: str, i: int, c: str) -> list:
+    """Names near ``a`` or almost: a letter added, dropped or swapped at ``i``, another case, an
+    underscore inside."""
+    i = i % (len(a) + 1)
+    return [a[:i] + c + a[i:], a[:i] + a[i + 1:], a[:i] + a[i + 1:i + 2] + a[i:i + 1] + a[i + 2:],
+            a.upper(), a.swapcase(), a[:i] + "_" + a[i:], "_" + a]
+
+
+@given(mixed_ident, st.lists(mixed_ident, max_size=20), st.integers(0, 20), st.sampled_from("ab_1Z"))
+def test_the_candidate_index_finds_what_a_scan_of_every_name_finds(attr, others, i, c):
+    # misspelling only tries names of a neighbouring length or the same letters: the first near
+    # name of the sorted whole set is the same
+    known = others + _variants(attr, i, c)
+    by_scan = next((k for k in sorted(set(known)) if near(attr, k)), None)
+    assert misspelling(attr, known) == by_scan

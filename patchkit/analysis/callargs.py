@@ -176,6 +176,8 @@ def bind_constants(fn: ast.FunctionDef, call: ast.Call, self_passed: bool) -> di
     if a.kwarg is not None and not wrapped and all(k.arg in given and k.arg in {p.arg for p in params + a.kwonlyargs}
                                    for k in call.keywords):
         out[EMPTY + EMPTY + a.kwarg.arg] = EMPTY
+        if a.kwarg.arg in stable_dict_params(fn):
+            out[a.kwarg.arg] = DictConst()  # ``if kwargs: self.update(kwargs)`` in UserDict.__init__
     if out:
         rebound = _rebound(fn)
         # ``if options is None: options = {}`` rebinds only a None: another bound value stays

@@ -85,8 +85,16 @@ def demote_injected(project, facts, findings: list) -> list:
     template = init_subclass_stores(classes[0])
     own = frozenset(a for c in classes for a in c.assigned_in)
 
+    lineage: list = []  # the MRO's classes, then the tree's subclasses of the judged class, once
+
     def type_built(attr: str) -> Optional[str]:
-        w = next((w for c in classes for w in [idx.type_built(c.qualname.split(".")[-1]).get(attr)] if w), None)
+        if not lineage:
+            lineage.extend(c.qualname.split(".")[-1] for c in classes)
+            lineage.extend(d.qualname.split(".")[-1] for d in descendants(project, classes[0]))
+        # a subclass of a subclass counts too: strictyaml's generic_load builds
+        # type("DynamicStrictYAMLLoader", (StrictYAMLLoader,), {"label": label}) over the loader that
+        # mixes StrictYAMLScanner in, and the scanner reads self.label
+        w = next((w for name in lineage for w in [idx.type_built(name).get(attr)] if w), None)
         if w:
             return f"{w} builds a subclass with type() that has it as a class attribute"
         w = idx.derived_store(attr, names)
@@ -161,3 +169,15 @@ def host_provides(project, ci, attr: str) -> Optional[str]:
             if not where or any(f"self.{attr} =" in texts[r] or f"def {attr}(" in texts[r] for r in where):
                 return f"{rel}:{line}"
     return None
+
+
+def descendants(project, ci, limit: int = 64) -> list:
+    """The tree's subclasses of ``ci``, transitively (breadth first, at most ``limit``)."""
+    out, todo, seen = [], [ci], {ci.key}
+    while todo and len(out) < limit:
+        for sub in project.subclasses(todo.pop(0)):
+            if sub.key not in seen:
+                seen.add(sub.key)
+                out.append(sub)
+                todo.append(sub)
+    return out[:limit]

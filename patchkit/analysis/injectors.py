@@ -17,7 +17,7 @@ from .model import ClassInfo, ModuleInfo
 
 
 def _injects(fn: ast.FunctionDef, method: bool) -> bool:
-    """``fn`` calls ``setattr(p, <non-literal>, v)`` on one of its parameters (not a method's own
+    """``fn`` calls ``setattr(p, <non-literal>, v)`` on one of its parameters or its class (not a method's own
     first parameter)."""
     params = [a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs]
     if method:
@@ -26,10 +26,21 @@ def _injects(fn: ast.FunctionDef, method: bool) -> bool:
         return False
     for n in fast_walk(fn):
         if isinstance(n, ast.Call) and dotted(n.func) in ("setattr", "object.__setattr__") and len(n.args) >= 2 \
-                and isinstance(n.args[0], ast.Name) and n.args[0].id in params \
+                and _receiver(n.args[0]) in params \
                 and not (isinstance(n.args[1], ast.Constant) and isinstance(n.args[1].value, str)):
             return True
     return False
+
+
+def _receiver(node: ast.expr) -> Optional[str]:
+    """The parameter a setattr's object is, or whose class it is: ``p``, ``p.__class__``, ``type(p)``
+    (xlrd's ``initialise_book(book)`` installs its ``handle_*`` functions with
+    ``setattr(book.__class__, method.__name__, method)``)."""
+    if isinstance(node, ast.Attribute) and node.attr == "__class__":
+        node = node.value
+    elif isinstance(node, ast.Call) and dotted(node.func) == "type" and len(node.args) == 1 and not node.keywords:
+        node = node.args[0]
+    return node.id if isinstance(node, ast.Name) else None
 
 
 def injecting_names(mod: ModuleInfo) -> frozenset:
@@ -52,16 +63,17 @@ def injecting_names(mod: ModuleInfo) -> frozenset:
 
 
 def _modules(project, mod: ModuleInfo) -> list[ModuleInfo]:
-    """``mod`` and the modules of the tree it imports names from."""
+    """``mod`` and the modules of the tree it imports names from, or imports whole (``from . import
+    formatting``, then ``formatting.initialise_book(self)``)."""
     out, seen = [mod], {mod.name}
     for full in mod.imports.values():
-        name = full.rsplit(".", 1)[0] if "." in full else full
-        if name in seen:
-            continue
-        seen.add(name)
-        m = project.module(name, external=False)
-        if m is not None and not m.external:
-            out.append(m)
+        for name in dict.fromkeys([full.rsplit(".", 1)[0] if "." in full else full, full]):
+            if name in seen:
+                continue
+            seen.add(name)
+            m = project.module(name, external=False)
+            if m is not None and not m.external:
+                out.append(m)
     return out
 
 

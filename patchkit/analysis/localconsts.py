@@ -263,7 +263,7 @@ def stable_dict_params(fn: ast.AST) -> frozenset:
     if cached is not None:
         return cached
     a = fn.args
-    params = {p.arg for p in a.posonlyargs + a.args + a.kwonlyargs}
+    params = {p.arg for p in a.posonlyargs + a.args + a.kwonlyargs} | ({a.kwarg.arg} if a.kwarg else set())
     reads: dict = {}
     passed: dict = {}
     bad: set = set()
@@ -292,6 +292,9 @@ def stable_dict_params(fn: ast.AST) -> frozenset:
             reads.setdefault(n.id, []).append(n)
         elif isinstance(up, ast.Compare) and up.left is n and all(isinstance(op, (ast.Is, ast.IsNot)) for op in up.ops):
             pass  # ``p is None``
+        elif isinstance(up, (ast.If, ast.IfExp)) and up.test is n or \
+                isinstance(up, ast.UnaryOp) and isinstance(up.op, ast.Not):
+            pass  # ``if kwargs:`` / ``if not p:``: a truth test reads
         elif isinstance(up, ast.Call) and (n_in in up.args or n_in in up.keywords):
             passed.setdefault(n.id, []).append(n)
         else:

@@ -83,10 +83,26 @@ def near(attr: str, other: str) -> bool:
 
 def misspelling(attr: str, known: Iterable[str]) -> Optional[str]:
     """The first name of ``known`` (sorted) that ``attr`` misspells, or None."""
-    for k in sorted(set(known)):
-        if near(attr, k):
-            return k
-    return None
+    return _Candidates(known).first_near(attr)
+
+
+class _Candidates:
+    """``known`` by length and by letters (``_norm``): a misspelling is one letter longer, shorter
+    or as long, or the same letters in another style, so only those names need ``near``."""
+
+    def __init__(self, known: Iterable[str]):
+        self.by_len: dict[int, list] = {}
+        self.by_norm: dict[str, list] = {}
+        for k in set(known):
+            self.by_len.setdefault(len(k), []).append(k)
+            self.by_norm.setdefault(_norm(k), []).append(k)
+
+    def first_near(self, attr: str) -> Optional[str]:
+        n = len(attr)
+        cands = set(self.by_norm.get(_norm(attr), ()))
+        for m in (n - 1, n, n + 1):
+            cands.update(self.by_len.get(m, ()))
+        return next((k for k in sorted(cands) if near(attr, k)), None)
 
 
 def known_names(t) -> set:
@@ -108,4 +124,7 @@ def misspelled(t, attr: str) -> Optional[str]:
     """``attr`` (assigned nowhere in view) misspells a name ``t``'s class defines: that name."""
     if attr in t.assigned_anywhere:
         return None
-    return misspelling(attr, known_names(t))
+    idx = t.__dict__.get("_pk_known_index")
+    if idx is None:  # once per trace, like known_names
+        idx = t.__dict__["_pk_known_index"] = _Candidates(known_names(t))
+    return idx.first_near(attr)

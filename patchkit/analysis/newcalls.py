@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import ast
 
-from .astutil import first_param
+from .astutil import first_param, own_nodes
 from .initsubclass import stores_on
 
 DEPTH = 3  # helpers calling helpers: far enough for a reset method that delegates
@@ -63,6 +63,11 @@ def new_call_stores(new_fn: ast.FunctionDef, classes: list) -> set:
     todo = [(m, 1) for v in _made(new_fn) for m in _top_calls(new_fn, v)]
     class_level = {n for c in classes for n in c.class_names}
     seen, out = set(), set()
+    maker = _returned_maker(new_fn, classes)
+    if maker is not None:  # ``return cls.from_bytes(data, v)``: what the classmethod does to what it makes
+        for v in _made(maker):
+            out |= _sure_stores(maker, v, class_level)
+            todo += [(m, 1) for m in _top_calls(maker, v)]
     while todo:
         name, depth = todo.pop()
         if name in seen:
@@ -76,3 +81,24 @@ def new_call_stores(new_fn: ast.FunctionDef, classes: list) -> set:
         if depth < DEPTH:
             todo += [(m, depth + 1) for m in _top_calls(fn, me)]
     return out
+
+
+def _returned_maker(new_fn: ast.FunctionDef, classes: list):
+    """The classmethod of the MRO whose result is every value ``new_fn`` returns: its last statement
+    is ``return cls.<m>(...)`` and it has no other ``return`` (python-bitcoinlib's
+    ``CBase58Data.__new__`` ends in ``return cls.from_bytes(data, verbyte[0])``, and ``from_bytes``
+    does ``self = bytes.__new__(cls, data); self.nVersion = nVersion``). None otherwise."""
+    cls = first_param(new_fn)
+    last = new_fn.body[-1] if new_fn.body else None
+    if cls is None or not (isinstance(last, ast.Return) and isinstance(last.value, ast.Call)):
+        return None
+    f = last.value.func
+    if not (isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == cls):
+        return None
+    if sum(isinstance(n, ast.Return) for n in own_nodes(new_fn)) != 1:
+        return None
+    c = next((c for c in classes if f.attr in c.methods), None)
+    if c is None or c.method_kind.get(f.attr) != "class":
+        return None
+    fn = c.methods[f.attr]
+    return fn if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) else None

@@ -57,12 +57,21 @@ def _sets_class_attributes(meta: ClassInfo) -> bool:
 _TYPE_CALL = Bounded(r"type\(\s*[^,()\n]{1,200},\s*\(")
 
 
+#: the class attributes a dataclass-like decorator sets
+_FIELD_DUNDERS = {"dataclass": frozenset({"__dataclass_fields__", "__dataclass_params__", "__match_args__"}),
+                  "attrs": frozenset({"__attrs_attrs__", "__match_args__"})}
+
+
 def decorator_names(c: ClassInfo) -> set[str]:
     """Attribute names a class decorator call spells out: ``@delegate_to_executor("readline",
     "close")`` (aiofiles, vendored by gradio) adds those methods to the class. Registries
     (``@register("bert")``) name the class, not its attributes."""
     out: set[str] = set()
     for d in c.node.decorator_list:
+        name = decorator_name(d)
+        if name in FIELD_DECORATORS:  # cyclopts' attrs ``@define class App`` reads self.__attrs_attrs__
+            out |= _FIELD_DUNDERS["dataclass" if name.endswith("dataclass") and not name.startswith("attr")
+                                  else "attrs"]
         if isinstance(d, ast.Call) and d.args and "register" not in (dotted(d.func) or "").lower() and \
                 all(isinstance(a, ast.Constant) and isinstance(a.value, str) and a.value.isidentifier() for a in d.args):
             out.update(a.value for a in d.args)
@@ -137,10 +146,30 @@ def decorator_verdicts(c: ClassInfo, resolve, resolve_class=None) -> list[tuple[
             if found is not None:
                 got.append((name, *keeps_class(found[1])))
                 continue
+            meth = _class_method(c, d, name, resolve_class)
+            if meth is not None:
+                got.append((name, *keeps_class(*meth)))
+                continue
             call = _decorator_class_call(c, d, name, resolve_class)
             got.append((name, *(keeps_class(call, skip=1) if call is not None else (None, frozenset()))))
         return got
     return memo_on(c, "_pk_decorator_verdicts", compute)
+
+
+def _class_method(c: ClassInfo, d: ast.expr, name: str, resolve_class) -> Optional[tuple]:
+    """(function, leading parameters that are not the class) of a tree class's classmethod or
+    staticmethod used as the decorator: pyvisa-py's ``@Session.register(kind, "INTFC")``, a factory
+    classmethod whose inner ``_internal(python_class)`` sets ``python_class.session_type``."""
+    if resolve_class is None or "." not in name:
+        return None
+    owner, _, meth = name.rpartition(".")
+    target = resolve_class(c.module, owner)
+    if not isinstance(target, ClassInfo) or target.module.external:
+        return None
+    fn, kind = target.methods.get(meth), target.method_kind.get(meth)
+    if not isinstance(fn, ast.FunctionDef) or kind not in ("class", "static"):
+        return None
+    return fn, 0, 1 if kind == "class" and not isinstance(d, ast.Call) else 0
 
 
 def _decorator_class_call(c: ClassInfo, d: ast.expr, name: str, resolve_class) -> Optional[ast.FunctionDef]:

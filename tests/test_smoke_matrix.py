@@ -312,6 +312,9 @@ def test_the_kv_matrix_runs_kv_on_flashinfer_and_triton_with_the_kv_check_armed(
     assert [[a for a in c.args if a.startswith("--") and a not in base] for c in bare.cells[2:]] == [
         ["--page-size"], ["--disable-overlap-schedule"], ["--speculative-eagle-topk", "--speculative-num-draft-tokens"]]
     assert bare.cells[4].args[bare.cells[4].args.index("--speculative-eagle-topk") + 1] == "2"
+    # the patch refuses topk > 1 with the threshold at start-up (session 47's H100 run): that cell
+    # passes on the clean refusal, the others on a serving server
+    assert [c.expect for c in bare.cells] == ["serve"] * 4 + ["refuse"]
     for c in bare.cells:
         assert c.flag_on and c.args[c.args.index("--speculative-disable-draft-extend") + 1] == "kv"
     assert "PATCHKIT_SPEC_DISABLE_KV_CHECK" in bare.notes["checkers_missing"]

@@ -11,7 +11,7 @@ from typing import Optional
 
 from .library import (EXC_ATTRS, FIELD_BASE_ATTRS, OBJECT_ATTRS, THREAD_ATTRS, TORCH_MODULE_ATTRS, External,
                       classify_external, builtin_passes_on)
-from .model import ClassInfo
+from .model import FIELD_DUNDERS, ClassInfo
 from .instances import new_assigns, new_copies_dict, runtime_base
 from .newcalls import new_call_stores
 from .initsubclass import init_subclass_stores
@@ -115,8 +115,8 @@ class ClassModel:
             if c.field_kind and c.field_init:
                 f.field_class = True
                 f.fields |= c.fields
-            if c.field_kind == "dataclass":  # what @dataclass puts on the class
-                f.class_level |= {"__dataclass_fields__", "__dataclass_params__", "__match_args__"}
+            if c.field_kind:  # what @dataclass / attrs put on the class (cyclopts' App reads __attrs_attrs__)
+                f.class_level |= FIELD_DUNDERS[c.field_kind]
         for c in classes[1:]:  # an ancestor's __init_subclass__ sets class attributes at class creation
             f.class_level |= init_subclass_stores(c)
         f.class_level -= slot_shadowed(classes)

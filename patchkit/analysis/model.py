@@ -14,6 +14,9 @@ FIELD_DECORATORS = {"dataclass", "dataclasses.dataclass", "pydantic.dataclasses.
                     "attr.s", "attr.attrs", "attrs.define", "attr.define", "define", "frozen",
                     "attrs.frozen", "attr.frozen", "mutable", "attrs.mutable", "attr.dataclass",
                     "attrs", "s"}
+#: the class attributes each kind of field decorator sets
+FIELD_DUNDERS = {"dataclass": frozenset({"__dataclass_fields__", "__dataclass_params__", "__match_args__"}),
+                 "attrs": frozenset({"__attrs_attrs__", "__match_args__"})}
 
 
 #: per node class, the fields that can hold child nodes worth visiting: contexts (Load/Store),

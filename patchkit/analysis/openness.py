@@ -57,21 +57,12 @@ def _sets_class_attributes(meta: ClassInfo) -> bool:
 _TYPE_CALL = Bounded(r"type\(\s*[^,()\n]{1,200},\s*\(")
 
 
-#: the class attributes a dataclass-like decorator sets
-_FIELD_DUNDERS = {"dataclass": frozenset({"__dataclass_fields__", "__dataclass_params__", "__match_args__"}),
-                  "attrs": frozenset({"__attrs_attrs__", "__match_args__"})}
-
-
 def decorator_names(c: ClassInfo) -> set[str]:
     """Attribute names a class decorator call spells out: ``@delegate_to_executor("readline",
     "close")`` (aiofiles, vendored by gradio) adds those methods to the class. Registries
     (``@register("bert")``) name the class, not its attributes."""
     out: set[str] = set()
     for d in c.node.decorator_list:
-        name = decorator_name(d)
-        if name in FIELD_DECORATORS:  # cyclopts' attrs ``@define class App`` reads self.__attrs_attrs__
-            out |= _FIELD_DUNDERS["dataclass" if name.endswith("dataclass") and not name.startswith("attr")
-                                  else "attrs"]
         if isinstance(d, ast.Call) and d.args and "register" not in (dotted(d.func) or "").lower() and \
                 all(isinstance(a, ast.Constant) and isinstance(a.value, str) and a.value.isidentifier() for a in d.args):
             out.update(a.value for a in d.args)

@@ -1,4 +1,5 @@
-"""Session 46's rules from set BL (bench/results/analyzer-precision-session46.md), each with the
+"""Session 46's rules from set BL (analyzer-precision-session46.md in
+bench/results/analyzer-precision-history.tar.xz), each with the
 case of the same shape that stays reported.
 
 - A comprehension whose loop target rebinds the instance's name (dynaconf's vendored, minified

@@ -11,14 +11,14 @@ import ast
 import re
 from typing import Optional
 
-from .astutil import dotted, fast_walk, memo_on
+from .astutil import dotted, fast_walk, memo_on, own_nodes
 from .dynamic import mark_dynamic
 from .model import ClassInfo, ModuleInfo
 
 
 def _injects(fn: ast.FunctionDef, method: bool) -> bool:
-    """``fn`` calls ``setattr(p, <non-literal>, v)`` on one of its parameters or its class (not a method's own
-    first parameter)."""
+    """``fn`` stores computed names on one of its parameters (not a method's own first parameter):
+    ``setattr(p, <non-literal>, v)`` on it or its class, or an item store into its ``__dict__``."""
     params = [a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs]
     if method:
         params = params[1:]
@@ -29,7 +29,35 @@ def _injects(fn: ast.FunctionDef, method: bool) -> bool:
                 and _receiver(n.args[0]) in params \
                 and not (isinstance(n.args[1], ast.Constant) and isinstance(n.args[1].value, str)):
             return True
-    return False
+    # the function's own code (a nested class's ``self.__dict__`` is its own instance's): locals
+    # bound to a parameter's namespace (``d = obj.__dict__``, fontTools' sstruct.unpack), then stores
+    own = list(own_nodes(fn))
+    spaces = {t.id for n in own if isinstance(n, ast.Assign) and _namespace_of(n.value) in params
+              for t in n.targets if isinstance(t, ast.Name)}
+    return any(_namespace_store(n, params, spaces) for n in own)
+
+
+def _namespace_of(node: ast.expr) -> Optional[str]:
+    """The name whose instance namespace ``node`` is: ``p.__dict__`` or ``vars(p)``."""
+    if isinstance(node, ast.Attribute) and node.attr == "__dict__" and isinstance(node.value, ast.Name):
+        return node.value.id
+    if isinstance(node, ast.Call) and dotted(node.func) == "vars" and len(node.args) == 1 and \
+            isinstance(node.args[0], ast.Name):
+        return node.args[0].id
+    return None
+
+
+def _namespace_store(n: ast.AST, params: list, spaces: set) -> bool:
+    """A computed store into a parameter's namespace: ``d[name] = v`` with ``d`` one of ``spaces``
+    or ``p.__dict__[name] = v``, or ``.update(...)`` on either (fontTools' ``sstruct.unpack(fmt,
+    data, obj)`` runs ``d = obj.__dict__`` and then ``d[name] = value`` for each field of the format)."""
+    def is_space(v: ast.expr) -> bool:
+        return isinstance(v, ast.Name) and v.id in spaces or _namespace_of(v) in params
+    if isinstance(n, ast.Assign):
+        return any(isinstance(t, ast.Subscript) and is_space(t.value) and
+                   not (isinstance(t.slice, ast.Constant) and isinstance(t.slice.value, str)) for t in n.targets)
+    return isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("update", "setdefault") \
+        and is_space(n.func.value)
 
 
 def _receiver(node: ast.expr) -> Optional[str]:
@@ -47,7 +75,7 @@ def injecting_names(mod: ModuleInfo) -> frozenset:
     """Names of the functions and methods of ``mod`` that store computed names on a parameter."""
     def compute() -> frozenset:
         found: set = set()
-        if "setattr" not in mod.source:
+        if "setattr" not in mod.source and "__dict__" not in mod.source and "vars(" not in mod.source:
             return frozenset()
         for node in mod.tree.body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _injects(node, False):
@@ -124,7 +152,7 @@ def mark_handoffs(project, f) -> bool:
             continue
         for mname, line, callee in handoffs(project, c):
             mark_dynamic(c, mname, f"hands self to {callee} in {mname} at line {line}, which "
-                                   f"setattr()s computed names on it")
+                                   f"stores computed names on it (setattr, or its __dict__)")
             if not f.dynamic:
                 f.dynamic = f"{c.qualname} {c.dynamic}"
     return bool(f.dynamic)

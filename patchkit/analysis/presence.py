@@ -131,35 +131,63 @@ def _hasattr_self(node: ast.expr, selfname: str) -> Optional[str]:
     return None
 
 
+def _hasattr_any(node: ast.expr, selfname: str) -> Optional[list]:
+    """The names of a test true when the instance has any of them: ``hasattr(self, "x")``, an
+    ``or`` of such tests, or ``any(hasattr(self, f) for f in ["a", "b"])`` over a literal list
+    (num2words' ``Num2Word_Base.__init__`` builds its cards only for languages that define one of
+    ``high_numwords``, ``mid_numwords``, ``low_numwords``); else None."""
+    one = _hasattr_self(node, selfname)
+    if one is not None:
+        return [one]
+    if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or):
+        names = [_hasattr_self(v, selfname) for v in node.values]
+        return names if all(n is not None for n in names) else None
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "any" and \
+            len(node.args) == 1 and not node.keywords and isinstance(node.args[0], ast.GeneratorExp):
+        g = node.args[0]
+        if len(g.generators) != 1 or g.generators[0].ifs or g.generators[0].is_async:
+            return None
+        gen, elt = g.generators[0], g.elt
+        if not (isinstance(gen.target, ast.Name) and isinstance(gen.iter, (ast.List, ast.Tuple)) and
+                all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in gen.iter.elts)):
+            return None
+        if isinstance(elt, ast.Call) and isinstance(elt.func, ast.Name) and elt.func.id == "hasattr" and \
+                len(elt.args) == 2 and isinstance(elt.args[0], ast.Name) and elt.args[0].id == selfname and \
+                isinstance(elt.args[1], ast.Name) and elt.args[1].id == gen.target.id:
+            return [e.value for e in gen.iter.elts]
+    return None
+
+
 def absent_attr_truth(test: ast.expr, selfname: str, never_present, seen) -> Optional[bool]:
-    """The truth of ``hasattr(self, "x")`` (or its negation) when nothing can give the instance
-    ``x``: no class attribute, field or library base provides it, no method of the MRO and no
-    code of the tree stores it (``never_present`` answers True), and construction has not stored
-    it so far (``seen``); or when a class attribute always gives it (``never_present`` answers
-    None). scapy's ``_AEADCipher.__init__`` tests ``hasattr(self, "pc_cls")``, which only some
-    ``Cipher_*`` subclasses define."""
+    """The truth of ``hasattr(self, "x")`` (or its negation, or a test of several names,
+    :func:`_hasattr_any`) when nothing can give the instance ``x``: no class attribute, field or
+    library base provides it, no method of the MRO and no code of the tree stores it
+    (``never_present`` answers True), and construction has not stored it so far (``seen``); or when
+    a class attribute always gives it (``never_present`` answers None). scapy's
+    ``_AEADCipher.__init__`` tests ``hasattr(self, "pc_cls")``, which only some ``Cipher_*``
+    subclasses define."""
     node, pol = split_test(test)
-    name = _hasattr_self(node, selfname)
-    if name is not None:
-        known = never_present(name)  # True: never there; False: may be; None: always there
-        if known is None:
+    names = _hasattr_any(node, selfname)
+    if names is not None:
+        known = [never_present(n) for n in names]  # True: never there; False: may be; None: always there
+        if any(k is None for k in known):
             return pol
-        if name not in seen and known:
+        if all(k and n not in seen for n, k in zip(names, known)):
             return not pol
     return None
 
 
 def unstored_attr_truth(test: ast.expr, selfname: str, own_only, seen, states) -> Optional[bool]:
-    """The truth of ``hasattr(self, "x")`` (or its negation) during construction when only the
-    class's own methods store ``x`` (``own_only``) and no path has stored it yet: the instance is
-    fresh, so nothing else can have. quimb's ``D2BP.__init__`` calls a setter helper that tests
-    ``hasattr(self, "sweeper")`` before it builds the sweeper, to skip work the end of
-    ``__init__`` does anyway."""
+    """The truth of ``hasattr(self, "x")`` (or its negation, or a test of several names) during
+    construction when only the class's own methods store ``x`` (``own_only``) and no path has stored
+    it yet: the instance is fresh, so nothing else can have. quimb's ``D2BP.__init__`` calls a
+    setter helper that tests ``hasattr(self, "sweeper")`` before it builds the sweeper, to skip work
+    the end of ``__init__`` does anyway."""
     node, pol = split_test(test)
-    name = _hasattr_self(node, selfname)
-    if name is not None:
-        if name not in seen and not any(name in x.assigned for x in states) and own_only(name):
-            return not pol
+    names = _hasattr_any(node, selfname)
+    if names is not None and all(n not in seen and not any(n in x.assigned for x in states) and own_only(n)
+                                 for n in names):
+        return not pol
     return None
 
 

@@ -5,6 +5,7 @@ has as a class attribute, becomes a warning naming that place (an ordering quest
 from __future__ import annotations
 
 import ast
+import re
 from typing import Optional
 
 from .methodduck import method_duck_store
@@ -85,18 +86,23 @@ def demote_injected(project, facts, findings: list) -> list:
     template = init_subclass_stores(classes[0])
     own = frozenset(a for c in classes for a in c.assigned_in)
 
-    lineage: list = []  # the MRO's classes, then the tree's subclasses of the judged class, once
+    subs: list = []  # the tree's subclasses of the judged class, once
 
     def type_built(attr: str) -> Optional[str]:
-        if not lineage:
-            lineage.extend(c.qualname.split(".")[-1] for c in classes)
-            lineage.extend(d.qualname.split(".")[-1] for d in descendants(project, classes[0]))
-        # a subclass of a subclass counts too: strictyaml's generic_load builds
-        # type("DynamicStrictYAMLLoader", (StrictYAMLLoader,), {"label": label}) over the loader that
-        # mixes StrictYAMLScanner in, and the scanner reads self.label
-        w = next((w for name in lineage for w in [idx.type_built(name).get(attr)] if w), None)
+        w = next((w for c in classes for w in [idx.type_built(c.qualname.split(".")[-1]).get(attr)] if w), None)
         if w:
             return f"{w} builds a subclass with type() that has it as a class attribute"
+        # a subclass of a subclass counts too: strictyaml's generic_load builds
+        # type("DynamicStrictYAMLLoader", (StrictYAMLLoader,), {"label": label}) over the loader that
+        # mixes StrictYAMLScanner in, and the scanner reads self.label. Not for a class the tree also
+        # builds by name, and only where the file of the type() call defines the subclass or imports
+        # its name (the index matches bases by their last name: yaml.Loader is not our Loader)
+        if not subs:
+            subs.append(None if _built_by_name(idx, classes[0]) else descendants(project, classes[0]))
+        for d in subs[0] or ():
+            w = idx.type_built(d.qualname.split(".")[-1]).get(attr)
+            if w and _names_class(idx, w.rsplit(":", 1)[0], d):
+                return f"{w} builds a subclass with type() that has it as a class attribute"
         w = idx.derived_store(attr, names)
         return f"{w} sets it on a class a factory makes from this one (a class attribute of the class used)" if w else None
 
@@ -181,3 +187,20 @@ def descendants(project, ci, limit: int = 64) -> list:
                 out.append(sub)
                 todo.append(sub)
     return out[:limit]
+
+
+def _built_by_name(idx, ci) -> bool:
+    """Some file of the tree calls ``ci``'s name (``Scanner()``), not as its class statement."""
+    name = ci.qualname.split(".")[-1]
+    call = re.compile(rf"(?<!class )(?<![\w.]){re.escape(name)}\s*\(")
+    return any(name in text and call.search(text) for text in [ci.module.source, *idx.texts().values()])
+
+
+def _names_class(idx, rel: str, d) -> bool:
+    """The file ``rel`` defines class ``d`` or imports its name."""
+    if d.module.rel == rel or d.module.rel.endswith("/" + rel):  # the index's paths start inside the package
+        return True
+    name = d.qualname.split(".")[-1]
+    text = idx.texts().get(rel, "")
+    return bool(re.search(rf"^\s*from\s+\S+\s+import\s[^#\n]*\b{re.escape(name)}\b", text, re.M) or
+                re.search(rf"^\s*from\s+\S+\s+import\s*\([^)]*\b{re.escape(name)}\b", text, re.M))

@@ -91,17 +91,16 @@ def injecting_names(mod: ModuleInfo) -> frozenset:
 
 
 def _modules(project, mod: ModuleInfo) -> list[ModuleInfo]:
-    """``mod`` and the modules of the tree it imports names from, or imports whole (``from . import
-    formatting``, then ``formatting.initialise_book(self)``)."""
+    """``mod`` and the modules of the tree it imports names from."""
     out, seen = [mod], {mod.name}
     for full in mod.imports.values():
-        for name in dict.fromkeys([full.rsplit(".", 1)[0] if "." in full else full, full]):
-            if name in seen:
-                continue
-            seen.add(name)
-            m = project.module(name, external=False)
-            if m is not None and not m.external:
-                out.append(m)
+        name = full.rsplit(".", 1)[0] if "." in full else full
+        if name in seen:
+            continue
+        seen.add(name)
+        m = project.module(name, external=False)
+        if m is not None and not m.external:
+            out.append(m)
     return out
 
 
@@ -134,6 +133,13 @@ def handoffs(project, ci: ClassInfo) -> list[tuple[str, int, str]]:
                 callee = n.func.attr if isinstance(n.func, ast.Attribute) else \
                     n.func.id if isinstance(n.func, ast.Name) else None
                 if callee is None or callee in ("setattr", "getattr", "hasattr", "isinstance", "super"):
+                    continue
+                qual = n.func.value.id if isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name) else None
+                target = project.module(ci.module.imports[qual], external=False) \
+                    if qual is not None and qual in ci.module.imports else None
+                if target is not None and not target.external:  # ``formatting.initialise_book(self)``: that module's
+                    if callee in injecting_names(target):
+                        out.append((mname, n.lineno, dotted(n.func) or callee))
                     continue
                 if names is None:
                     names = frozenset().union(*(injecting_names(m) for m in _modules(project, ci.module)))

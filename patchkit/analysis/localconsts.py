@@ -292,9 +292,11 @@ def stable_dict_params(fn: ast.AST) -> frozenset:
             reads.setdefault(n.id, []).append(n)
         elif isinstance(up, ast.Compare) and up.left is n and all(isinstance(op, (ast.Is, ast.IsNot)) for op in up.ops):
             pass  # ``p is None``
-        elif isinstance(up, (ast.If, ast.IfExp)) and up.test is n or \
-                isinstance(up, ast.UnaryOp) and isinstance(up.op, ast.Not):
-            pass  # ``if kwargs:`` / ``if not p:``: a truth test reads
+        elif a.kwarg is not None and n.id == a.kwarg.arg and (isinstance(up, (ast.If, ast.IfExp)) and up.test is n or
+                                                              isinstance(up, ast.UnaryOp) and isinstance(up.op, ast.Not)):
+            # ``if kwargs:`` reads (a loop that also hands it to a call keeps it unstable, below); only
+            # for ``**kwargs``, fresh per call: a shared mutable default ``cache={}`` may have been filled
+            reads.setdefault(n.id, []).append(n)
         elif isinstance(up, ast.Call) and (n_in in up.args or n_in in up.keywords):
             passed.setdefault(n.id, []).append(n)
         else:

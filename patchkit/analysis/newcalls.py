@@ -101,4 +101,11 @@ def _returned_maker(new_fn: ast.FunctionDef, classes: list):
     if c is None or c.method_kind.get(f.attr) != "class":
         return None
     fn = c.methods[f.attr]
-    return fn if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+    if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or not fn.body:
+        return None
+    # the maker's one way out, its last statement, returns the object it made
+    end = fn.body[-1]
+    if not (isinstance(end, ast.Return) and isinstance(end.value, ast.Name) and end.value.id in _made(fn)) or \
+            sum(isinstance(n, ast.Return) for n in own_nodes(fn)) != 1:
+        return None
+    return fn

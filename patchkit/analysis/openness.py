@@ -160,6 +160,11 @@ def _class_method(c: ClassInfo, d: ast.expr, name: str, resolve_class) -> Option
     fn, kind = target.methods.get(meth), target.method_kind.get(meth)
     if not isinstance(fn, ast.FunctionDef) or kind not in ("class", "static"):
         return None
+    if isinstance(d, ast.Call):  # a factory: only a nested decorator it returns on every path can be read
+        nested = {n.name for n in fn.body if isinstance(n, ast.FunctionDef)}
+        returns = [n.value for n in own_nodes(fn) if isinstance(n, ast.Return)]
+        if not returns or not all(isinstance(r, ast.Name) and r.id in nested for r in returns):
+            return None
     return fn, 0, 1 if kind == "class" and not isinstance(d, ast.Call) else 0
 
 

@@ -2,12 +2,14 @@
 from __future__ import annotations
 
 import ast
+import keyword
 
 from hypothesis import given, settings, strategies as st
 
 from patchkit.analysis.mangle import mangle_tree, mangled
 
-IDENT = st.from_regex(r"[A-Za-z][A-Za-z0-9]{0,6}", fullmatch=True)
+# not a keyword (hypothesis found ``self.is = 1``, a SyntaxError, in session 47)
+IDENT = st.from_regex(r"[A-Za-z][A-Za-z0-9]{0,6}", fullmatch=True).filter(lambda s: not keyword.iskeyword(s))
 
 
 @settings(max_examples=200, deadline=None)

@@ -398,6 +398,31 @@ def test_a_test_of_several_names_none_of_which_can_be_there_is_false(tmp_path):
 #: the review's cases (a read-only helper that built packages and ran both trees): each a real
 #: AttributeError that a first version of this session's rules hid; every one stays an error
 REVIEW_CASES = {
+    # CI's own catch: the patch's runtime does setattr(worker, STATE_ATTR, ctl) with a module string
+    # constant, which the first version took for a computed name once alias.f(self) found the module
+    'module-constant-setattr-key': ({
+        'rt.py': r"""
+STATE_ATTR = "_state"
+
+
+def install(worker):
+    setattr(worker, STATE_ATTR, 1)
+""",
+        'worker.py': r"""
+from . import rt
+
+
+class Worker:
+    def __init__(self):
+        self.n = 1
+
+    def setup(self):
+        rt.install(self)
+
+    def step(self):
+        return self.threshold
+""",
+    }, ('Worker', 'threshold')),
     'kwargs-filled-in-a-loop': ({
         'm.py': r"""
 def fill(d):

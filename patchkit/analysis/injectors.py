@@ -16,7 +16,7 @@ from .dynamic import mark_dynamic
 from .model import ClassInfo, ModuleInfo
 
 
-def _injects(fn: ast.FunctionDef, method: bool) -> bool:
+def _injects(fn: ast.FunctionDef, method: bool, consts: frozenset = frozenset()) -> bool:
     """``fn`` stores computed names on one of its parameters (not a method's own first parameter):
     ``setattr(p, <non-literal>, v)`` on it or its class, or an item store into its ``__dict__``."""
     params = [a.arg for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs]
@@ -26,15 +26,21 @@ def _injects(fn: ast.FunctionDef, method: bool) -> bool:
         return False
     for n in fast_walk(fn):
         if isinstance(n, ast.Call) and dotted(n.func) in ("setattr", "object.__setattr__") and len(n.args) >= 2 \
-                and _receiver(n.args[0]) in params \
-                and not (isinstance(n.args[1], ast.Constant) and isinstance(n.args[1].value, str)):
+                and _receiver(n.args[0]) in params and not _literal(n.args[1], consts):
             return True
     # the function's own code (a nested class's ``self.__dict__`` is its own instance's): locals
     # bound to a parameter's namespace (``d = obj.__dict__``, fontTools' sstruct.unpack), then stores
     own = list(own_nodes(fn))
     spaces = {t.id for n in own if isinstance(n, ast.Assign) and _namespace_of(n.value) in params
               for t in n.targets if isinstance(t, ast.Name)}
-    return any(_namespace_store(n, params, spaces) for n in own)
+    return any(_namespace_store(n, params, spaces, consts) for n in own)
+
+
+def _literal(key: ast.expr, consts: frozenset) -> bool:
+    """A name known before the call: a string literal, or a module constant bound to one (the
+    patch's own ``setattr(worker, STATE_ATTR, ctl)`` with ``STATE_ATTR = "_patchkit_spec_disable"``)."""
+    return isinstance(key, ast.Constant) and isinstance(key.value, str) or \
+        isinstance(key, ast.Name) and key.id in consts
 
 
 def _namespace_of(node: ast.expr) -> Optional[str]:
@@ -47,15 +53,15 @@ def _namespace_of(node: ast.expr) -> Optional[str]:
     return None
 
 
-def _namespace_store(n: ast.AST, params: list, spaces: set) -> bool:
+def _namespace_store(n: ast.AST, params: list, spaces: set, consts: frozenset = frozenset()) -> bool:
     """A computed store into a parameter's namespace: ``d[name] = v`` with ``d`` one of ``spaces``
     or ``p.__dict__[name] = v``, or ``.update(...)`` on either (fontTools' ``sstruct.unpack(fmt,
     data, obj)`` runs ``d = obj.__dict__`` and then ``d[name] = value`` for each field of the format)."""
     def is_space(v: ast.expr) -> bool:
         return isinstance(v, ast.Name) and v.id in spaces or _namespace_of(v) in params
     if isinstance(n, ast.Assign):
-        return any(isinstance(t, ast.Subscript) and is_space(t.value) and
-                   not (isinstance(t.slice, ast.Constant) and isinstance(t.slice.value, str)) for t in n.targets)
+        return any(isinstance(t, ast.Subscript) and is_space(t.value) and not _literal(t.slice, consts)
+                   for t in n.targets)
     return isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("update", "setdefault") \
         and is_space(n.func.value)
 
@@ -77,14 +83,16 @@ def injecting_names(mod: ModuleInfo) -> frozenset:
         found: set = set()
         if "setattr" not in mod.source and "__dict__" not in mod.source and "vars(" not in mod.source:
             return frozenset()
+        consts = frozenset(t.id for st in mod.tree.body if isinstance(st, ast.Assign) and isinstance(st.value, ast.Constant)
+                           and isinstance(st.value.value, str) for t in st.targets if isinstance(t, ast.Name))
         for node in mod.tree.body:
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _injects(node, False):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and _injects(node, False, consts):
                 found.add(node.name)
             elif isinstance(node, ast.ClassDef):
                 for fn in node.body:
                     if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
                         static = any(dotted(d) == "staticmethod" for d in fn.decorator_list)
-                        if _injects(fn, not static):
+                        if _injects(fn, not static, consts):
                             found.add(fn.name)
         return frozenset(found)
     return memo_on(mod, "_pk_injecting", compute)

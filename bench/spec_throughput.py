@@ -32,6 +32,8 @@ Configurations (identical server flags otherwise; each its own server, one after
                 control for what the patch's presence costs where it never disables
   eagle-again   a second unpatched EAGLE-3 server, launched where it stands in --configs (with
                 --threshold auto nospec and eagle run first): the control for run order and host drift
+  nospec-again  a second server without speculation, launched where it stands in --configs: the
+                drift control above T (``nospec,patched-kv,nospec-again`` brackets the patched run)
 Load: closed loop; at concurrency C, C clients each send the next request when the last returns
 (fixed input/output lengths, ignore_eos, temperature --temperature) for --seconds per level.
 
@@ -73,7 +75,8 @@ from patchkit.smoke.stages.acceptance import accept  # noqa: E402
 
 CONFIGS = ("nospec", "eagle", "patched", "patched-keep", "patched-skip-above-t", "patched-skip-decode", "patched-kv",
            "patched-kv-check", "patched-skip",
-           "patched-lens-off", "adaptive", "patched-inert", "eagle-again")
+           "patched-lens-off", "adaptive", "patched-inert", "eagle-again",
+           "nospec-again")
 #: configurations whose threshold flag is left off (they never disable drafting)
 NO_THRESHOLD = ("patched-inert",)
 #: PATCHKIT_SPEC_DISABLE_DRAFT_EXTEND per patched configuration (absent: the patch's default)
@@ -248,7 +251,7 @@ def server_command(args, name: str, threshold: int | None, port: int, folder: Pa
         backend_args(getattr(args, "attention_backend", "triton")) + args.server_arg
     site = args.patched_site if name.startswith("patched") else args.site
     env = {"PYTHONPATH": os.pathsep.join(p for p in (site, str(REPO)) if p), "PYTHONUNBUFFERED": "1"}
-    if name == "nospec":
+    if name in ("nospec", "nospec-again"):
         return cmd, env
     cmd += SPEC_ARGS + ["--speculative-draft-model-path", args.draft_model_path]
     if name.startswith("patched") and name not in NO_THRESHOLD:
@@ -357,8 +360,8 @@ def summarize(results: list[dict], levels: list[int], metric: str = "closed") ->
         for name in by:
             if name not in ("nospec", "eagle") and best and by[name].get(c):
                 row[f"{name}/best"] = round(by[name][c] / best, 3)
-                for peer in ("eagle", "nospec"):
-                    if by.get(peer, {}).get(c):
+                for peer in ("eagle", "nospec", "eagle-again", "nospec-again"):  # the -again servers: drift
+                    if peer != name and by.get(peer, {}).get(c):
                         row[f"{name}/{peer}"] = round(by[name][c] / by[peer][c], 3)
         rows.append(row)
     return rows
@@ -439,7 +442,7 @@ def main() -> None:
     # --configs (patched first controls for run order and host drift against the usual order)
     order = configs if threshold is not None else \
         [c for c in ("nospec", "eagle") if c in configs] + [c for c in configs if c not in ("nospec", "eagle")]
-    unthresholded = ("nospec", "eagle", "eagle-again") + NO_THRESHOLD  # their servers never use T
+    unthresholded = ("nospec", "eagle", "eagle-again", "nospec-again") + NO_THRESHOLD  # their servers never use T
     for name in order:
         if name not in unthresholded and threshold is None:
             threshold = recommend_threshold(*[r for r in doc["results"] if r["config"] in ("nospec", "eagle")],

@@ -1,4 +1,4 @@
-"""Session 47's rules from set BN (bench/results/analyzer-precision-session47.md), each with the
+"""Session 47's rules from set BN (analyzer-precision-session47.md in bench/results/analyzer-precision-history.tar.xz), each with the
 case of the same shape that stays reported.
 
 - A helper handed ``self`` that installs computed names on its class (xlrd's

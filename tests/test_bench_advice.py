@@ -161,12 +161,14 @@ def test_control_configurations_launch_what_they_claim(tmp_path):
     args = argparse.Namespace(model_path="M", draft_model_path="D", levels=[32, 64], server_arg=[],
                               attention_backend="triton", site="/pristine", patched_site="/patched")
     cmds = {}
-    for name in ("patched-inert", "eagle-again", "patched-skip-above-t"):
+    for name in ("patched-inert", "eagle-again", "patched-skip-above-t", "nospec-again"):
         cmd, env = st.server_command(args, name, 32, 1234, tmp_path)
         cmds[name] = (cmd, env["PYTHONPATH"].split(":")[0])
     assert "--speculative-disable-batch-threshold" not in cmds["patched-inert"][0]
     assert cmds["patched-inert"][1] == "/patched"
     assert "--speculative-disable-batch-threshold" not in cmds["eagle-again"][0]
     assert "EAGLE3" in cmds["eagle-again"][0] and cmds["eagle-again"][1] == "/pristine"
+    # the drift control above T is a second plain server: no speculation, the pristine tree
+    assert not any("speculative" in a for a in cmds["nospec-again"][0]) and cmds["nospec-again"][1] == "/pristine"
     i = cmds["patched-skip-above-t"][0].index("--speculative-disable-batch-threshold")
     assert cmds["patched-skip-above-t"][0][i + 1] == "32"

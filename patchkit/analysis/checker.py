@@ -22,6 +22,7 @@ from .templatebase import demote_template_base
 from .madeelsewhere import demote_made_elsewhere
 from .exccontext import demote_exception_context
 from .newclass import demote_class_returning
+from .skippedinit import demote_skipped_on_purpose
 from .judge import ReadJudge
 from .afterconstruction import AfterConstruction
 from .mangle import as_written
@@ -312,6 +313,7 @@ class Analyzer(ClassModel, ReadJudge, AfterConstruction):
             findings = demote_made_elsewhere(self, ci, findings)  # re-classed or mixed in at run time
             findings = demote_exception_context(self, ci, findings)  # a with-block's __exit__ decorates it
             findings = demote_class_returning(self, ci, findings)  # its __new__ hands back a new class
+            findings = demote_skipped_on_purpose(self, t, findings)  # a base initialiser left out by design
         if tmpl:  # a converter template, a TYPE_CHECKING stub or an abstract class: never an instance itself
             findings = [replace(x, severity=Severity.INFO, why=f"{x.why} [{tmpl}]") for x in findings]
         if findings and not f.dynamic and not self.__dict__.get("_handoff_pass") and mark_handoffs(self.project, f):

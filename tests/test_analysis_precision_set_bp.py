@@ -1,4 +1,4 @@
-"""Session 48's rule from set BP (bench/results/analyzer-precision-session48.md), with the cases of
+"""Session 48's rules from set BP (bench/results/analyzer-precision-session48.md), with the cases of
 the same shape that stay reported.
 
 - A class that skips a base's initialiser and builds that base itself (skippedinit.py): hanlp's
@@ -7,8 +7,13 @@ the same shape that stay reported.
 - Not evidence: another linter's suppression comment (``# pylint: disable=super-init-not-called``,
   ``# noinspection PyMissingConstructor``); nerfstudio's ``TrivialDataset`` carries one and is a
   real bug.
+- Methods a classmethod installs on its class (installers.py): visidata's ``Extensible.api`` does
+  ``setattr(cls, func.__name__, func)``, and ``@VisiData.api def drawRightStatus(vd, ...)`` in
+  another module gives ``VisiData`` that method once the module runs: a warning naming it.
 - The review's cases that a first version got wrong stay errors: a read during construction, a
-  read in the builder's own method, a base reached only by short name.
+  read in the builder's own method, a base reached only by short name, a decorator example in a
+  docstring, an owner of the same short name in another module, an overriding classmethod that
+  installs nothing.
 """
 from __future__ import annotations
 
@@ -141,3 +146,103 @@ def test_a_factory_of_another_class_with_the_base_s_name_is_no_builder(tmp_path)
     got = findings(tmp_path, {"other.py": OTHER_LINEAR, "linear.py": LINEAR})
     assert ("Adapter", "weight", "PK003", "error") in got
 
+
+
+EXTENSIBLE = '''
+class Extensible:
+    @classmethod
+    def api(cls, func):
+        """Install ``func`` on the class. Example::
+
+            @VisiData.api
+            def drawLeftStatus(vd, scr): ...
+        """
+        setattr(cls, func.__name__, func)
+        return func
+
+    @classmethod
+    def named(cls, func):
+        setattr(cls, "fixed", func)
+        return func
+
+
+class VisiData(Extensible):
+    def __init__(self):
+        self.sheets = []
+
+    def draw(self, scr):
+        self.drawRightStatus(scr)
+        self.drawTopStatus(scr)
+        self.drawLeftStatus(scr)
+        self.fixedStatus(scr)
+        self.renderCell(scr)
+
+
+class Plugin(Extensible):
+    @classmethod
+    def api(cls, func):  # only registers: installs nothing
+        cls.registry = [func]
+        return func
+
+    def __init__(self):
+        self.name = "p"
+
+    def load(self):
+        return self.on_load()
+'''
+
+STATUSBAR = """
+from typing import TYPE_CHECKING
+
+from .vd import VisiData, Plugin
+
+if TYPE_CHECKING:
+    @VisiData.api
+    def drawTopStatus(vd, scr):
+        return scr
+
+
+@VisiData.api
+def drawRightStatus(vd, scr):
+    return scr
+
+
+@VisiData.named
+def fixedStatus(vd, scr):
+    return scr
+
+
+@Plugin.api
+def on_load(p):
+    return p
+"""
+
+LEGACY = """
+class VisiData:
+    @classmethod
+    def api(cls, func):
+        setattr(cls, func.__name__, func)
+        return func
+
+
+@VisiData.api
+def renderCell(vd, scr):
+    return scr
+"""
+
+
+def test_functions_decorated_with_an_installing_classmethod_are_methods_of_the_class(tmp_path):
+    got = findings(tmp_path, {"vd.py": EXTENSIBLE, "statusbar.py": STATUSBAR, "legacy.py": LEGACY})
+    # set up when the decorating module runs: a warning naming the function, as a store on the class is
+    assert ("VisiData", "drawRightStatus", "PK003", "warning") in got
+    assert ("VisiData", "drawRightStatus", "PK003", "error") not in got
+    # under `if TYPE_CHECKING:` an import never runs it
+    assert ("VisiData", "drawTopStatus", "PK003", "error") in got
+    # an example in the installer's docstring installs nothing
+    assert ("VisiData", "drawLeftStatus", "PK003", "error") in got
+    # `named` stores a literal name: it installs `fixed`, not the function's own name
+    assert ("VisiData", "fixedStatus", "PK003", "error") in got
+    # another module's class of the same short name installs on itself, not on vd.VisiData
+    assert ("VisiData", "renderCell", "PK003", "error") in got
+    # a subclass whose `api` only registers installs nothing
+    assert ("Plugin", "on_load", "PK003", "error") in got

@@ -23,6 +23,7 @@ from .madeelsewhere import demote_made_elsewhere
 from .exccontext import demote_exception_context
 from .newclass import demote_class_returning
 from .skippedinit import demote_skipped_on_purpose
+from .installers import demote_installed
 from .judge import ReadJudge
 from .afterconstruction import AfterConstruction
 from .mangle import as_written
@@ -314,6 +315,7 @@ class Analyzer(ClassModel, ReadJudge, AfterConstruction):
             findings = demote_exception_context(self, ci, findings)  # a with-block's __exit__ decorates it
             findings = demote_class_returning(self, ci, findings)  # its __new__ hands back a new class
             findings = demote_skipped_on_purpose(self, t, findings)  # a base initialiser left out by design
+            findings = demote_installed(self, ci, findings)  # a decorator installs it on the class
         if tmpl:  # a converter template, a TYPE_CHECKING stub or an abstract class: never an instance itself
             findings = [replace(x, severity=Severity.INFO, why=f"{x.why} [{tmpl}]") for x in findings]
         if findings and not f.dynamic and not self.__dict__.get("_handoff_pass") and mark_handoffs(self.project, f):

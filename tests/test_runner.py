@@ -36,6 +36,28 @@ def test_cached_results_match_fresh_ones_and_follow_the_file(tmp_path, monkeypat
     assert third[0].cached is False and third[0].findings == []
 
 
+def test_an_internal_error_is_reported_but_never_replayed_from_the_cache(tmp_path, monkeypatch):
+    """A file of the tree removed while a run read it (two CI runs sharing one cache, one clone
+    deleted under the other) made an internal error that the cache then replayed for every later
+    run of the same file: reported once, it must be analysed afresh the next time."""
+    from patchkit.analysis import checker
+    monkeypatch.setenv("PATCHKIT_CACHE_DIR", str(tmp_path / "cache"))
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "m.py").write_text(BUG)
+    real = checker.Analyzer.analyse
+
+    def vanished(self, mods):
+        raise FileNotFoundError(2, "No such file or directory")
+    monkeypatch.setattr(checker.Analyzer, "analyse", vanished)
+    first = runner.analyse_paths([src], Settings(), jobs=1)
+    assert first[0].error.startswith("internal error: FileNotFoundError")
+    monkeypatch.setattr(checker.Analyzer, "analyse", real)
+    second = runner.analyse_paths([src], Settings(), jobs=1)
+    assert second[0].cached is False and second[0].error is None
+    assert [f.code for f in second[0].findings] == ["PK001"]
+
+
 def test_the_cache_key_covers_the_rule_units_and_their_examples():
     """A change to a rule alone (patchkit/analysis/rules/...) must invalidate cached results: the
     key hashed only the top-level analysis modules before (a review of session 32 found it)."""

@@ -246,7 +246,9 @@ def _analyse_chunk_inner(args, projects: Optional[dict] = None) -> tuple[list[di
         fds = [dict(f.to_dict(), path=str(path) if f.path == rel else str(root / f.path)) for f in findings]
         deps = {r: _sha_of(project, r) for r in project.touched if r != rel and r in project.deps}
         out.append({"path": str(path), "findings": fds, "error": err, "stamp": (st, sha, seen)})
-        if use_cache:
+        if use_cache and not (err or "").startswith("internal error"):
+            # an internal error may not recur (a file of the tree removed while the run read it):
+            # reported, never replayed from the cache
             fresh[key] = {"findings": fds, "deps": deps, "error": err, "self": str(path)}
     if fresh:
         _write_pack(cdir, fresh)

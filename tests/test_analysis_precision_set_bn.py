@@ -397,6 +397,20 @@ def test_a_test_of_several_names_none_of_which_can_be_there_is_false(tmp_path):
 
 #: the review's cases (a read-only helper that built packages and ran both trees): each a real
 #: AttributeError that a first version of this session's rules hid; every one stays an error
+#: the subclass of the review cases below: ``Base.__init__`` calls the overridden ``update`` before
+#: ``padding`` is stored, an AttributeError at run time whenever that call happens
+SUB_OF_BASE = """
+
+class Sub(Base):
+    def __init__(self, padding):
+        super().__init__()
+        self.padding = padding
+
+    def update(self, d):
+        return self.padding
+"""
+
+
 REVIEW_CASES = {
     # CI's own catch: the patch's runtime does setattr(worker, STATE_ATTR, ctl) with a module string
     # constant, which the first version took for a computed name once alias.f(self) found the module
@@ -436,15 +450,7 @@ class Base:
                 self.update(kwargs)
             fill(kwargs)
 
-
-class Sub(Base):
-    def __init__(self, padding):
-        super().__init__()
-        self.padding = padding
-
-    def update(self, d):
-        return self.padding            # AttributeError at runtime
-""",
+""" + SUB_OF_BASE,
     }, ('Sub', 'padding')),
     'shared-mutable-default': ({
         'm.py': r"""
@@ -461,15 +467,7 @@ class Base:
             self.update(cache)
         remember(cache)
 
-
-class Sub(Base):
-    def __init__(self, padding):
-        super().__init__()
-        self.padding = padding
-
-    def update(self, d):
-        return self.padding
-""",
+""" + SUB_OF_BASE,
     }, ('Sub', 'padding')),
     'dual-use-register-classmethod': ({
         'plugins.py': r"""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 
-from .astutil import dotted
+from .astutil import is_type_checking
 from .external import top_level_present
 from .model import ModuleInfo
 
@@ -82,7 +82,7 @@ def _same_module_two_ways(a: str, b: str) -> bool:
 def _scan_alternatives(body: list[ast.stmt], out: dict[str, str]) -> None:
     for st in body:
         if isinstance(st, ast.If):
-            tc = (dotted(st.test) or "").split(".")[-1] == "TYPE_CHECKING"
+            tc = is_type_checking(st.test)
             a, b = _bindings(st.body), _bindings(st.orelse)
             run = _run_bindings(st.orelse) if tc else {}
             for name in a:

@@ -18,6 +18,22 @@ def block_statements(n: ast.stmt) -> list:
             [x for h in getattr(n, "handlers", []) for x in h.body] + getattr(n, "finalbody", []))
 
 
+def module_level(body: list, skip=None):
+    """Module-level statements, looking into if/try/with blocks (imports under TYPE_CHECKING ...).
+    ``skip(test)`` true for an ``if`` test: only that ``if``'s ``else`` is looked into."""
+    for st in body:
+        yield st
+        if skip is not None and isinstance(st, ast.If) and skip(st.test):
+            yield from module_level(st.orelse, skip)
+        elif isinstance(st, MODULE_BLOCKS):
+            yield from module_level(block_statements(st), skip)
+
+
+def is_type_checking(test) -> bool:
+    """``if TYPE_CHECKING:`` / ``if typing.TYPE_CHECKING:``: a block only the type checker reads."""
+    return (dotted(test) or "").split(".")[-1] == "TYPE_CHECKING"
+
+
 def terminates(body: list, through_try: bool = False) -> bool:
     """The block never falls off its end: it returns, raises, continues, breaks or exits on every
     path (through ``if``/``else``; with ``through_try``, a ``try`` whose body or ``else`` and every

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import ast
 
-from .astutil import MODULE_BLOCKS, block_statements, dotted, memo_on, own_nodes
+from .astutil import dotted, is_type_checking, memo_on, module_level, own_nodes
 from .demote import demote_named, open_errors
 
 
@@ -51,21 +51,10 @@ def installers(c) -> frozenset:
 
 def _never_runs(test) -> bool:
     """``TYPE_CHECKING``, ``False``, ``__name__ == "__main__"``: a block an import does not run."""
-    text = dotted(test) or ""
-    if text.split(".")[-1] == "TYPE_CHECKING" or (isinstance(test, ast.Constant) and not test.value):
+    if is_type_checking(test) or (isinstance(test, ast.Constant) and not test.value):
         return True
     return isinstance(test, ast.Compare) and dotted(test.left) == "__name__" and len(test.comparators) == 1 and \
         isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value == "__main__"
-
-
-def _module_functions(body: list):
-    for st in body:
-        if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            yield st
-        elif isinstance(st, ast.If) and _never_runs(st.test):
-            yield from _module_functions(st.orelse)
-        elif isinstance(st, MODULE_BLOCKS):
-            yield from _module_functions(block_statements(st))
 
 
 def _decorated(project, idx, method: str) -> list[tuple[str, int, object, str]]:
@@ -84,7 +73,9 @@ def _decorated(project, idx, method: str) -> list[tuple[str, int, object, str]]:
                 continue
             tree = idx.parsed(rel)
             mod = None
-            for fn in _module_functions(tree.body if tree is not None else []):
+            for fn in module_level(tree.body if tree is not None else [], skip=_never_runs):
+                if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    continue
                 d = fn.decorator_list[-1] if fn.decorator_list else None
                 if not (isinstance(d, ast.Attribute) and d.attr == method and dotted(d.value)):
                     continue

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Optional
 
-from .astutil import MODULE_BLOCKS, WORD, _always_raises, _is_noreturn_annotation, bfs_walk, block_statements, dotted
+from .astutil import MODULE_BLOCKS, WORD, module_level, _always_raises, _is_noreturn_annotation, bfs_walk, block_statements, dotted
 from .mangle import mangle_tree
 
 FIELD_DECORATORS = {"dataclass", "dataclasses.dataclass", "pydantic.dataclasses.dataclass",
@@ -354,12 +354,7 @@ def _class_store(mod: ModuleInfo, target: ast.expr) -> None:
         mod.classes[target.value.id].class_names.add(target.attr)
 
 
-def _module_level(body: list[ast.stmt]):
-    """Module-level statements, looking into if/try/with blocks (imports under TYPE_CHECKING ...)."""
-    for st in body:
-        yield st
-        if isinstance(st, MODULE_BLOCKS):
-            yield from _module_level(block_statements(st))
+_module_level = module_level  # globalimports.py imports it by this name
 
 
 def _collect_toplevel(mod: ModuleInfo, stmt: ast.stmt, prefix: str) -> None:

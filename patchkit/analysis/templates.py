@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 from typing import Optional
 
-from .astutil import block_statements, dotted
+from .astutil import block_statements, is_type_checking
 
 #: how much of a generated file's head is searched for its source's name
 HEAD_BYTES = 4096
@@ -64,7 +64,7 @@ def type_checking_only(mod, node) -> bool:
         todo = list(mod.tree.body)
         while todo:  # module-level blocks only (classes declared inside functions are not stubs)
             st = todo.pop()
-            if isinstance(st, ast.If) and (dotted(st.test) or "").split(".")[-1] == "TYPE_CHECKING":
+            if isinstance(st, ast.If) and is_type_checking(st.test):
                 got |= {id(n) for b in st.body for n in ast.walk(b) if isinstance(n, ast.ClassDef)}
             elif isinstance(st, (ast.If, ast.Try)):
                 todo += block_statements(st)

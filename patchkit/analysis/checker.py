@@ -309,7 +309,7 @@ class Analyzer(ClassModel, ReadJudge, AfterConstruction):
         if f.open and not strict:  # unknown is not wrong: say "could not prove", at info level
             findings = [replace(x, severity=Severity.INFO, why=f"{x.why} [open class: {f.open}]") for x in findings]
         if not strict and not tmpl:  # an owner, a decorator or a helper sets it on the instance from outside
-            findings = demote_injected(self.project, f, findings)
+            findings = demote_injected(self, f, findings)
             findings = demote_template_base(self, ci, findings)  # a base nobody builds: its subclasses give it
             findings = demote_made_elsewhere(self, ci, findings)  # re-classed or mixed in at run time
             findings = demote_exception_context(self, ci, findings)  # a with-block's __exit__ decorates it

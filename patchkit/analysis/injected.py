@@ -64,10 +64,11 @@ def _escape_stores(project, c) -> list:
     return out
 
 
-def demote_injected(project, facts, findings: list) -> list:
+def demote_injected(an, facts, findings: list) -> list:
     """Error findings (PK001/PK003) on attributes injected from outside become warnings that
     name the store."""
     from dataclasses import replace
+    project = an.project
 
     from ..ftypes import Severity
     todo = [x for x in findings if x.severity == Severity.ERROR and x.code in ("PK001", "PK002", "PK003") and x.attr]
@@ -98,7 +99,7 @@ def demote_injected(project, facts, findings: list) -> list:
         # builds by name, and only where the file of the type() call defines the subclass or imports
         # its name (the index matches bases by their last name: yaml.Loader is not our Loader)
         if not subs:
-            subs.append(None if _built_by_name(idx, classes[0]) else descendants(project, classes[0]))
+            subs.append(None if _built_by_name(idx, classes[0]) else an._descendants(classes[0])[:DESCENDANTS])
         for d in subs[0] or ():
             w = idx.type_built(d.qualname.split(".")[-1]).get(attr)
             if w and _names_class(idx, w.rsplit(":", 1)[0], d):
@@ -177,23 +178,19 @@ def host_provides(project, ci, attr: str) -> Optional[str]:
     return None
 
 
-def descendants(project, ci, limit: int = 64) -> list:
-    """The tree's subclasses of ``ci``, transitively (breadth first, at most ``limit``)."""
-    out, todo, seen = [], [ci], {ci.key}
-    while todo and len(out) < limit:
-        for sub in project.subclasses(todo.pop(0)):
-            if sub.key not in seen:
-                seen.add(sub.key)
-                out.append(sub)
-                todo.append(sub)
-    return out[:limit]
+#: subclasses of the judged class looked at for ``type()``-built grandchildren
+DESCENDANTS = 64
 
 
 def _built_by_name(idx, ci) -> bool:
     """Some file of the tree calls ``ci``'s name (``Scanner()``), not as its class statement."""
     name = ci.qualname.split(".")[-1]
-    call = re.compile(rf"(?<!class )(?<![\w.]){re.escape(name)}\s*\(")
-    return any(name in text and call.search(text) for text in [ci.module.source, *idx.texts().values()])
+    memo = idx.__dict__.setdefault("_pk_built_by_name", {})  # once per name and tree
+    if (name, ci.module.rel) not in memo:
+        call = re.compile(rf"(?<!class )(?<![\w.]){re.escape(name)}\s*\(")
+        memo[name, ci.module.rel] = any(name in text and call.search(text)
+                                        for text in [ci.module.source, *idx.texts().values()])
+    return memo[name, ci.module.rel]
 
 
 def _names_class(idx, rel: str, d) -> bool:

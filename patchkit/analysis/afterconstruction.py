@@ -25,6 +25,7 @@ from .severity import _excluded, _private
 from .shadowed import shadowed_methods
 from .torchscript import compiled_exclusion
 from .trace import ReadSite, Trace
+from .unreached import reached_elsewhere
 
 _CLASS_STORE = re.compile(r"\.__class__\s*=(?!=)")
 
@@ -111,7 +112,8 @@ class AfterConstruction:
                     fnd = judge_read(self, ReadSite(t, c, mname, r, tuple(live)))
                     if fnd is not None and fnd.severity == Severity.ERROR and c.key != ci.key and not strict:
                         if not overridden_only:
-                            overridden_only.append(self._only_overridden_callers(f, c, mname))
+                            overridden_only.append(None if reached_elsewhere(self, ci, f, c, mname)
+                                                   else self._only_overridden_callers(f, c, mname))
                         if overridden_only[0]:
                             fnd = replace(fnd, severity=Severity.WARNING,
                                           why=f"{fnd.why}; {c.qualname}.{mname} is reached only through "

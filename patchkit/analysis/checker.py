@@ -24,6 +24,7 @@ from .exccontext import demote_exception_context
 from .newclass import demote_class_returning
 from .skippedinit import demote_skipped_on_purpose
 from .installers import demote_installed
+from .unreached import demote_unreached
 from .judge import ReadJudge
 from .afterconstruction import AfterConstruction
 from .mangle import as_written
@@ -316,6 +317,7 @@ class Analyzer(ClassModel, ReadJudge, AfterConstruction):
             findings = demote_class_returning(self, ci, findings)  # its __new__ hands back a new class
             findings = demote_skipped_on_purpose(self, t, findings)  # a base initialiser left out by design
             findings = demote_installed(self, ci, findings)  # a decorator installs it on the class
+            findings = demote_unreached(self, ci, f, findings, t.inlined)  # only methods it replaced call the read's
         if tmpl:  # a converter template, a TYPE_CHECKING stub or an abstract class: never an instance itself
             findings = [replace(x, severity=Severity.INFO, why=f"{x.why} [{tmpl}]") for x in findings]
         if findings and not f.dynamic and not self.__dict__.get("_handoff_pass") and mark_handoffs(self.project, f):

@@ -1,5 +1,5 @@
-"""Session 48's rules from set BP (bench/results/analyzer-precision-session48.md), with the cases of
-the same shape that stay reported.
+"""Session 48's rules from set BP (analyzer-precision-session48.md in
+bench/results/analyzer-precision-history.tar.xz), with the cases of the same shape that stay reported.
 
 - A class that skips a base's initialiser and builds that base itself (skippedinit.py): hanlp's
   ``ScalarMixWithDropoutBuilder.build()`` returns ``ScalarMixWithDropout(**self.config)``; what

@@ -112,8 +112,9 @@ class AfterConstruction:
                     fnd = judge_read(self, ReadSite(t, c, mname, r, tuple(live)))
                     if fnd is not None and fnd.severity == Severity.ERROR and c.key != ci.key and not strict:
                         if not overridden_only:
-                            overridden_only.append(None if reached_elsewhere(self, ci, f, c, mname)
-                                                   else self._only_overridden_callers(f, c, mname))
+                            entries = self._only_overridden_callers(f, c, mname)
+                            overridden_only.append(None if entries and reached_elsewhere(self, ci, f, c, mname)
+                                                   else entries)
                         if overridden_only[0]:
                             fnd = replace(fnd, severity=Severity.WARNING,
                                           why=f"{fnd.why}; {c.qualname}.{mname} is reached only through "

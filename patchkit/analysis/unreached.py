@@ -62,34 +62,40 @@ def _uses(idx, name: str, strict: bool = True) -> Optional[list]:
 
 def _explicit(idx, name: str, mro: dict) -> bool:
     """An overridden method ``name`` may still run on the judged class (MRO ``mro``: (file,
-    qualname) -> class) through ``super(...).name`` in a method of a class of that MRO, or through
-    ``Cls.name`` with ``Cls`` the short name of one of its classes (``obj.name`` and
-    ``getattr(obj, "name")`` find the override). Other spellings (``type(self).__mro__[i].name``)
-    count when a class of the MRO writes them."""
-    names = {q.split(".")[-1] for _rel, q in mro}
-    for kind, where in _explicit_sites(idx, name):
-        if kind == "any" or (kind == "name" and where in names) or (kind not in ("name", "any") and where in mro):
+    qualname) -> class) through ``super(...).name``, an alias or another non-self spelling in a
+    class of that MRO (its files are parsed), through ``Cls.name`` with ``Cls`` the short name of
+    one of its classes, or through ``super(Cls, obj).name`` outside a class (both found by pattern
+    in every file). ``obj.name`` and ``getattr(obj, "name")`` find the override."""
+    prefix = getattr(idx, "prefix", "")
+    texts = idx.texts()
+    for rel in {r for r, _q in mro}:
+        local = rel[len(prefix):] if rel.startswith(prefix) else rel
+        if name in texts.get(local, "") and \
+                any(k != "name" and (k == "any" or w in mro) for k, w in _file_sites(idx, local, name)):
             return True
-    return False
+    names = tuple(sorted({q.split(".")[-1] for _rel, q in mro}, key=len, reverse=True))
+    memo = idx.__dict__.setdefault("_pk_unreached_named", {})
+    if (name, names) not in memo:
+        memo[name, names] = _named_anywhere(texts, name, names)
+    return memo[name, names]
 
 
-def _explicit_sites(idx, name: str) -> list:
-    """("name", Cls) for each ``Cls.name`` of the tree, ("super" or "other", (file, class)) for
-    each ``super(...).name`` or other non-self spelling inside a class (once per index and name)."""
-    memo = idx.__dict__.setdefault("_pk_unreached_explicit", {})
-    if name in memo:
-        return memo[name]
-    out: list = []
-    pat = re.compile(rf"\b{re.escape(name)}\b")
-    for rel, text in idx.texts().items():
-        if name not in text or not pat.search(text):
-            continue
+def _named_anywhere(texts: dict, name: str, names: tuple) -> bool:
+    pat = re.compile(rf"(?:\b(?:{'|'.join(map(re.escape, names))})|\bsuper\((?:[^()\n]|\([^()\n]*\))*\))"
+                     rf"\s*\.\s*{re.escape(name)}\b")
+    return any(name in text and pat.search(text) for text in texts.values())
+
+
+def _file_sites(idx, rel: str, name: str) -> list:
+    """The sites of ``name`` in file ``rel`` of the index (see ``_sites``), once per file and name."""
+    memo = idx.__dict__.setdefault("_pk_unreached_sites", {})
+    if (rel, name) not in memo:
+        out: list = []
         tree = idx.parsed(rel)
-        if tree is None:
-            continue
-        _sites(tree.body, getattr(idx, "prefix", "") + rel, "", name, out)
-    memo[name] = out
-    return out
+        if tree is not None:
+            _sites(tree.body, getattr(idx, "prefix", "") + rel, "", name, out)
+        memo[rel, name] = out
+    return memo[rel, name]
 
 
 def _sites(body, rel: str, qual: str, name: str, out: list) -> None:
@@ -122,8 +128,8 @@ def _scan(idx, name: str, strict: bool = True) -> Optional[list]:
     word = re.compile(rf"\b{re.escape(name)}\b")
     out: list = []
     texts = [(rel, text) for rel, text in idx.texts().items() if name in text and word.search(text)]
-    if len(texts) > MAX_FILES_NAMING and strict:
-        return None
+    if len(texts) > MAX_FILES_NAMING:
+        return None  # too common to scan (reached_elsewhere then counts no caller, as the older rule did)
     for rel, text in texts:
         tree = idx.parsed(rel)
         if tree is None:

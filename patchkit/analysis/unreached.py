@@ -37,6 +37,7 @@ import ast
 import re
 from typing import Optional
 
+from .astutil import dotted
 from .demote import open_errors
 
 
@@ -160,7 +161,7 @@ def _scan_class(cls: ast.ClassDef, rel: str, name: str, qual: str, out: list, st
     for st in cls.body:
         if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)):
             args = st.args.posonlyargs + st.args.args
-            me = args[0].arg if args and not any(dotted_is(d, "staticmethod") for d in st.decorator_list) else None
+            me = args[0].arg if args and not any(dotted(d) == "staticmethod" for d in st.decorator_list) else None
             if strict and (not all(_plain(d, name) for d in st.decorator_list) or
                            not all(_plain(d, name) for d in [*st.args.defaults, *st.args.kw_defaults] if d is not None)):
                 return False
@@ -173,10 +174,6 @@ def _scan_class(cls: ast.ClassDef, rel: str, name: str, qual: str, out: list, st
         elif strict and not _plain(st, name):
             return False  # a class-body statement naming it: ``alias = m``, a registry list
     return True
-
-
-def dotted_is(node, name: str) -> bool:
-    return isinstance(node, ast.Name) and node.id == name
 
 
 def _plain(node, name: str, method=None, rel: str = "", qual: str = "", out: Optional[list] = None,

@@ -1,4 +1,4 @@
-"""Session 49's rule from set BQ (bench/results/analyzer-precision-session49.md), with the cases of
+"""Session 49's rule from set BQ (analyzer-precision-session49.md in bench/results/analyzer-precision-history.tar.xz), with the cases of
 the same shape that stay reported.
 
 A read in a method that the judged class reaches only through code it replaced (unreached.py):

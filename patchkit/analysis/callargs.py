@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import functools
 import re
+from typing import Optional
 
 from .conditions import EVENT
 from .localconsts import EMPTY, UNKNOWN, DictConst, literal, none_default_rebinds, stable_dict_params
@@ -276,3 +277,23 @@ def facts_name_params(states, helper, instance: str) -> bool:
     params = {a.arg for a in helper.args.posonlyargs + helper.args.args + helper.args.kwonlyargs} - {instance}
     return any(w in params for x in states for c in x.conds for w in re.findall(r"[A-Za-z_]\w*", c.key))
 
+
+def module_method_alias(fr, c: ast.Call) -> Optional[ast.expr]:
+    """``Cls.m`` (as an expression) for a call ``name(self, ...)`` where ``name`` is a top-level
+    alias ``name = Cls.m`` of the walked method's module, ``Cls`` one of its classes or imported
+    names, and the method binds no ``name`` of its own."""
+    from .conditions import _is_self
+    if not (isinstance(c.func, ast.Name) and c.args and _is_self(c.args[0], fr.selfname)):
+        return None
+    name = c.func.id
+    target = fr.cls.module.aliases.get(name)
+    if not target or target.count(".") != 1:
+        return None
+    owner, attr = target.split(".")
+    mod = fr.cls.module
+    if owner not in mod.classes and owner not in mod.imports:
+        return None
+    if any(isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load) for n in fast_walk(fr.fn)) or \
+            any(a.arg == name for a in ast.walk(fr.fn.args) if isinstance(a, ast.arg)):
+        return None
+    return ast.Attribute(value=ast.Name(id=owner, ctx=ast.Load()), attr=attr, ctx=ast.Load())

@@ -7,7 +7,7 @@ import ast
 from dataclasses import replace
 from typing import Optional
 
-from .callargs import _deletes, _forget_locals, as_instance_helper, bind_constants, drop_empty, \
+from .callargs import module_method_alias, _deletes, _forget_locals, as_instance_helper, bind_constants, drop_empty, \
     facts_name_params, handed_base_init, instance_param, names_bound_in, \
     UNKNOWN_ARGS, calls_param, definite_stores_on, partial_of_base_init
 from .deferred import starts_later as _starts_coroutine
@@ -223,8 +223,7 @@ class CallSemantics:
             # not a known method: a read of self.<name> (maybe a callable attribute)
             self.read(name, c.func, fr, st)  # type: ignore[arg-type]
             return st
-        if isinstance(c.func, ast.Name) and isinstance(fr.bound_super.get(c.func.id), ast.Attribute):
-            # superinit = super().__init__; superinit()
+        if isinstance(c.func, ast.Name) and isinstance(fr.bound_super.get(c.func.id), ast.Attribute):  # superinit()
             c = ast.copy_location(ast.Call(func=fr.bound_super[c.func.id], args=c.args, keywords=c.keywords), c)
         elif isinstance(c.func, ast.Name) and partial_of_base_init(fr.bound_super.get(c.func.id)) is not None:
             # init = functools.partial(super().__init__, parent); init(): the base's, arguments unknown
@@ -235,6 +234,8 @@ class CallSemantics:
             func = ast.copy_location(ast.Attribute(value=fr.bound_super[c.func.value.id], attr=c.func.attr,
                                                    ctx=ast.Load()), c.func)
             c = ast.copy_location(ast.Call(func=func, args=c.args, keywords=c.keywords), c)
+        elif (alias := module_method_alias(fr, c)) is not None:  # _init = Base.__init__ (top level); _init(self)
+            c = ast.copy_location(ast.Call(func=alias, args=c.args, keywords=c.keywords), c)
         if super_member(c.func) is not c.func:  # getattr(super(), "__init__")(...) is super().__init__(...)
             c = ast.copy_location(ast.Call(func=super_member(c.func), args=c.args, keywords=c.keywords), c)
         # super().__init__(...) / super().helper(...)
@@ -395,3 +396,4 @@ def _tested_keys(fn: ast.AST) -> frozenset:
                 keys.update(norm_test(n, sn) for n, _p in conjuncts(test, True))
         got = fn._pk_tested = frozenset(keys)  # type: ignore[attr-defined]
     return got
+

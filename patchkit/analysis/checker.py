@@ -113,8 +113,12 @@ class Analyzer(ClassModel, ReadJudge, AfterConstruction):
             return False
         if target in LIBRARY_NORETURN:  # from six import raise_from
             return True
-        m = self.project.module(target.rsplit(".", 1)[0], external=False)
-        return m is not None and target.rsplit(".", 1)[1] in m.noreturn
+        modname, name = target.rsplit(".", 1)
+        text = self.project.module_text(modname)
+        if text is None or name not in text:
+            return False  # ``noreturn`` holds names of the module's own ``def`` statements
+        m = self.project.module(modname, external=False)
+        return m is not None and name in m.noreturn
 
     def declared_for_subclasses(self, ci: ClassInfo, f, attr: str) -> bool:
         """``attr: T`` (no value) in the body of a class of the MRO, and a subclass of ``ci`` gives

@@ -95,7 +95,7 @@ class ClassModel:
         classes = [ensure_scanned(c) for c in mro if isinstance(c, ClassInfo)]
         if any(c.keyed_stores for c in classes):
             from .injection import _index_for
-            resolve_keyed(classes, _index_for(self.project, classes[0]).texts)
+            resolve_keyed(classes, _index_for(self.project, classes[0]).naming)
         externals = [c for c in mro if isinstance(c, External)]
         f = ClassFacts(mro, classes, externals)
         provided = set(OBJECT_ATTRS)

@@ -27,7 +27,7 @@ def used_beyond_subclassing(project, ci) -> bool:
             if rel not in seen_rels and _in_code(word, text):
                 seen_rels.add(rel)
                 trees.append(_parse(text))
-        for rel, text in idx.texts().items():
+        for rel, text in idx.naming(name):
             if rel not in seen_rels and _in_code(word, text):
                 seen_rels.add(rel)
                 trees.append(idx.parsed(rel))

@@ -11,6 +11,27 @@ import re
 from typing import Callable, Iterator, Optional
 
 WORD = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+_WORD_CHAR = re.compile(r"\w")
+
+
+def word_boundary(text: str, at: int) -> bool:
+    """``\\b`` holds before the word character at ``at``: what ``re`` itself decides (Unicode
+    word characters included, unlike ``not_after=WORD``)."""
+    return at == 0 or _WORD_CHAR.match(text, at - 1) is None
+
+
+def indented_line_start(text: str, at: int) -> bool:
+    """``^[ \\t]+`` (multi-line) ends at ``at``: one blank or more back to the start of a line."""
+    i = at
+    while i > 0 and text[i - 1] in " \t":
+        i -= 1
+    return i < at and (i == 0 or text[i - 1] == "\n")
+
+
+def called_at(text: str, at: int) -> bool:
+    """``(?<![\\w.])(?<!class )`` holds at ``at``: a call of a bare name, not its class statement."""
+    return not (at > 0 and (text[at - 1] == "." or _WORD_CHAR.match(text, at - 1) is not None)) and \
+        not text.endswith("class ", 0, at)
 
 
 class Bounded:

@@ -102,8 +102,8 @@ class HandedIndex:
         pat = re.compile(r"\b%s\s*\(" % re.escape(name))
         known = re.compile(r"^\s*(?:async\s+)?def\s+%s\b|^\s*(?:from\s+\S+\s+)?import\b[^\n]*\b%s\b"
                            % (re.escape(name), re.escape(name)), re.M)
-        for rel, text in self.index.texts().items():
-            if name not in text or not pat.search(text):
+        for rel, text in self.index.naming(name):
+            if not pat.search(text):
                 continue
             bare_ok = known.search(text) is not None
             tree = self.index.parsed(rel)

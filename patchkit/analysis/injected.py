@@ -13,6 +13,7 @@ from .initsubclass import init_subclass_stores
 from .injection import _index_for
 from .mixins import stateless_host
 from .astutil import decorator_name, dotted, walk
+from .fastre import Bounded, called_at
 
 
 def escape_assigns(project, ci_classes, attr: str) -> Optional[str]:
@@ -187,9 +188,9 @@ def _built_by_name(idx, ci) -> bool:
     name = ci.qualname.split(".")[-1]
     memo = idx.__dict__.setdefault("_pk_built_by_name", {})  # once per name and tree
     if (name, ci.module.rel) not in memo:
-        call = re.compile(rf"(?<!class )(?<![\w.]){re.escape(name)}\s*\(")
-        memo[name, ci.module.rel] = any(name in text and call.search(text)
-                                        for text in [ci.module.source, *idx.texts().values()])
+        call = Bounded(rf"{re.escape(name)}\s*\(", before=called_at)  # (?<!class )(?<![\w.])Name\s*\(
+        memo[name, ci.module.rel] = bool(call.search(ci.module.source)) or \
+            any(call.search(text) for _r, text in idx.naming(name))
     return memo[name, ci.module.rel]
 
 

@@ -164,7 +164,7 @@ class InjectionIndex(TreeClasses):
         if got is None:
             own = re.compile(r"\bself\s*\.\s*%s\s*(?::[^=\n]+)?=(?!=)|setattr\(\s*self\s*,\s*[\"']%s[\"']"
                              % (re.escape(attr), re.escape(attr)))
-            got = self._memo[key] = [rel for rel, text in self.texts().items() if attr in text and own.search(text)]
+            got = self._memo[key] = [rel for rel, text in self.naming(attr) if own.search(text)]
         return got
 
     def _duck(self, rel: str, recv, fn, cls, attr: str, own: frozenset) -> bool:

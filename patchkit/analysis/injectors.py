@@ -98,18 +98,25 @@ def injecting_names(mod: ModuleInfo) -> frozenset:
     return memo_on(mod, "_pk_injecting", compute)
 
 
-def _modules(project, mod: ModuleInfo) -> list[ModuleInfo]:
-    """``mod`` and the modules of the tree it imports names from."""
-    out, seen = [mod], {mod.name}
+def _injected_by_import(project, mod: ModuleInfo, callee: str) -> bool:
+    """``callee`` is an injecting function (:func:`injecting_names`) of ``mod`` or of a module of
+    the tree ``mod`` imports names from. Only a module whose text has the word is parsed: the
+    names are those of its own ``def`` statements."""
+    if callee in injecting_names(mod):
+        return True
+    seen = {mod.name}
     for full in mod.imports.values():
         name = full.rsplit(".", 1)[0] if "." in full else full
         if name in seen:
             continue
         seen.add(name)
+        text = project.module_text(name)
+        if text is None or callee not in text:
+            continue
         m = project.module(name, external=False)
-        if m is not None and not m.external:
-            out.append(m)
-    return out
+        if m is not None and not m.external and callee in injecting_names(m):
+            return True
+    return False
 
 
 #: ``f(self, ...)``, ``f(x, self)``, ``f(obj=self)``: ``self`` as an argument (a cheap first look)
@@ -126,7 +133,7 @@ def handoffs(project, ci: ClassInfo) -> list[tuple[str, int, str]]:
     storing computed names on it (``callee`` as written); computed once per class."""
     def compute() -> list:
         out: list = []
-        names: Optional[frozenset] = None
+        memo: dict[str, bool] = {}
         lines = ci.module.lines[ci.node.lineno - 1:getattr(ci.node, "end_lineno", None) or len(ci.module.lines)]
         if not _HANDED.search("\n".join(lines)):
             return out  # no call in the class hands over a first parameter named self
@@ -149,9 +156,9 @@ def handoffs(project, ci: ClassInfo) -> list[tuple[str, int, str]]:
                     if callee in injecting_names(target):
                         out.append((mname, n.lineno, dotted(n.func) or callee))
                     continue
-                if names is None:
-                    names = frozenset().union(*(injecting_names(m) for m in _modules(project, ci.module)))
-                if callee in names:
+                if callee not in memo:
+                    memo[callee] = _injected_by_import(project, ci.module, callee)
+                if memo[callee]:
                     out.append((mname, n.lineno, dotted(n.func) or callee))
         return out
     return memo_on(ci, "_pk_handoffs", compute)

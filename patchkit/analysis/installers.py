@@ -68,7 +68,7 @@ def _decorated(project, idx, method: str) -> list[tuple[str, int, object, str]]:
     if got is None:
         got = memo[method] = []
         needle = "." + method
-        for rel, text in idx.texts().items():
+        for rel, text in idx.naming(method):
             if "@" not in text or needle not in text:
                 continue
             tree = idx.parsed(rel)

@@ -45,10 +45,11 @@ def _rebound(fn, name: str) -> bool:
     return False
 
 
-def resolve_keyed(classes: list, texts) -> None:
+def resolve_keyed(classes: list, naming) -> None:
     """Turn the calls of keyed store methods in ``classes`` (an MRO) into assignments of the names
     they pass (``assigned_in`` of the calling class), computed ones into dynamic stores; a call on
-    an instance from elsewhere in the tree (``texts``: rel -> source) makes the method dynamic."""
+    an instance from elsewhere in the tree (``naming(word)``: [(rel, source)] of the files of the
+    tree with that word, ``TreeClasses.naming``) makes the method dynamic."""
     keyed: dict[str, tuple[ClassInfo, int]] = {}
     for c in classes:
         for m, idx in c.keyed_stores.items():
@@ -59,8 +60,7 @@ def resolve_keyed(classes: list, texts) -> None:
         done = definer.__dict__.setdefault("_pk_keyed_outside", {})
         if m not in done:
             call = re.compile(rf"(\w+)\s*\.\s*{re.escape(m)}\s*\(")
-            done[m] = any(x.group(1) not in ("self", "cls") for t in texts().values() if m in t
-                          for x in call.finditer(t))
+            done[m] = any(x.group(1) not in ("self", "cls") for _r, t in naming(m) for x in call.finditer(t))
         if done[m]:
             mark_dynamic(definer, m, f"{m}(<name from outside>) called on instances elsewhere in the tree")
         param = _params(definer.methods[m])[idx]

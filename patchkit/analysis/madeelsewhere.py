@@ -32,11 +32,12 @@ import re
 from typing import Optional
 
 from .astutil import dotted, memo_on
+from .fastre import Bounded, indented_line_start
 from .demote import demote_named, open_errors
 from .model import ClassInfo
 
 _CLASS_STORE = re.compile(r"\bself\.__class__\s*=(?!=)")
-_LOCAL_CLASS = re.compile(r"^[ \t]+class \w+\(", re.M)
+_LOCAL_CLASS = Bounded(r"class \w+\(", before=indented_line_start)  # ^[ \t]+class \w+\( (multi-line)
 
 
 def _reclassing(mod) -> list[tuple[str, int, Optional[str]]]:
@@ -68,11 +69,12 @@ def _local_hosts(tree: ast.AST) -> list[tuple[str, int]]:
     for fn in ast.walk(tree):
         if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
+        classes = [st for st in _own_statements(fn) if isinstance(st, ast.ClassDef)]
+        if not classes:
+            continue
         local = {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)} | \
             {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-        for st in _own_statements(fn):
-            if not isinstance(st, ast.ClassDef):
-                continue
+        for st in classes:
             if any(isinstance(b, ast.Name) and b.id in local for b in st.bases):
                 for b in st.bases:
                     if not (isinstance(b, ast.Name) and b.id in local):
@@ -142,8 +144,8 @@ def _passed_to_a_call(project, ci: ClassInfo) -> bool:
     from .injection import _index_for
     name = ci.qualname.split(".")[-1]
     arg = re.compile(rf"[(,]\s*(?:\w+\.)*{re.escape(name)}\s*[,)]")
-    return any(name in text and arg.search(text) for text in
-               [ci.module.source, *_index_for(project, ci).texts().values()])
+    return bool(arg.search(ci.module.source)) or \
+        any(arg.search(text) for _r, text in _index_for(project, ci).naming(name))
 
 
 def _given(an, host: ClassInfo) -> frozenset:

@@ -35,7 +35,7 @@ def _defs_in_tree(idx, name: str) -> int:
     got = memo.get(name)
     if got is None:
         pat = re.compile(rf"^[ \t]*(?:async[ \t]+)?def[ \t]+{re.escape(name)}[ \t]*\(", re.M)
-        got = memo[name] = sum(len(pat.findall(t)) for t in idx.texts().values() if name in t)
+        got = memo[name] = sum(len(pat.findall(t)) for _r, t in idx.naming(name))
     return got
 
 

@@ -10,6 +10,7 @@ import re
 from typing import Optional
 
 from .astutil import fast_walk, first_param
+from .fastre import Bounded, called_at
 from .injection import _index_for
 from .model import ClassInfo
 
@@ -147,9 +148,11 @@ def built_in_tree(an, ci: ClassInfo) -> bool:
 def _built(project, ci: ClassInfo) -> bool:
     name = ci.qualname
     # `Name(` with no space: prose in a docstring says "a Name (even ...)", code does not
-    call = re.compile(rf"(?<![\w.])(?<!class ){re.escape(name)}\(")
-    texts = [ci.module.source, *project.overlay.values(), *_index_for(project, ci).texts().values()]
-    return any(name in text and call.search(text) for text in texts)
+    # (?<![\w.])(?<!class )Name\( , searched literal-first
+    call = Bounded(rf"{re.escape(name)}\(", before=called_at)
+    texts = [ci.module.source, *project.overlay.values()]
+    return any(name in text and call.search(text) for text in texts) or \
+        any(call.search(text) for _r, text in _index_for(project, ci).naming(name.split(".")[0]))
 
 
 def _handed_as_value(project, ci: ClassInfo) -> bool:

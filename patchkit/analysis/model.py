@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from .astutil import MODULE_BLOCKS, WORD, module_level, _always_raises, _is_noreturn_annotation, bfs_walk, block_statements, dotted
+from .fastre import Bounded, word_boundary
 from .mangle import mangle_tree
 
 FIELD_DECORATORS = {"dataclass", "dataclasses.dataclass", "pydantic.dataclasses.dataclass",
@@ -306,7 +307,9 @@ def matching_lines(pattern: re.Pattern, source: str, lines: list[str], near: Opt
     return sorted(i for i in candidates if i < len(lines) and pattern.search(lines[i]))
 
 
-_ANY_STORE = re.compile(r"\b(\w+)\s*\.\s*\w+\s*=(?!=)")
+def _stored_on(name: str, source: str) -> bool:
+    """``\\bname\\s*\\.\\s*\\w+\\s*=(?!=)`` in ``source``, searched literal-first."""
+    return Bounded(r"%s\s*\.\s*\w+\s*=(?!=)" % re.escape(name), before=word_boundary).search(source) is not None
 
 
 def _class_stores_in_functions(mod: ModuleInfo, body: list) -> None:
@@ -317,10 +320,9 @@ def _class_stores_in_functions(mod: ModuleInfo, body: list) -> None:
     on first use). Only functions whose text has such a store are walked."""
     if not mod.classes:
         return
-    # the names of the module's classes that a store of this shape names at all (one fixed pattern
-    # over the text instead of compiling one per module)
-    named = {m.group(1) for m in _ANY_STORE.finditer(mod.source)}
-    names = [n for n in mod.classes if "." not in n and (n in named or not WORD.fullmatch(n))]
+    # the names of the module's classes that a store of this shape names at all
+    source = mod.source
+    names = [n for n in mod.classes if "." not in n and (not WORD.fullmatch(n) or n in source and _stored_on(n, source))]
     if not names:
         return
     store = r"(?:%s)\s*\.\s*\w+\s*=(?!=)" % "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))

@@ -62,24 +62,17 @@ class Project:
             return m
         self._mods[name] = None  # cycle guard
         mod = None
-        for rel in (name.replace(".", "/") + ".py", name.replace(".", "/") + "/__init__.py"):
-            text = self.overlay.get(rel)
-            if text is None and self.root is not None:
-                p = self.root / rel
-                if p.is_file():
-                    try:
-                        text = p.read_text(encoding="utf-8-sig", errors="replace")
-                    except OSError:
-                        text = None
-            if text is not None:
-                try:
-                    tree = ast.parse(text, filename=rel)
-                except SyntaxError:
-                    break
+        found = self._source(name)
+        if found is not None:
+            rel, text = found
+            try:
+                tree = ast.parse(text, filename=rel)
+            except SyntaxError:
+                tree = None
+            if tree is not None:
                 self.deps[rel] = text
                 self.touched.add(rel)
                 mod = build_module(name, rel, tree, text, is_package=rel.endswith("__init__.py"))
-                break
         if mod is None and self.root is not None and name.startswith(self.root.name + ".") and \
                 not (self.root / self.root.name).exists():
             # the root is itself a namespace package (no __init__.py) its files import by its own
@@ -90,6 +83,40 @@ class Project:
             self._ext_ok.add(name)
             return external_module(name) if external else None
         return mod
+
+    def module_text(self, name: str) -> Optional[str]:
+        """The text :meth:`module` would parse for the tree module ``name`` (None when the tree
+        has no such file), read without parsing it and recorded as a dependency the same way: a
+        cheap look before a parse that a word missing from the text makes pointless."""
+        m = self._mods.get(name)
+        if m is not None:
+            self.touched.add(m.rel)
+            return m.source
+        found = self._source(name)
+        if found is not None:
+            self.deps[found[0]] = found[1]
+            self.touched.add(found[0])
+            return found[1]
+        if name in self._mods or self.root is None or not name.startswith(self.root.name + ".") or \
+                (self.root / self.root.name).exists():
+            return None
+        return self.module_text(name[len(self.root.name) + 1:])  # a namespace root (see module)
+
+    def _source(self, name: str) -> Optional[tuple[str, str]]:
+        """(rel, text) of the tree's (or overlay's) file for module ``name``: ``name.py``, else
+        ``name/__init__.py``; None when neither can be read."""
+        for rel in (name.replace(".", "/") + ".py", name.replace(".", "/") + "/__init__.py"):
+            text = self.overlay.get(rel)
+            if text is None and self.root is not None:
+                p = self.root / rel
+                if p.is_file():
+                    try:
+                        text = p.read_text(encoding="utf-8-sig", errors="replace")
+                    except OSError:
+                        text = None
+            if text is not None:
+                return rel, text
+        return None
 
     def lines_of(self, rel: str) -> list[str]:
         """The source lines of the tree module at ``rel`` parsed so far (empty when none)."""

@@ -108,7 +108,7 @@ def builds_cls(index, name: str) -> bool:
     if name not in memo:
         memo[name] = False
         pat = re.compile(r"def\s+%s\b" % re.escape(name))
-        for rel, text in index.texts().items():
+        for rel, text in index.naming(name):
             tree = index.parsed(rel) if pat.search(text) else None
             for n in ast.walk(tree) if tree is not None else ():
                 if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name and n.args.args and \

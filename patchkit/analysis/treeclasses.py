@@ -18,6 +18,24 @@ MAX_FILES = 30000
 #: a class statement whose bases hold a comma (two or more bases; keywords too, the AST decides)
 _MULTI_BASE = Bounded(r"class\s+\w+\s*\([^)]*,", line_start=True)
 _WORD = re.compile(r"[A-Za-z_]\w*")
+#: ASCII bytes that are not word characters become spaces; the others (UTF-8 bytes too) stay
+_SPLIT = bytes(b if (b >= 0x80 or chr(b).isalnum() or b == 0x5F) else 0x20 for b in range(256))
+
+
+def _words(text: str) -> frozenset:
+    """The UTF-8 bytes of every run of word characters in ``text`` that ``_WORD`` finds: the
+    ASCII runs by one byte-table pass; a run with non-ASCII bytes (a non-word character such as
+    an arrow may sit inside it) is split by ``_WORD`` itself."""
+    got = set(text.encode("utf-8", "surrogatepass").translate(_SPLIT).split())
+    odd = [t for t in got if not t.isascii()]
+    for t in odd:
+        got.discard(t)
+        got.update(w.encode("utf-8", "surrogatepass") for w in _WORD.findall(t.decode("utf-8", "surrogatepass")))
+    return frozenset(got)
+
+
+#: a name :meth:`TreeClasses.naming` can look up (``_WORD`` finds it whole wherever ``\\b`` bounds it)
+_IDENT = re.compile(r"[A-Za-z_]\w*\Z")
 #: a three-argument type() call: ``type(name, (Base,), {...})``, ``type(name, bases, dct)``, ``type(base)(...)``
 _TYPE_FACTORY = Bounded(r"type\s*\(\s*(?:[^,()]|\([^()]*\))+,\s*(?:\(|\w+\s*,)|type\s*\(\s*[\w.]+\s*\)\s*\(")
 
@@ -32,7 +50,7 @@ class TreeClasses:
         self._parsed: dict[str, Optional[ast.Module]] = {}
         self._class_files: dict[str, list[str]] = {}
         self._hosts: dict[str, list] = {}
-        self._multi: Optional[dict[str, list[str]]] = None
+        self._multi: Optional[set[str]] = None
         self._multi_by_file: dict[str, list] = {}
         self._type_built: Optional[dict[str, dict[str, str]]] = None
         self._factories: dict[str, frozenset] = {}
@@ -51,6 +69,20 @@ class TreeClasses:
                     except OSError:
                         continue
         return self._texts
+
+    def naming(self, word: str) -> list[tuple[str, str]]:
+        """(rel, text) of the files of :meth:`texts` where ``word`` occurs as a whole word, in that
+        order: a superset of those where ``\\bword\\b`` (or a pattern that puts ``word`` between
+        non-word characters) matches, from one tokenising pass over the tree instead of one text
+        scan per query. A ``word`` that is not an ASCII-led identifier gets every file."""
+        texts = self.texts()
+        if not _IDENT.fullmatch(word):
+            return list(texts.items())
+        words = self.__dict__.get("_words")
+        if words is None:
+            words = self._words = {rel: _words(text) for rel, text in texts.items()}
+        key = word.encode()
+        return [(rel, texts[rel]) for rel, got in words.items() if key in got]
 
     def in_folders(self, folders: set) -> list[tuple[str, str]]:
         """(rel, text) of the files directly in one of ``folders`` ("" is the root), in the order of
@@ -85,7 +117,12 @@ class TreeClasses:
         if got is not None:
             return got
         got = self._hosts[short] = []
-        for rel in self._multi_base_files().get(short, ()):  # the word appears: a superset, exact below
+        # a class that lists ``C`` (or an alias imported as ``C as X``) among its bases has the word
+        # ``C`` in its file: only those files with a class statement of two or more bases are parsed
+        multi = self._multi_base_files()
+        for rel, _text in (self.naming(short) if _IDENT.fullmatch(short) else ()):
+            if rel not in multi:
+                continue
             for line, names, alias, assigned in self._multi_base_classes(rel):
                 if not any(short == n or short in alias.get(n, ()) for n in names):
                     continue
@@ -94,17 +131,10 @@ class TreeClasses:
         got.sort()
         return got
 
-    def _multi_base_files(self) -> dict[str, list[str]]:
-        """word -> the files with a class statement of two or more bases whose text has the word.
-        A class that lists ``C`` (or an alias imported as ``C as X``) among its bases has the word
-        ``C`` in its file, so only those files are ever parsed for ``hosts(C)``: one regex pass
-        instead of parsing and walking every multi-base file of the tree."""
+    def _multi_base_files(self) -> set[str]:
+        """The files with a class statement of two or more bases (one regex pass)."""
         if self._multi is None:
-            self._multi = {}
-            for rel, text in sorted(self.texts().items()):
-                if _MULTI_BASE.search(text):
-                    for w in set(_WORD.findall(text)):
-                        self._multi.setdefault(w, []).append(rel)
+            self._multi = {rel for rel, text in self.texts().items() if _MULTI_BASE.search(text)}
         return self._multi
 
     def _multi_base_classes(self, rel: str) -> list:
@@ -185,7 +215,7 @@ class TreeClasses:
         """The files with a ``class <name>`` statement."""
         if name not in self._class_files:
             pat = re.compile(rf"^\s*class\s+{re.escape(name)}\b", re.M)
-            self._class_files[name] = [r for r, t in self.texts().items() if name in t and pat.search(t)]
+            self._class_files[name] = [r for r, t in self.naming(name) if pat.search(t)]
         return self._class_files[name]
 
     def factory_attrs(self, owned: str) -> frozenset:
@@ -195,7 +225,7 @@ class TreeClasses:
         if got is None:
             pat = re.compile(rf"\bself\.{re.escape(owned)}\s*=\s*self\.(\w+)\(")
             needle = f"self.{owned}"
-            got = self._factories[owned] = frozenset(m.group(1) for t in self.texts().values() if needle in t
+            got = self._factories[owned] = frozenset(m.group(1) for _r, t in self.naming(owned) if needle in t
                                                      for m in pat.finditer(t))
         return got
 
@@ -203,8 +233,8 @@ class TreeClasses:
         """``Cls`` of a module-level ``name = Cls(...)`` anywhere in the tree (an imported global)."""
         if name not in self._globals:
             pat = re.compile(rf"^{re.escape(name)}\s*(?::[^=\n]+)?=\s*([A-Za-z_][\w.]*)\(", re.M)
-            self._globals[name] = next((m.group(1).split(".")[-1] for t in self.texts().values()
-                                        if name in t for m in [pat.search(t)] if m), None)
+            self._globals[name] = next((m.group(1).split(".")[-1] for _r, t in self.naming(name)
+                                        for m in [pat.search(t)] if m), None)
         return self._globals[name]
 
 

@@ -34,8 +34,7 @@ def spelled_in_tree(index, attr: str) -> bool:
     got = memo.get(attr)
     if got is None:
         pat = _spellings(attr)
-        got = memo[attr] = any(attr in text and pat.search(text) for rel, text in index.texts().items()
-                               if not is_test_path(rel))
+        got = memo[attr] = any(pat.search(text) for rel, text in index.naming(attr) if not is_test_path(rel))
     return got
 
 

@@ -38,6 +38,7 @@ import re
 from typing import Optional
 
 from .astutil import dotted
+from .fastre import Bounded, word_boundary
 from .demote import open_errors
 
 
@@ -77,14 +78,18 @@ def _explicit(idx, name: str, mro: dict) -> bool:
     names = tuple(sorted({q.split(".")[-1] for _rel, q in mro}, key=len, reverse=True))
     memo = idx.__dict__.setdefault("_pk_unreached_named", {})
     if (name, names) not in memo:
-        memo[name, names] = _named_anywhere(texts, name, names)
+        memo[name, names] = _named_anywhere(idx.naming(name), name, names)
     return memo[name, names]
 
 
-def _named_anywhere(texts: dict, name: str, names: tuple) -> bool:
-    pat = re.compile(rf"(?:\b(?:{'|'.join(map(re.escape, names))})|\bsuper\((?:[^()\n]|\([^()\n]*\))*\))"
-                     rf"\s*\.\s*{re.escape(name)}\b")
-    return any(name in text and pat.search(text) for text in texts.values())
+def _named_anywhere(texts: list, name: str, names: tuple) -> bool:
+    """``\\b(?:<names>|super(...))\\s*\\.\\s*name\\b`` in one of ``texts``: one pattern per
+    spelling, each starting with its literal (which the regex engine looks for quickly), the
+    leading word boundary checked by hand at every candidate."""
+    tail = rf"\s*\.\s*{re.escape(name)}\b"
+    pats = [Bounded(re.escape(n) + tail, before=word_boundary) for n in names]
+    pats.append(Bounded(r"super\((?:[^()\n]|\([^()\n]*\))*\)" + tail, before=word_boundary))
+    return any(pat.search(text) for _rel, text in texts for pat in pats)
 
 
 def _file_sites(idx, rel: str, name: str) -> list:
@@ -128,7 +133,7 @@ MAX_FILES_NAMING = 200
 def _scan(idx, name: str, strict: bool = True) -> Optional[list]:
     word = re.compile(rf"\b{re.escape(name)}\b")
     out: list = []
-    texts = [(rel, text) for rel, text in idx.texts().items() if name in text and word.search(text)]
+    texts = [(rel, text) for rel, text in idx.naming(name) if word.search(text)]
     if len(texts) > MAX_FILES_NAMING:
         return None  # too common to scan (reached_elsewhere then counts no caller, as the older rule did)
     for rel, text in texts:

@@ -26,7 +26,12 @@ session 18. The session's one device call that got a machine carried the bundle 
 Session 43: 4.85 MiB, for the draft-KV mode's module, tests, GPU results and server logs and a
 precision set (older reports moved into the history archive first): 57.92 + 4.85 = 62.77 MiB,
 under the 62.86 MiB accepted in session 18; the session's two device calls that carried the bundle (60,723,312 bytes)
-did so with a 4.79 MiB tree (5,025,589 bytes of tracked and untracked files): 62.70 MiB, accepted."""
+did so with a 4.79 MiB tree (5,025,589 bytes of tracked and untracked files): 62.70 MiB, accepted.
+
+Session 50: 4.88 MiB, for a fourth red-team batch (24 bugs, 36 controls) in bench/redteam_cases.tar.xz
+and its tests (older reports moved into the history archive and the README's history rows
+shortened first): 57.92 + 4.88 = 62.80 MiB, still under the 62.86 MiB accepted in session 18. No
+device call this session carried the bundle with this tree."""
 from __future__ import annotations
 
 import subprocess
@@ -35,7 +40,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-BUDGET_MIB = 4.85
+BUDGET_MIB = 4.88
 
 
 def test_tracked_files_leave_room_for_the_gpu_bundle():
